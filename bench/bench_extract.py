@@ -1,0 +1,98 @@
+"""Extraction speed: lxml parse alone, extruct (all default syntaxes), structcrawl (all layers,
+records with provenance), side by side in one process over the seeded corpus.
+
+    python -m bench.bench_extract [--pages 200] [--extruct-pages 40] [--rounds 3]
+
+Prints per-round figures, the per-layer time split of structcrawl, and ends with one line:
+``lxml_pps=N extruct_pps=N structcrawl_pps=N ratio_extruct=N ratio_lxml=N``.
+Medians over rounds; the machine is shared and noisy, so compare figures of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+
+import lxml.html
+
+from bench.corpus import generate_pages
+from structcrawl.document import parse_html
+from structcrawl.extract import SYNTAXES, extract_payload
+
+
+def _lxml(url: str, body: bytes) -> None:
+    lxml.html.document_fromstring(body)
+
+
+def _structcrawl(url: str, body: bytes) -> None:
+    for rec in extract_payload(body, url, "text/html; charset=utf-8").records:
+        rec.to_dict()
+
+
+def _extruct(url: str, body: bytes) -> None:
+    import extruct
+
+    extruct.extract(body.decode("utf-8"), base_url=url, errors="ignore")
+
+
+def rate(fn: Callable[[str, bytes], None], pages: list[tuple[str, bytes]]) -> float:
+    start = time.perf_counter()
+    for url, body in pages:
+        fn(url, body)
+    return len(pages) / (time.perf_counter() - start)
+
+
+def layer_split(pages: list[tuple[str, bytes]]) -> dict[str, float]:
+    """Seconds per page spent in parsing and in each layer."""
+    totals = dict.fromkeys(["parse", *SYNTAXES], 0.0)
+    for url, body in pages:
+        t0 = time.perf_counter()
+        doc = parse_html(body, url, content_type="text/html; charset=utf-8")
+        totals["parse"] += time.perf_counter() - t0
+        for name, fn in SYNTAXES.items():
+            t0 = time.perf_counter()
+            for rec in fn(doc):
+                rec.to_dict()
+            totals[name] += time.perf_counter() - t0
+    return {k: v / len(pages) for k, v in totals.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=200)
+    parser.add_argument("--extruct-pages", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")
+    pages = generate_pages(args.pages)
+    few = pages[: args.extruct_pages]
+    size = sum(len(b) for _, b in pages) / len(pages) / 1024
+    print(f"corpus: {len(pages)} pages, mean {size:.0f} KB; extruct on the first {len(few)}")
+    results: dict[str, list[float]] = {"lxml": [], "extruct": [], "structcrawl": []}
+    _structcrawl(*pages[0])  # warm imports
+    _extruct(*pages[0])
+    for r in range(args.rounds):
+        results["lxml"].append(rate(_lxml, pages))
+        results["structcrawl"].append(rate(_structcrawl, pages))
+        results["extruct"].append(rate(_extruct, few))
+        print(f"round {r + 1}: " + "  ".join(f"{k}={v[-1]:.1f} p/s" for k, v in results.items()))
+    med = {k: statistics.median(v) for k, v in results.items()}
+    split = layer_split(pages)
+    total = sum(split.values())
+    print("structcrawl time per page by stage (ms, share):")
+    for name, sec in sorted(split.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:14s} {sec * 1000:7.2f} ms  {100 * sec / total:5.1f}%")
+    print(
+        f"lxml_pps={med['lxml']:.1f} extruct_pps={med['extruct']:.1f} "
+        f"structcrawl_pps={med['structcrawl']:.1f} "
+        f"ratio_extruct={med['structcrawl'] / med['extruct']:.1f} "
+        f"ratio_lxml={med['lxml'] / med['structcrawl']:.2f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Site spiders. They fetch and yield page items; they extract nothing themselves."""

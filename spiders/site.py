@@ -1,0 +1,161 @@
+"""``site``: a generic crawl of one site, one page item per response.
+
+    scrapy crawl site -a start_urls=https://example.com/ [-a allowed_domains=example.com]
+        [-a sitemap=https://example.com/sitemap.xml] [-a follow='/products/,/articles/']
+        [-a deny='\\?sort='] [-a depth=3]
+
+Arguments are comma-separated lists. ``allowed_domains`` defaults to the start URLs' hosts;
+``depth`` limits link depth (0 = start URLs only; default unlimited). ``file://`` and other
+non-http(s) URLs are refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import scrapy
+from scrapy.http import Response
+from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
+from twisted.python.failure import Failure
+
+from structcrawl.config import DEFAULTS
+from structcrawl.document import parse_html
+from structcrawl.items import PageItem
+from structcrawl.links import LinkRules, page_links
+from structcrawl.payload import classify, split_content_type
+from structcrawl.redact import redact_headers
+
+
+def _csv(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class SiteSpider(scrapy.Spider):
+    name = "site"
+
+    def __init__(
+        self,
+        start_urls: str | None = None,
+        sitemap: str | None = None,
+        allowed_domains: str | None = None,
+        follow: str | None = None,
+        deny: str | None = None,
+        depth: str | int | None = None,
+        **kwargs: Any,
+    ):
+        super().__init__(**kwargs)
+        self.start_urls = _csv(start_urls)
+        self.sitemap_urls = _csv(sitemap)
+        if not self.start_urls and not self.sitemap_urls:
+            raise ValueError("site spider needs -a start_urls=URL[,URL] or -a sitemap=URL")
+        for url in self.start_urls + self.sitemap_urls:
+            if urlsplit(url).scheme not in ("http", "https"):
+                raise ValueError(f"refusing non-http(s) URL {url!r}")
+        domains = _csv(allowed_domains) or sorted(
+            {urlsplit(u).hostname or "" for u in self.start_urls + self.sitemap_urls}
+        )
+        self.allowed_domains = [d for d in domains if d]
+        self.max_depth = int(depth) if depth not in (None, "") else None
+        self._follow = _csv(follow)
+        self._deny = _csv(deny)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> SiteSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        extensions = crawler.settings.get(
+            "STRUCTCRAWL_FOLLOW_DENY_EXTENSIONS",
+            DEFAULTS["STRUCTCRAWL_FOLLOW_DENY_EXTENSIONS"].default,
+        )
+        spider.link_rules = LinkRules(
+            allowed_domains=spider.allowed_domains,
+            allow=spider._follow,
+            deny=spider._deny,
+            deny_extensions=_csv(extensions) if isinstance(extensions, str) else extensions,
+        )
+        return spider
+
+    async def start(self) -> Any:
+        for url in self.sitemap_urls:
+            yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.failed)
+        for url in self.start_urls:
+            yield scrapy.Request(url, callback=self.parse, errback=self.failed)
+
+    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+        body = response.body
+        if response.url.endswith("/robots.txt"):
+            for url in sitemap_urls_from_robots(response.text, base_url=response.url):
+                yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.failed)
+            return
+        try:
+            sitemap = Sitemap(body)
+        except Exception:  # not a sitemap: account for it as a page
+            yield from self.parse(response)
+            return
+        for entry in sitemap:
+            loc = entry.get("loc")
+            if not loc or not self.link_rules.accepts(loc):
+                continue
+            if sitemap.type == "sitemapindex":
+                yield scrapy.Request(loc, callback=self.parse_sitemap, errback=self.failed)
+            else:
+                yield scrapy.Request(loc, callback=self.parse, errback=self.failed)
+
+    def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
+        item = self.page_item(response)
+        yield item
+        depth = response.meta.get("depth", 0)
+        if item.document is None or (self.max_depth is not None and depth >= self.max_depth):
+            return
+        for url in page_links(item.document, self.link_rules):
+            yield scrapy.Request(url, callback=self.parse, errback=self.failed)
+
+    def page_item(self, response: Response) -> PageItem:
+        headers = response.headers
+        raw_type = headers.get(b"Content-Type")
+        content_type = raw_type.decode("latin-1") if raw_type else None
+        mime, charset = split_content_type(content_type)
+        redirects = list(response.meta.get("redirect_urls", []))
+        body = response.body
+        item = PageItem(
+            url=redirects[0] if redirects else response.url,
+            final_url=response.url,
+            redirect_urls=redirects,
+            status=response.status,
+            headers=redact_headers(headers),
+            content_type=mime or None,
+            charset=charset,
+            body_size=len(body),
+            retrieved_at=_now(),
+            latency=response.meta.get("download_latency"),
+            fetched_with="browser" if response.meta.get("playwright") else "http",
+            fetch_reason=response.meta.get("structcrawl_render_reason"),
+            depth=response.meta.get("depth", 0),
+            body=body,
+        )
+        if response.status < 400 and classify(content_type, body) in ("html", "xhtml"):
+            item.document = parse_html(body, response.url, content_type=content_type)
+            item.charset = item.charset or item.document.encoding
+        return item
+
+    def failed(self, failure: Failure) -> Iterator[Any]:
+        """A request that produced no usable response still ends as a page item."""
+        request = failure.request  # type: ignore[attr-defined]
+        if failure.check(HttpError):
+            yield self.page_item(failure.value.response)
+            return
+        yield PageItem(
+            url=request.meta.get("redirect_urls", [request.url])[0],
+            final_url=request.url,
+            redirect_urls=list(request.meta.get("redirect_urls", [])),
+            retrieved_at=_now(),
+            depth=request.meta.get("depth", 0),
+            fetch_error={"code": f"fetch-{failure.type.__name__}", "message": str(failure.value)},
+        )

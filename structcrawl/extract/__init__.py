@@ -1,0 +1,144 @@
+"""Semantic extraction: every layer of one page, from one parse, into one record shape.
+
+:func:`extract_payload` is what the item pipeline and ``structcrawl extract`` both call: it
+classifies the payload, parses HTML once (or JSON strictly), runs each requested syntax over
+the shared tree and returns the page's records, errors included. A syntax that fails never
+loses the others: its failure becomes an error record naming the syntax and the exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from structcrawl.document import Document, parse_html
+from structcrawl.extract import (
+    dublincore,
+    jsondata,
+    jsonld,
+    microdata,
+    microformats,
+    opengraph,
+    rdfa,
+)
+from structcrawl.payload import EXTRACTABLE, classify, split_content_type
+from structcrawl.records import Record, error_record
+
+__all__ = ["SYNTAXES", "PageExtraction", "extract_document", "extract_payload", "parse_syntaxes"]
+
+Extractor = Callable[[Document], list[Record]]
+
+#: Syntax name -> extractor over a parsed document, in output order.
+SYNTAXES: dict[str, Extractor] = {
+    "json-ld": jsonld.extract,
+    "microdata": microdata.extract,
+    "rdfa": rdfa.extract,
+    "opengraph": opengraph.extract,  # also yields the ``twitter`` records
+    "dublincore": dublincore.extract,
+    "microformats": microformats.extract,
+    "data-block": jsondata.extract,
+}
+
+
+def parse_syntaxes(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Validate a syntax selection (comma-separated string or iterable); ``None`` = all."""
+    if value is None:
+        return tuple(SYNTAXES)
+    names = [v.strip() for v in (value.split(",") if isinstance(value, str) else value)]
+    names = [n for n in names if n]
+    unknown = [n for n in names if n not in SYNTAXES]
+    if unknown:
+        raise ValueError(f"unknown syntaxes {unknown}; known: {', '.join(SYNTAXES)}")
+    return tuple(names)
+
+
+@dataclass(slots=True)
+class PageExtraction:
+    """All records of one payload, and what was learned about it on the way."""
+
+    payload_kind: str
+    records: list[Record] = field(default_factory=list)
+    encoding: str | None = None
+    base_url: str | None = None
+
+    @property
+    def errors(self) -> list[Record]:
+        return [r for r in self.records if r.kind == "error"]
+
+
+def extract_document(doc: Document, syntaxes: Iterable[str] | None = None) -> list[Record]:
+    """Run the selected extractors over one parsed document."""
+    records: list[Record] = []
+    for name in parse_syntaxes(syntaxes) if syntaxes is not None else SYNTAXES:
+        try:
+            records.extend(SYNTAXES[name](doc))
+        except Exception as exc:  # one syntax failing must not lose the others
+            records.append(
+                error_record(
+                    source_url=doc.url,
+                    format=name,
+                    code="extractor-failed",
+                    message=f"{type(exc).__name__}: {exc}",
+                    parser=f"structcrawl.extract.{name}",
+                )
+            )
+    return records
+
+
+def extract_payload(
+    body: bytes,
+    url: str,
+    content_type: str | None = None,
+    *,
+    syntaxes: Iterable[str] | None = None,
+    document: Document | None = None,
+) -> PageExtraction:
+    """Classify ``body`` and extract every record it carries (or say why it carries none).
+
+    ``document``, when the caller already parsed the page (the spider does, to find links),
+    is used instead of parsing again.
+    """
+    kind = classify(content_type, body)
+    if kind not in EXTRACTABLE:
+        mime, _ = split_content_type(content_type)
+        return PageExtraction(
+            payload_kind=kind,
+            records=[
+                error_record(
+                    source_url=url,
+                    format="page",
+                    kind="skip",
+                    code=f"payload-{kind}",
+                    message=f"{kind} payload (Content-Type: {mime or 'none'}, {len(body)} bytes)"
+                    " cannot carry structured records",
+                    parser="structcrawl.payload",
+                )
+            ],
+        )
+    if kind == "json":
+        _, charset = split_content_type(content_type)
+        try:
+            text = body.decode(charset or "utf-8-sig")
+        except (UnicodeDecodeError, LookupError) as exc:
+            return PageExtraction(
+                payload_kind=kind,
+                records=[
+                    error_record(
+                        source_url=url,
+                        format="json",
+                        code="json-undecodable",
+                        message=str(exc),
+                        raw=body[:2048].decode("latin-1"),
+                        parser=jsondata.PARSER,
+                    )
+                ],
+            )
+        records = jsondata.extract_json_text(text, source_url=url, base_url=url, fmt="json")
+        return PageExtraction(payload_kind=kind, records=records, encoding=charset, base_url=url)
+    doc = document if document is not None else parse_html(body, url, content_type=content_type)
+    return PageExtraction(
+        payload_kind=kind,
+        records=extract_document(doc, syntaxes),
+        encoding=doc.encoding,
+        base_url=doc.base_url,
+    )

@@ -1,0 +1,209 @@
+"""Strict JSON parsing with labelled, opt-in repairs of common publisher mistakes.
+
+:func:`parse_json` first parses the text as strict JSON (no ``NaN``, no raw control
+characters, one value). Only when that fails does it try repairs, one at a time and
+cumulatively, in a fixed order; each repair that changed the text is named in the result,
+so a record can say exactly what was done to its source. Nothing is ever evaluated.
+
+>>> parse_json('{"a": 1,}').repairs
+['remove-trailing-commas']
+>>> parse_json('{"a": 1}{"b": 2}').values
+[{'a': 1}, {'b': 2}]
+>>> parse_json('{"a": ').error.startswith('Expecting value')
+True
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["JsonParse", "parse_json", "REPAIRS"]
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant, strict=True)
+
+
+@dataclass(slots=True)
+class JsonParse:
+    """The outcome: parsed values (usually one) and the repairs applied, or an error."""
+
+    values: list[Any] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _decode_all(text: str) -> list[Any]:
+    """Decode every JSON value in ``text`` (several only when concatenated)."""
+    values: list[Any] = []
+    idx, end = 0, len(text)
+    ws = re.compile(r"\s*")
+    idx = ws.match(text, idx).end()  # type: ignore[union-attr]
+    while idx < end:
+        value, idx = _STRICT.raw_decode(text, idx)
+        values.append(value)
+        idx = ws.match(text, idx).end()  # type: ignore[union-attr]
+    return values
+
+
+def _strict_one(text: str) -> list[Any]:
+    return [_STRICT.decode(text)]
+
+
+# --- repairs: each takes text and returns (possibly) changed text --------------------------
+
+_COMMENT_WRAP = re.compile(r"^\s*<!--(.*?)-->\s*$", re.S)
+_LEADING_COMMENTS = re.compile(r"^\s*(?:<!--.*?-->\s*)+(?=[\[{])", re.S)
+_TRAILING_COMMENTS = re.compile(r"(?<=[\]}])\s*(?:<!--.*?-->\s*)+$", re.S)
+_CDATA_WRAP = re.compile(
+    r"^\s*(?://|/\*)?\s*<!\[CDATA\[(.*?)(?://|/\*)?\s*\]\]>\s*(?:\*/)?\s*$", re.S
+)
+_NON_FINITE = re.compile(r"(?<![\w\"])(-?Infinity|NaN)(?![\w\"])")
+
+
+def _strip_html_comment(text: str) -> str:
+    """Drop HTML comments around the JSON: whole comments before or after the value
+    (``<!-- note -->{...}``), or a comment wrapping the whole block (``<!-- {...} -->``)."""
+    stripped = _TRAILING_COMMENTS.sub("", _LEADING_COMMENTS.sub("", text))
+    if stripped != text:
+        return stripped
+    m = _COMMENT_WRAP.match(text)
+    return m.group(1) if m else text
+
+
+def _strip_cdata(text: str) -> str:
+    m = _CDATA_WRAP.match(text)
+    return m.group(1) if m else text
+
+
+def _scan(text: str, *, comments: bool, commas: bool, controls: bool, non_finite: bool) -> str:
+    """One string-aware pass: drop JS comments, trailing commas, escape raw controls."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    in_str = False
+    while i < n:
+        ch = text[i]
+        if in_str:
+            if ch == "\\" and i + 1 < n:
+                out.append(text[i : i + 2])
+                i += 2
+                continue
+            if ch == '"':
+                in_str = False
+            elif controls and ch < " ":
+                ch = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(ch, f"\\u{ord(ch):04x}")
+            out.append(ch)
+            i += 1
+            continue
+        if ch == '"':
+            in_str = True
+        elif comments and ch == "/" and i + 1 < n and text[i + 1] in "/*":
+            if text[i + 1] == "/":
+                j = text.find("\n", i)
+                i = n if j < 0 else j
+            else:
+                j = text.find("*/", i + 2)
+                i = n if j < 0 else j + 2
+            continue
+        elif commas and ch == ",":
+            j = i + 1
+            while j < n and text[j] in " \t\r\n":
+                j += 1
+            if j < n and text[j] in "}]":
+                i += 1
+                continue
+        elif non_finite and ch in "NI-":
+            m = _NON_FINITE.match(text, i)
+            if m:
+                out.append("null")
+                i = m.end()
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _strip_js_comments(text: str) -> str:
+    return _scan(text, comments=True, commas=False, controls=False, non_finite=False)
+
+
+def _remove_trailing_commas(text: str) -> str:
+    return _scan(text, comments=False, commas=True, controls=False, non_finite=False)
+
+
+def _escape_controls(text: str) -> str:
+    return _scan(text, comments=False, commas=False, controls=True, non_finite=False)
+
+
+def _non_finite_to_null(text: str) -> str:
+    return _scan(text, comments=False, commas=False, controls=False, non_finite=True)
+
+
+def _unescape_entities(text: str) -> str:
+    return html.unescape(text) if "&" in text else text
+
+
+#: Repairs in the order they are tried; the label is what records report.
+REPAIRS: tuple[tuple[str, Callable[[str], str]], ...] = (
+    ("strip-html-comment", _strip_html_comment),
+    ("strip-cdata", _strip_cdata),
+    ("unescape-html-entities", _unescape_entities),
+    ("strip-js-comments", _strip_js_comments),
+    ("remove-trailing-commas", _remove_trailing_commas),
+    ("escape-control-characters", _escape_controls),
+    ("non-finite-number-to-null", _non_finite_to_null),
+)
+
+
+def _message(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply to parse"
+    return str(exc)
+
+
+def parse_json(text: str, *, repair: bool = True) -> JsonParse:
+    """Parse ``text`` strictly; if that fails and ``repair`` is on, try labelled repairs.
+
+    Concatenated values (``{..}{..}``) are split as the last repair. The error message is the
+    strict parser's message on the original text, which is what a person needs to fix it.
+    """
+    try:
+        return JsonParse(values=_strict_one(text))
+    except (ValueError, RecursionError) as exc:
+        first_error = _message(exc)
+    if not repair:
+        return JsonParse(error=first_error)
+    applied: list[str] = []
+    current = text
+    for label, fn in REPAIRS:
+        try:
+            changed = fn(current)
+        except RecursionError:
+            break
+        if changed == current:
+            continue
+        current = changed
+        applied.append(label)
+        try:
+            return JsonParse(values=_strict_one(current), repairs=list(applied))
+        except (ValueError, RecursionError):
+            continue
+    try:
+        values = _decode_all(current)
+    except (ValueError, RecursionError):
+        return JsonParse(error=first_error)
+    if len(values) > 1:
+        return JsonParse(values=values, repairs=[*applied, "split-concatenated-values"])
+    return JsonParse(error=first_error)  # pragma: no cover - strict parse would have succeeded

@@ -1,0 +1,52 @@
+"""Dublin Core in HTML meta tags (``DC.title``, ``DCTERMS.modified``, ``dc.creator``...).
+
+Prefixes ``DC``/``DCTERMS`` (any case) are always recognized; other prefixes count when a
+``<link rel="schema.X" href="http://purl.org/dc/...">`` declares them. One ``dublincore``
+record per page; keys are ``dc:<element>`` or ``dcterms:<term>``; repeated elements are lists.
+"""
+
+from __future__ import annotations
+
+from structcrawl.document import Document
+from structcrawl.records import Provenance, Record
+
+__all__ = ["PARSER", "extract"]
+
+PARSER = "structcrawl.extract.dublincore"
+_ELEMENTS_NS = "http://purl.org/dc/elements/1.1/"
+_TERMS_NS = "http://purl.org/dc/terms/"
+
+
+def _prefixes(doc: Document) -> dict[str, str]:
+    prefixes = {"dc": "dc", "dcterms": "dcterms", "dct": "dcterms"}
+    for link in doc.root.iter("link"):
+        rel = (link.get("rel") or "").strip()
+        href = (link.get("href") or "").strip()
+        if rel.lower().startswith("schema.") and href.startswith("http://purl.org/dc/"):
+            prefixes[rel[7:].lower()] = "dcterms" if href.startswith(_TERMS_NS) else "dc"
+    return prefixes
+
+
+def extract(doc: Document) -> list[Record]:
+    prefixes = _prefixes(doc)
+    rec: Record | None = None
+    for el in doc.root.iter("meta"):
+        name = (el.get("name") or el.get("property") or "").strip()
+        prefix, dot, term = name.partition(".")
+        if not dot or not term or prefix.lower() not in prefixes:
+            continue
+        content = el.get("content")
+        if content is None:
+            continue
+        if rec is None:
+            rec = Record(
+                source_url=doc.url,
+                format="dublincore",
+                source_element="/html/head",
+                provenance=Provenance(parser=PARSER),
+                raw=[],
+            )
+        key = f"{prefixes[prefix.lower()]}:{term}"
+        rec.raw.append({"name": name, "content": content, "scheme": el.get("scheme")})
+        rec.add_value(key, content.strip(), doc.path_of(el), content)
+    return [rec] if rec is not None else []

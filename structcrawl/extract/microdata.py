@@ -1,0 +1,148 @@
+"""Microdata, per the WHATWG HTML algorithm.
+
+Top-level items are elements with ``itemscope`` and no ``itemprop``. Properties are found by
+the spec's crawl: the item's children, then elements named by ``itemref`` (first element with
+each id), walked without entering nested items, each element visited once (so ``itemref``
+cycles and self-references terminate), and sorted in document order. Values come from the
+attribute the spec names per element; nested items become nested records; a nested item that
+is already being built (a cycle) becomes a reference instead of recursing. Items without
+properties get none: nothing is invented.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lxml import etree
+
+from structcrawl.document import Document
+from structcrawl.records import Provenance, Record, short_schema_name
+
+__all__ = ["FORMAT", "PARSER", "extract", "property_value"]
+
+FORMAT = "microdata"
+PARSER = "structcrawl.extract.microdata"
+
+_URL_ATTR = {
+    "a": "href",
+    "area": "href",
+    "link": "href",
+    "audio": "src",
+    "embed": "src",
+    "iframe": "src",
+    "img": "src",
+    "source": "src",
+    "track": "src",
+    "video": "src",
+    "object": "data",
+}
+_VALUE_ATTR = {"data": "value", "meter": "value"}
+_string = etree.XPath("string()")
+_TOP_ITEMS = etree.XPath("//*[@itemscope and not(@itemprop)]")
+_WITH_ID = etree.XPath("//*[@id]")
+_WITH_ITEMPROP = etree.XPath("//*[@itemprop]")
+
+
+def property_value(doc: Document, el: etree._Element) -> tuple[Any, Any]:
+    """``(value, raw)`` of a non-item property element, per the WHATWG value rules."""
+    tag = el.tag if isinstance(el.tag, str) else ""
+    tag = tag.lower()
+    if tag == "meta":
+        raw = el.get("content", "")
+        return raw, raw
+    attr = _URL_ATTR.get(tag)
+    if attr is not None:
+        raw = el.get(attr)
+        if raw is None:
+            return "", None
+        return (doc.resolve(raw) if raw.strip() else ""), raw
+    attr = _VALUE_ATTR.get(tag)
+    if attr is not None:
+        raw = el.get(attr, "")
+        return raw, raw
+    if tag == "time" and el.get("datetime") is not None:
+        raw = el.get("datetime", "")
+        return raw.strip(), raw
+    raw = _string(el)
+    return " ".join(raw.split()), raw
+
+
+class _Extractor:
+    def __init__(self, doc: Document):
+        self.doc = doc
+        self._ids: dict[str, etree._Element] | None = None
+        self._order: dict[etree._Element, int] | None = None
+
+    def by_id(self, ident: str) -> etree._Element | None:
+        if self._ids is None:
+            self._ids = {}
+            for el in _WITH_ID(self.doc.root):
+                self._ids.setdefault(el.get("id"), el)
+        return self._ids.get(ident)
+
+    def doc_order(self, elements: list[etree._Element]) -> list[etree._Element]:
+        if len(elements) < 2:
+            return elements
+        if self._order is None:  # property elements are all elements with itemprop
+            self._order = {el: i for i, el in enumerate(_WITH_ITEMPROP(self.doc.root))}
+        return sorted(elements, key=self._order.__getitem__)
+
+    def crawl(self, root: etree._Element) -> list[etree._Element]:
+        """The property elements of the item rooted at ``root`` (WHATWG 'crawl the properties')."""
+        results: list[etree._Element] = []
+        memory = {root}
+        pending: list[etree._Element] = [c for c in root if isinstance(c.tag, str)]
+        for ref in (root.get("itemref") or "").split():
+            target = self.by_id(ref)
+            if target is not None:
+                pending.append(target)
+        while pending:
+            current = pending.pop()
+            if current in memory:
+                continue
+            memory.add(current)
+            if current.get("itemscope") is None:
+                pending.extend(c for c in current if isinstance(c.tag, str))
+            if (current.get("itemprop") or "").split():
+                results.append(current)
+        ordered = self.doc_order(results) if len(results) > 1 else results
+        return ordered
+
+    def item(self, el: etree._Element, building: set[etree._Element], raw: Any) -> Record:
+        doc = self.doc
+        rec = Record(
+            source_url=doc.url,
+            format=FORMAT,
+            source_element=doc.path_of(el),
+            provenance=Provenance(parser=PARSER),
+            type=[short_schema_name(t) for t in (el.get("itemtype") or "").split()],
+            raw=raw,
+        )
+        itemid = el.get("itemid")
+        if itemid is not None and itemid.strip():
+            rec.id = doc.resolve(itemid)
+        building = building | {el}
+        for prop_el in self.crawl(el):
+            names = list(dict.fromkeys((prop_el.get("itemprop") or "").split()))
+            path = doc.path_of(prop_el)
+            if prop_el.get("itemscope") is not None:
+                if prop_el in building:
+                    ref_id = prop_el.get("itemid")
+                    value: Any = {"@id": doc.resolve(ref_id)} if ref_id else {"@ref": path}
+                    raw_v: Any = None
+                else:
+                    value, raw_v = self.item(prop_el, building, None), None
+            else:
+                value, raw_v = property_value(doc, prop_el)
+            for name in names:
+                rec.add_value(short_schema_name(name), value, path, raw_v)
+        return rec
+
+
+def extract(doc: Document) -> list[Record]:
+    ex = _Extractor(doc)
+    records = []
+    for el in _TOP_ITEMS(doc.root):
+        attrs = {k: v for k, v in el.attrib.items() if k.startswith("item") or k == "id"}
+        records.append(ex.item(el, set(), attrs))
+    return records

@@ -1,0 +1,69 @@
+"""microformats2 (and common v1 classes through backcompat), via :mod:`structcrawl.mf2`.
+
+Runs only when the page has microformat root classes, over the shared tree. Each top-level
+item becomes a record (``type`` such as ``h-card``); nested items, in properties or as
+``children``, become nested records; single values are scalars, repeated ones lists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from structcrawl.document import Document
+from structcrawl.mf2 import has_microformats, parse_mf2
+from structcrawl.records import Provenance, Record
+
+__all__ = ["FORMAT", "PARSER", "extract"]
+
+FORMAT = "microformats"
+PARSER = "structcrawl.extract.microformats"
+
+
+def _record(doc: Document, item: dict[str, Any], top: bool) -> Record:
+    path = item.get("_path", "")
+    rec = Record(
+        source_url=doc.url,
+        format=FORMAT,
+        source_element=path,
+        provenance=Provenance(parser=PARSER),
+        type=list(item.get("type", [])),
+        raw=_clean(item) if top else None,
+    )
+    for prop, values in item.get("properties", {}).items():
+        converted = [_value(doc, v) for v in values]
+        rec.properties[prop] = converted[0] if len(converted) == 1 else converted
+        for v in values:
+            raw = None if isinstance(v, dict) and "type" in v else v
+            rec.provenance.add(prop, _path_of(v, path), raw)
+    children = [_record(doc, c, False) for c in item.get("children", [])]
+    if children:
+        rec.properties["children"] = children
+        for c in children:
+            rec.provenance.add("children", c.source_element)
+    return rec
+
+
+def _path_of(value: Any, default: str) -> str:
+    return value.get("_path", default) if isinstance(value, dict) else default
+
+
+def _value(doc: Document, value: Any) -> Any:
+    if isinstance(value, dict) and "type" in value:
+        return _record(doc, value, False)
+    return value
+
+
+def _clean(item: Any) -> Any:
+    """The item as the mf2 JSON format has it (without our internal paths)."""
+    if isinstance(item, dict):
+        return {k: _clean(v) for k, v in item.items() if k != "_path"}
+    if isinstance(item, list):
+        return [_clean(v) for v in item]
+    return item
+
+
+def extract(doc: Document) -> list[Record]:
+    if not has_microformats(doc.root):
+        return []
+    parsed = parse_mf2(doc.root, doc.url, with_paths=True)
+    return [_record(doc, item, True) for item in parsed.get("items", [])]

@@ -1,0 +1,92 @@
+"""Open Graph (``og:``, ``article:``, ``product:``, ... ) and Twitter card meta tags.
+
+One ``opengraph`` record and one ``twitter`` record per page (when the page has such tags).
+Keys are the full property names (``og:title``). Structured properties (``og:image``,
+``og:video``, ``og:audio``) are dicts that collect the ``:width``/``:height``/``:alt``...
+tags that follow each of them, so every detail stays with the right image. Repeated
+properties become lists in document order. URL values are resolved against the base.
+Tags written with ``name=`` instead of ``property=`` (a common mistake) are accepted, and the
+record's ``repairs`` says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from structcrawl.document import Document
+from structcrawl.records import Provenance, Record
+
+__all__ = ["OG_PREFIXES", "PARSER", "extract"]
+
+PARSER = "structcrawl.extract.opengraph"
+OG_PREFIXES = ("og", "article", "product", "book", "profile", "music", "video", "fb", "business")
+_STRUCTURED = ("og:image", "og:video", "og:audio")
+_URL_KEYS = frozenset(
+    {"og:url", "og:image", "og:video", "og:audio", "twitter:image", "twitter:player"}
+)
+_URL_SUBKEYS = frozenset({"url", "secure_url"})
+
+
+def _meta_tags(doc: Document) -> list[tuple[Any, str, str, str]]:
+    """``(element, attribute, key, content)`` for og/twitter meta tags in document order."""
+    found = []
+    for el in doc.root.iter("meta"):
+        content = el.get("content")
+        if content is None:
+            continue
+        for attr in ("property", "name"):
+            key = (el.get(attr) or "").strip()
+            prefix = key.partition(":")[0].lower()
+            if ":" in key and (prefix in OG_PREFIXES or prefix == "twitter"):
+                found.append((el, attr, prefix + key[len(prefix) :], content))
+                break
+    return found
+
+
+def _record(doc: Document, fmt: str) -> Record:
+    return Record(
+        source_url=doc.url,
+        format=fmt,
+        source_element="/html/head",
+        provenance=Provenance(parser=PARSER),
+        raw=[],
+    )
+
+
+def extract(doc: Document) -> list[Record]:
+    records: dict[str, Record] = {}
+    current: dict[str, dict[str, Any]] = {}  # last structured value per og:image/video/audio
+    for el, attr, key, content in _meta_tags(doc):
+        fmt = "twitter" if key.startswith("twitter:") else "opengraph"
+        rec = records.get(fmt)
+        if rec is None:
+            rec = records[fmt] = _record(doc, fmt)
+        rec.raw.append({"attribute": attr, "property": key, "content": content})
+        if attr == "name" and fmt == "opengraph" and "og-name-attribute" not in rec.repairs:
+            rec.repairs.append("og-name-attribute")
+        path = doc.path_of(el)
+        value: Any = content.strip()
+        base = next((s for s in _STRUCTURED if key == s or key.startswith(s + ":")), None)
+        if base is not None:
+            sub = key[len(base) + 1 :] or "url"
+            if sub in _URL_SUBKEYS and value:
+                value = doc.resolve(value)
+            if sub == "url" and (key == base or base not in current or "url" in current[base]):
+                current[base] = {"url": value}
+                rec.add_value(base, current[base], path, content)
+            else:
+                if base not in current:  # detail before any image: start one without url
+                    current[base] = {}
+                    rec.add_value(base, current[base], path, content)
+                current[base][sub] = value
+                rec.provenance.add(f"{base}:{sub}", path, content)
+            continue
+        if key in _URL_KEYS and value:
+            value = doc.resolve(value)
+        rec.add_value(key, value, path, content)
+    for fmt, rec in records.items():
+        if fmt == "opengraph":
+            og_type = rec.properties.get("og:type")
+            if isinstance(og_type, str) and og_type:
+                rec.type = [og_type]
+    return list(records.values())

@@ -1,0 +1,50 @@
+"""IRI resolution against the document base, and the HTML5 ``<base href>`` rule."""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin
+
+from lxml import etree
+
+__all__ = ["document_base", "resolve_iri"]
+
+_XHTML = "{http://www.w3.org/1999/xhtml}"
+_UNSAFE_BASE_SCHEMES = ("javascript:", "data:")
+
+
+def document_base(root: etree._Element, url: str) -> str:
+    """The base IRI: the first ``<base href>`` resolved against ``url``, fragment removed."""
+    base = url.strip()
+    for element in root.iter("base", _XHTML + "base"):
+        href = element.get("href")
+        if href is None:
+            continue
+        href = href.strip()
+        try:
+            candidate = urljoin(base, href) if href else base
+        except ValueError:  # e.g. "http://[broken" is not parseable: ignore the <base>
+            break
+        if not candidate.lower().startswith(_UNSAFE_BASE_SCHEMES):
+            base = candidate
+        break
+    return base.partition("#")[0]
+
+
+def resolve_iri(base: str, value: str) -> str:
+    """RFC 3986 reference resolution that keeps empty fragments and queries.
+
+    ``urljoin`` drops an empty fragment or query (``http://x/vocab#`` would lose its ``#``);
+    vocabulary IRIs must survive exactly as written.
+    """
+    if not value:
+        return base
+    ref, hash_sign, fragment = value.partition("#")
+    if not ref:
+        return base + hash_sign + fragment
+    try:
+        joined = urljoin(base, ref)
+    except ValueError:  # unparseable (e.g. "http://[broken"): keep the value as written
+        return value
+    if ref.endswith("?") and not joined.endswith("?"):
+        joined += "?"
+    return joined + hash_sign + fragment

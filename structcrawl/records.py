@@ -1,0 +1,200 @@
+"""The one record shape every extraction layer produces.
+
+A :class:`Record` is an entity (or an error, or a skipped payload) found in one page::
+
+    {source_url, format, type, id, properties, raw, source_element, provenance,
+     context, kind, error, repairs}
+
+* ``format`` names the layer (:data:`FORMATS`).
+* ``type`` is a list of type names; schema.org IRIs are shortened to their local name
+  (``http://schema.org/Product`` -> ``Product``), other vocabularies keep full IRIs.
+* ``properties`` is a normalized view: nested entities are records again, repeated values
+  are lists, single values are scalars (the JSON-LD compact convention).
+* ``raw`` is the untouched block, attributes or triples the record was built from (kept on
+  top-level records; nested records point into their parent's ``raw`` via ``source_element``).
+* ``source_element`` locates the record: an XPath for markup, followed by ``#`` and a JSON
+  path for values inside a JSON block (``/html/head/script[2]#$['@graph'][0]``).
+* ``provenance`` carries the parser and its version, and per property a list of sightings
+  ``{"path": ..., "raw": ...}``.
+* ``kind`` is ``entity``, ``error`` (with ``error = {"code", "message"}``) or ``skip``
+  (a payload that cannot carry records, saying what arrived).
+* ``repairs`` lists labelled repairs applied to malformed input (the original stays in ``raw``).
+
+Pure module: no Scrapy imports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from structcrawl import __version__
+
+__all__ = [
+    "FORMATS",
+    "KINDS",
+    "ErrorInfo",
+    "FieldSource",
+    "Provenance",
+    "Record",
+    "error_record",
+    "short_schema_name",
+]
+
+#: Layer names used in ``Record.format``.
+FORMATS = (
+    "json-ld",
+    "microdata",
+    "rdfa",
+    "opengraph",
+    "twitter",
+    "dublincore",
+    "microformats",
+    "data-block",
+    "json",
+    "network-json",
+    "selector",
+    "page",
+)
+
+KINDS = ("entity", "error", "skip")
+
+_SCHEMA_PREFIXES = (
+    "http://schema.org/",
+    "https://schema.org/",
+    "http://www.schema.org/",
+    "https://www.schema.org/",
+    "schema:",
+)
+
+
+def short_schema_name(name: str) -> str:
+    """Shorten a schema.org IRI or CURIE to its local name; leave anything else alone.
+
+    >>> short_schema_name("http://schema.org/Product")
+    'Product'
+    >>> short_schema_name("https://schema.org/offers")
+    'offers'
+    >>> short_schema_name("http://ogp.me/ns#title")
+    'http://ogp.me/ns#title'
+    """
+    for prefix in _SCHEMA_PREFIXES:
+        if name.startswith(prefix):
+            local = name[len(prefix) :]
+            if local and "/" not in local and "#" not in local:
+                return local
+    return name
+
+
+@dataclass(slots=True)
+class FieldSource:
+    """Where one property value came from."""
+
+    path: str
+    raw: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "raw": self.raw}
+
+
+@dataclass(slots=True)
+class ErrorInfo:
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+@dataclass(slots=True)
+class Provenance:
+    parser: str
+    parser_version: str = __version__
+    fields: dict[str, list[FieldSource]] = field(default_factory=dict)
+
+    def add(self, prop: str, path: str, raw: Any = None) -> None:
+        self.fields.setdefault(prop, []).append(FieldSource(path, raw))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "parser": self.parser,
+            "parser_version": self.parser_version,
+            "fields": {k: [s.to_dict() for s in v] for k, v in self.fields.items()},
+        }
+
+
+@dataclass(slots=True, kw_only=True)
+class Record:
+    source_url: str
+    format: str
+    source_element: str
+    provenance: Provenance
+    type: list[str] = field(default_factory=list)
+    id: str | None = None
+    properties: dict[str, Any] = field(default_factory=dict)
+    raw: Any = None
+    context: Any = None
+    kind: str = "entity"
+    error: ErrorInfo | None = None
+    repairs: list[str] = field(default_factory=list)
+
+    def add_value(self, prop: str, value: Any, path: str, raw: Any = None) -> None:
+        """Add one value of ``prop``: a second value turns the property into a list."""
+        if prop in self.properties:
+            current = self.properties[prop]
+            if isinstance(current, list):
+                current.append(value)
+            else:
+                self.properties[prop] = [current, value]
+        else:
+            self.properties[prop] = value
+        self.provenance.add(prop, path, None if isinstance(value, Record) else raw)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source_url": self.source_url,
+            "format": self.format,
+            "kind": self.kind,
+            "type": list(self.type),
+            "id": self.id,
+            "properties": {k: _plain(v) for k, v in self.properties.items()},
+            "raw": self.raw,
+            "context": self.context,
+            "source_element": self.source_element,
+            "provenance": self.provenance.to_dict(),
+            "error": self.error.to_dict() if self.error else None,
+            "repairs": list(self.repairs),
+        }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def error_record(
+    *,
+    source_url: str,
+    format: str,
+    code: str,
+    message: str,
+    source_element: str = "",
+    raw: Any = None,
+    parser: str,
+    kind: str = "error",
+) -> Record:
+    """A record that says what went wrong (``kind='error'``) or what was skipped."""
+    return Record(
+        source_url=source_url,
+        format=format,
+        kind=kind,
+        source_element=source_element,
+        raw=raw,
+        provenance=Provenance(parser=parser),
+        error=ErrorInfo(code=code, message=message),
+    )

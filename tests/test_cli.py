@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from structcrawl.cli import main
+from structcrawl.devserver import BackgroundServer
+
+PAGE = (
+    '<html><head><meta property="og:title" content="T">'
+    '<script type="application/ld+json">{"@type": "Product", "@id": "p", "name": "P"}</script>'
+    "</head><body></body></html>"
+)
+
+
+def test_extract_file_as_json_list(tmp_path, capsys):
+    f = tmp_path / "p.html"
+    f.write_text(PAGE)
+    assert main(["extract", str(f), "--base-url", "https://s.example/x/"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["format"] for r in records] == ["json-ld", "opengraph"]  # OG is not repeated as RDFa
+    assert records[0]["id"] == "https://s.example/x/p"
+
+
+def test_extract_jsonl_and_syntax_selection(tmp_path, capsys):
+    f = tmp_path / "p.html"
+    f.write_text(PAGE)
+    assert main(["extract", str(f), "--format", "jsonl", "--syntaxes", "opengraph"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(x)["format"] for x in lines] == ["opengraph"]
+
+
+def test_unreadable_input_exits_non_zero_with_a_message(tmp_path, capsys):
+    assert main(["extract", str(tmp_path / "missing.html")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["extract", str(tmp_path), "--syntaxes", "nope"]) == 2
+    assert "unknown syntaxes" in capsys.readouterr().err
+    assert main(["extract", "ftp://x.example/a"]) == 2
+
+
+def test_extract_url_from_local_server(tmp_path):
+    (tmp_path / "p.html").write_text(PAGE)
+    with BackgroundServer(tmp_path) as server:
+        out = subprocess.run(
+            [sys.executable, "-m", "structcrawl.cli", "extract", server.url + "p.html"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+    records = json.loads(out)
+    assert records[0]["source_url"] == server.url + "p.html"
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_help_and_version(flag, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([flag])
+    assert exc.value.code == 0

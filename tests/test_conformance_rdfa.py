@@ -1,0 +1,131 @@
+"""W3C RDFa 1.1 conformance suite, HTML5 host language, against :mod:`structcrawl.rdfa`.
+
+Each case's page is parsed with :func:`structcrawl.document.parse_html`, run through
+:func:`structcrawl.rdfa.rdfa_triples`, loaded into an rdflib graph, and the case's SPARQL ASK
+query must answer ``expected``. The suite lives beside the checkout in ``../shared/conformance``
+and is never copied into the repository; without it the tests skip (or fail under ``CI=true``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+import rdflib
+
+from structcrawl.document import parse_html
+from structcrawl.rdfa import IRI, BNode, Literal, Node, rdfa_triples
+
+CONFORMANCE_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
+SUITE = CONFORMANCE_ROOT / "rdfa-html5"
+MANIFEST = SUITE / "manifest.jsonl"
+EXPECTED_CASES = 170
+
+# Cases known to fail, by id, with the reason. Each is run as xfail(strict=True), so a fix shows
+# up as an unexpected pass and the entry has to be removed.
+KNOWN_FAILURES: dict[str, str] = {}
+
+pytestmark = pytest.mark.conformance
+
+
+def _load_cases() -> list[dict[str, Any]]:
+    if not MANIFEST.is_file():
+        return []
+    with MANIFEST.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+CASES = _load_cases()
+
+
+def _require_suite() -> None:
+    if MANIFEST.is_file():
+        return
+    message = (
+        f"RDFa conformance suite not found at {SUITE} "
+        "(expected ../shared/conformance/rdfa-html5 beside the checkout)"
+    )
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def _to_rdflib(node: Node) -> rdflib.term.Identifier:
+    if isinstance(node, IRI):
+        return rdflib.URIRef(node.value)
+    if isinstance(node, BNode):
+        return rdflib.BNode(node.id)
+    assert isinstance(node, Literal)
+    # normalize=False keeps the lexical form exactly as extracted ("...Z" stays "...Z").
+    return rdflib.Literal(node.value, datatype=node.datatype, lang=node.lang, normalize=False)
+
+
+@functools.cache
+def _evaluate(case_id: str) -> tuple[bool, str]:
+    """Run one case; return (passed, detail). Cached so the summary reuses the results."""
+    case = next(c for c in CASES if c["id"] == case_id)
+    body = (SUITE / case["html"]).read_bytes()
+    doc = parse_html(body, case["base_url"])
+    triples = rdfa_triples(doc.root, case["base_url"])
+    graph = rdflib.Graph()
+    for triple in triples:
+        graph.add(
+            (_to_rdflib(triple.subject), _to_rdflib(triple.predicate), _to_rdflib(triple.object))
+        )
+    query = (SUITE / case["sparql"]).read_text(encoding="utf-8")
+    rdflib_logger = logging.getLogger("rdflib")
+    level = rdflib_logger.level
+    rdflib_logger.setLevel(logging.ERROR)  # ill-typed literals are expected in some cases
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            answer = bool(graph.query(query, base=case["base_url"]).askAnswer)
+    finally:
+        rdflib_logger.setLevel(level)
+    passed = answer is bool(case["expected"])
+    detail = (
+        f"{case_id} ({case['title']}): ASK gave {answer}, expected {case['expected']}\n"
+        f"extracted:\n{graph.serialize(format='nt')}"
+    )
+    return passed, detail
+
+
+def _params() -> list[Any]:
+    if not CASES:
+        return [pytest.param(None, id="suite-missing")]
+    params = []
+    for case in CASES:
+        marks = []
+        if case["id"] in KNOWN_FAILURES:
+            marks.append(pytest.mark.xfail(reason=KNOWN_FAILURES[case["id"]], strict=True))
+        params.append(pytest.param(case["id"], id=case["id"], marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("case_id", _params())
+def test_rdfa_html5_case(case_id: str | None) -> None:
+    _require_suite()
+    assert case_id is not None
+    passed, detail = _evaluate(case_id)
+    assert passed, detail
+
+
+def test_rdfa_html5_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    """Run every case (reusing cached results) and report the pass count."""
+    _require_suite()
+    assert len(CASES) == EXPECTED_CASES, f"manifest has {len(CASES)} cases"
+    failed = sorted(case["id"] for case in CASES if not _evaluate(case["id"])[0])
+    passed = len(CASES) - len(failed)
+    with capsys.disabled():
+        print(f"\nrdfa-html5: {passed}/{len(CASES)} passed")
+        if failed:
+            print("rdfa-html5 failures: " + ", ".join(failed))
+    assert set(failed) == set(KNOWN_FAILURES), (
+        f"failing cases {failed} differ from KNOWN_FAILURES {sorted(KNOWN_FAILURES)}"
+    )

@@ -1,0 +1,87 @@
+"""End to end: the ``site`` spider crawls the demo site served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from structcrawl.demo import run_crawl, summarize
+from structcrawl.devserver import BackgroundServer
+
+SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
+pytestmark = pytest.mark.crawl
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory):
+    out = tmp_path_factory.mktemp("crawl")
+    with BackgroundServer(SITE) as server:
+        code = run_crawl(server.url, out, timeout=240)
+        base = server.url
+    records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    pages = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines()]
+    return {"code": code, "out": out, "base": base, "records": records, "pages": pages}
+
+
+def _path(url: str, base: str) -> str:
+    return "/" + url[len(base) :]
+
+
+def test_crawl_exits_zero(crawl):
+    assert crawl["code"] == 0, (crawl["out"] / "crawl.log").read_text()[-3000:]
+
+
+def test_every_page_of_the_site_is_accounted_for(crawl):
+    fetched = {_path(p["final_url"], crawl["base"]) for p in crawl["pages"]}
+    on_disk = {"/" + str(p.relative_to(SITE)) for p in SITE.rglob("*.html")} | {
+        "/" + str(p.relative_to(SITE)) for p in SITE.rglob("*.pdf")
+    }
+    on_disk = {p[: -len("index.html")] if p.endswith("/index.html") else p for p in on_disk}
+    missing = on_disk - fetched - {p + "index.html" for p in fetched if p.endswith("/")}
+    assert not missing, f"pages never crawled: {sorted(missing)}"
+    assert len(crawl["pages"]) >= 25
+    # each page ends as records or as a record saying why there are none
+    by_page = {r["provenance"]["fetch"]["final_url"] for r in crawl["records"]}
+    assert {p["final_url"] for p in crawl["pages"]} <= by_page
+
+
+def test_page_items_carry_fetch_facts(crawl):
+    page = next(p for p in crawl["pages"] if p["final_url"] == crawl["base"])
+    assert page["status"] == 200 and page["fetched_with"] == "http"
+    assert page["content_type"] == "text/html" and page["payload_kind"] == "html"
+    assert page["retrieved_at"].endswith("Z") and page["body_size"] > 0
+    assert page["body_ref"].startswith("sha256:")
+    body_file = Path(page["body_uri"][len("file://") :])
+    assert body_file.exists() and body_file.suffix == ".gz"
+
+
+def test_all_layers_are_extracted(crawl):
+    formats = {r["format"] for r in crawl["records"] if r["kind"] == "entity"}
+    assert {"json-ld", "microdata", "rdfa", "opengraph", "twitter", "data-block", "json"} <= formats
+    types = {t for r in crawl["records"] if r["format"] == "json-ld" for t in r["type"]}
+    assert {"Product", "Organization", "Event", "Recipe"} <= types
+
+
+def test_malformed_json_ld_is_repaired_with_a_label_or_kept_as_an_error(crawl):
+    page = [r for r in crawl["records"] if r["source_url"].endswith("/articles/broken-jsonld.html")]
+    jsonld = [r for r in page if r["format"] == "json-ld"]
+    repaired = [r for r in jsonld if r["repairs"]]
+    errors = [r for r in jsonld if r["kind"] == "error"]
+    valid = [r for r in jsonld if r["kind"] == "entity" and not r["repairs"]]
+    assert [r["type"] for r in repaired] == [["BlogPosting"]]
+    assert repaired[0]["repairs"] == ["remove-trailing-commas", "escape-control-characters"]
+    assert isinstance(repaired[0]["raw"], str) and '"publisher"' in repaired[0]["raw"]
+    assert len(errors) == 1 and errors[0]["error"]["code"] == "json-ld-invalid"
+    assert '"Gear ed' in errors[0]["raw"] and errors[0]["error"]["message"]
+    assert [r["type"] for r in valid] == [["WebPage"]]
+    assert any(r["format"] == "opengraph" for r in page)
+
+
+def test_non_html_payloads_are_classified_not_parsed(crawl):
+    summary = summarize(crawl["out"])
+    assert summary["pages_by_payload"].get("pdf", 0) >= 1
+    assert summary["pages_by_payload"].get("json", 0) >= 1
+    pdf = [r for r in crawl["records"] if r["error"] and r["error"]["code"] == "payload-pdf"]
+    assert pdf and all(r["kind"] == "skip" for r in pdf)

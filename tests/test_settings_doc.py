@@ -1,0 +1,26 @@
+"""Settings are documented in one place and the README says what they are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scrapy.utils.project import get_project_settings
+
+from structcrawl.config import DEFAULTS, ExtractConfig
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+
+def test_every_setting_is_prefixed_documented_and_in_the_readme():
+    for name, setting in DEFAULTS.items():
+        assert name.startswith("STRUCTCRAWL_")
+        assert setting.doc.strip()
+        assert f"`{name}`" in README, f"{name} missing from README's settings table"
+
+
+def test_project_settings_carry_the_defaults(monkeypatch):
+    monkeypatch.setenv("SCRAPY_SETTINGS_MODULE", "structcrawl.settings")
+    settings = get_project_settings()
+    for name, setting in DEFAULTS.items():
+        assert settings.get(name) == setting.default
+    assert ExtractConfig.from_settings(settings).syntaxes[0] == "json-ld"
