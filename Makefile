@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: venv
 
-test: venv
+test: venv lint
 	$(BIN)/pytest -q
 
 lint: venv

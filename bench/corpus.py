@@ -68,16 +68,30 @@ def _jsonld(rng: random.Random, i: int) -> str:
                     "priceCurrency": "EUR",
                     "availability": "https://schema.org/InStock",
                 },
-                "aggregateRating": {"@type": "AggregateRating", "ratingValue": "4.5", "reviewCount": 12},
+                "aggregateRating": {
+                    "@type": "AggregateRating",
+                    "ratingValue": "4.5",
+                    "reviewCount": 12,
+                },
             },
             {
                 "@type": "BreadcrumbList",
                 "itemListElement": [
-                    {"@type": "ListItem", "position": k + 1, "name": _text(rng, 1), "item": f"/c/{k}"}
+                    {
+                        "@type": "ListItem",
+                        "position": k + 1,
+                        "name": _text(rng, 1),
+                        "item": f"/c/{k}",
+                    }
                     for k in range(3)
                 ],
             },
-            {"@type": "Organization", "@id": "https://shop.example/#org", "name": "Shop", "logo": "/l.png"},
+            {
+                "@type": "Organization",
+                "@id": "https://shop.example/#org",
+                "name": "Shop",
+                "logo": "/l.png",
+            },
         ],
     }
     return f'<script type="application/ld+json">{json.dumps(graph)}</script>'
@@ -134,7 +148,12 @@ def _hcard(rng: random.Random) -> str:
 
 def _page(rng: random.Random, i: int) -> bytes:
     target = rng.randint(60_000, 150_000)
-    head = [f"<title>{_text(rng, 6)}</title>", '<meta charset="utf-8">', _style(rng), _jsonld(rng, i)]
+    head = [
+        f"<title>{_text(rng, 6)}</title>",
+        '<meta charset="utf-8">',
+        _style(rng),
+        _jsonld(rng, i),
+    ]
     if rng.random() < 0.85:
         head.append(_meta(rng, i))
     body = [_nav(rng), _script(rng)]

@@ -40,6 +40,7 @@ def _now() -> str:
 
 class SiteSpider(scrapy.Spider):
     name = "site"
+    link_rules: LinkRules
 
     def __init__(
         self,

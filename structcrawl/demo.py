@@ -32,16 +32,18 @@ def _port_free(port: int) -> bool:
     return True
 
 
-def run_crawl(start_url: str, out: Path, *extra: str, timeout: float = 600) -> int:
-    """Run ``scrapy crawl site`` in a child process writing the records and pages feeds."""
+def run_crawl(start_url: str | None, out: Path, *extra: str, timeout: float = 600) -> int:
+    """Run ``scrapy crawl site`` in a child process writing the records and pages feeds.
+
+    ``extra`` are more ``scrapy crawl`` arguments (``-a sitemap=...``, ``-s NAME=value``)."""
+    start = ["-a", f"start_urls={start_url}"] if start_url else []
     cmd = [
         sys.executable,
         "-m",
         "scrapy",
         "crawl",
         "site",
-        "-a",
-        f"start_urls={start_url}",
+        *start,
         "-O",
         f"{out / 'records.jsonl'}:records",
         "-O",

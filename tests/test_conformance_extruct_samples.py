@@ -319,34 +319,29 @@ def test_matches_extruct(comparison: Comparison) -> None:
     assert difference is None, f"{comparison.key} ({comparison.syntax}): {difference}"
 
 
-def test_extruct_samples_summary() -> None:
+def test_extruct_samples_summary(conformance_report) -> None:
     """Per-folder counts; the difference lists name real comparisons and stay disjoint."""
     keys = {c.key for c in COMPARISONS}
     assert set(EXPECTED_DIFFERENCES) <= keys, set(EXPECTED_DIFFERENCES) - keys
     assert set(KNOWN_BUGS) <= keys, set(KNOWN_BUGS) - keys
     assert not set(EXPECTED_DIFFERENCES) & set(KNOWN_BUGS)
-    folders = sorted({p.split("/", 1)[0] for p in PAGES})
     unexpected = []
-    print(
-        "\nextruct-samples: folder, pages read, comparisons (json-ld/microdata): matching, differing"
+    differences: dict[str, str] = {}
+    for c in COMPARISONS:
+        if c.difference() is None:
+            continue
+        if c.key in EXPECTED_DIFFERENCES:
+            differences[c.key] = "expected: " + EXPECTED_DIFFERENCES[c.key][:80]
+        elif c.key in KNOWN_BUGS:
+            differences[c.key] = "bug: " + KNOWN_BUGS[c.key][:80]
+        else:
+            differences[c.key] = "UNEXPECTED"
+            unexpected.append(c.key)
+    conformance_report(
+        "extruct-samples",
+        len(COMPARISONS) - len(differences),
+        len(COMPARISONS),
+        differences,
+        what=f"json-ld/microdata comparisons agree with extruct ({len(PAGES)} pages extracted)",
     )
-    for folder in folders:
-        pages = [p for p in PAGES if p.startswith(f"{folder}/")]
-        compared = [c for c in COMPARISONS if c.folder == folder]
-        differing = [c for c in compared if c.difference() is not None]
-        print(
-            f"  {folder}: {len(pages)} pages, {len(compared)} compared:"
-            f" {len(compared) - len(differing)} matching, {len(differing)} differing"
-        )
-        for c in differing:
-            label = (
-                "expected"
-                if c.key in EXPECTED_DIFFERENCES
-                else "bug"
-                if c.key in KNOWN_BUGS
-                else "UNEXPECTED"
-            )
-            print(f"    {label}: {c.key}")
-            if label == "UNEXPECTED":
-                unexpected.append(c.key)
     assert not unexpected, f"differences not listed anywhere: {unexpected}"

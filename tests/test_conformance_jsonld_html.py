@@ -307,7 +307,7 @@ def test_jsonld_html_case(case: Case) -> None:
     check_case(case)
 
 
-def test_jsonld_html_summary() -> None:
+def test_jsonld_html_summary(conformance_report) -> None:
     """All cases at once: the pass count, and exactly the known failures failing."""
     assert len(ALL_CASES) == EXPECTED_CASE_COUNT, (
         f"manifest lists {len(ALL_CASES)} tests, this file expects {EXPECTED_CASE_COUNT}"
@@ -319,10 +319,12 @@ def test_jsonld_html_summary() -> None:
         except Exception as exc:  # noqa: BLE001 - any failure of a case counts
             failed[case.id] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
     passed = len(ALL_CASES) - len(failed)
-    print(f"\njsonld-html: {passed}/{len(ALL_CASES)} passed")
-    for case_id, reason in failed.items():
-        known = "known" if case_id in KNOWN_FAILURES else "NEW"
-        print(f"  {known} failure {case_id}: {reason}")
+    conformance_report(
+        "jsonld-html",
+        passed,
+        len(ALL_CASES),
+        {k: ("known: " if k in KNOWN_FAILURES else "NEW: ") + v for k, v in failed.items()},
+    )
     unknown_ids = set(KNOWN_FAILURES) - {c.id for c in ALL_CASES}
     assert not unknown_ids, f"KNOWN_FAILURES names tests not in the manifest: {unknown_ids}"
     assert set(failed) == set(KNOWN_FAILURES), (

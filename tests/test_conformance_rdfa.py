@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import rdflib
 
 from structcrawl.document import parse_html
 from structcrawl.rdfa import IRI, BNode, Literal, Node, rdfa_triples
+from tests._conformance import suite_dir
 
 CONFORMANCE_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
 SUITE = CONFORMANCE_ROOT / "rdfa-html5"
@@ -45,15 +45,7 @@ CASES = _load_cases()
 
 
 def _require_suite() -> None:
-    if MANIFEST.is_file():
-        return
-    message = (
-        f"RDFa conformance suite not found at {SUITE} "
-        "(expected ../shared/conformance/rdfa-html5 beside the checkout)"
-    )
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    suite_dir("rdfa-html5")  # fails under CI=true, skips elsewhere, when missing
 
 
 def _to_rdflib(node: Node) -> rdflib.term.Identifier:
@@ -116,16 +108,15 @@ def test_rdfa_html5_case(case_id: str | None) -> None:
     assert passed, detail
 
 
-def test_rdfa_html5_summary(capsys: pytest.CaptureFixture[str]) -> None:
+def test_rdfa_html5_summary(conformance_report) -> None:
     """Run every case (reusing cached results) and report the pass count."""
     _require_suite()
     assert len(CASES) == EXPECTED_CASES, f"manifest has {len(CASES)} cases"
     failed = sorted(case["id"] for case in CASES if not _evaluate(case["id"])[0])
     passed = len(CASES) - len(failed)
-    with capsys.disabled():
-        print(f"\nrdfa-html5: {passed}/{len(CASES)} passed")
-        if failed:
-            print("rdfa-html5 failures: " + ", ".join(failed))
+    conformance_report(
+        "rdfa-html5", passed, len(CASES), {f: KNOWN_FAILURES.get(f, "NEW") for f in failed}
+    )
     assert set(failed) == set(KNOWN_FAILURES), (
         f"failing cases {failed} differ from KNOWN_FAILURES {sorted(KNOWN_FAILURES)}"
     )

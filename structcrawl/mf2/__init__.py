@@ -51,9 +51,7 @@ def has_microformats(root: etree._Element) -> bool:
     return False
 
 
-def parse_mf2(
-    root: etree._Element, base_url: str, *, with_paths: bool = False
-) -> dict[str, Any]:
+def parse_mf2(root: etree._Element, base_url: str, *, with_paths: bool = False) -> dict[str, Any]:
     """Parse the document under ``root`` (the ``<html>`` element) for microformats.
 
     ``base_url`` is the document URL; a ``<base href>`` in the document is applied to it.

@@ -89,7 +89,8 @@ def join_parts(parts: list[str], implied_date: str | None) -> str | None:
     if time is None:
         return date
     out = normalize_time(time)
-    if tz is not None and not _TIME_RE.fullmatch(time).group("tz"):  # type: ignore[union-attr]
+    match = _TIME_RE.fullmatch(time)
+    if tz is not None and match is not None and not match.group("tz"):
         out += _normalize_tz(tz)
     date = date or implied_date
     return f"{date} {out}" if date else out

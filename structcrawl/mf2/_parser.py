@@ -16,7 +16,7 @@ from lxml import etree
 
 from ._implied import implied_name, implied_photo, implied_url
 from ._text import resolve_url, tag_last_segment, text_content
-from ._values import parse_dt, parse_e, parse_p, parse_u
+from ._values import DOC_HAS_VALUE_CLASS, Boundary, parse_dt, parse_e, parse_p, parse_u
 from ._vocab import (
     BACKCOMPAT_ROOTS,
     BACKCOMPAT_TYPES,
@@ -139,6 +139,11 @@ class Mf2Parser:
         self._visited: set[etree._Element] = set()
         self._includes_used = 0
         self._ids: dict[str, etree._Element] | None = None
+        self._vcp = bool(DOC_HAS_VALUE_CLASS(root))
+
+    def _boundary(self, item: _Item) -> Boundary:
+        """The value-class-pattern boundary of ``item`` (None: no value classes in document)."""
+        return item.boundary if self._vcp else None
 
     # -- public ---------------------------------------------------------------------------
 
@@ -216,12 +221,15 @@ class Mf2Parser:
             else:
                 props = mf2_properties(tokens)
         if not types:
-            if props:
-                self._add_simple(el, ctx, props)  # type: ignore[arg-type]
+            if props and ctx is not None:
+                self._add_simple(el, ctx, props)
             stack.append([el, iter(el), None, ctx, depth, None])
             return
         level = 1 if ctx is None else ctx.level + 1
         if level > MAX_NESTING:
+            # Too deep: ignore the subtree, and keep its roots from counting as top-level.
+            self._visited.add(el)
+            self._visited.update(d for d in el.iterdescendants() if d.get("class"))
             stack.append([el, iter(()), None, ctx, depth, None])
             return
         item = _Item(el, types, bc_roots, level)
@@ -254,14 +262,14 @@ class Mf2Parser:
                     value: Any = tag_last_segment(el.get("href") or "")
                 else:
                     if p_value is None:
-                        p_value = parse_p(el, self.base, ctx.boundary)
+                        p_value = parse_p(el, self.base, self._boundary(ctx))
                     value = p_value
             elif prefix == "u":
                 if u_value is None:
-                    u_value = parse_u(el, self.base, ctx.boundary, not ctx.backcompat)
+                    u_value = parse_u(el, self.base, self._boundary(ctx), not ctx.backcompat)
                 value = u_value
             elif prefix == "dt":
-                value, date = parse_dt(el, ctx.boundary, ctx.date)
+                value, date = parse_dt(el, self._boundary(ctx), ctx.date)
                 if date:
                     ctx.date = date
             else:
@@ -312,13 +320,13 @@ class Mf2Parser:
             name = item.first_p_name
             if name is not None:
                 return name.get("value", "") if isinstance(name, dict) and "type" in name else name
-            return parse_p(el, self.base, item.boundary, item.includes)
+            return parse_p(el, self.base, self._boundary(item), item.includes)
         if prefix == "u":
             url = item.first_u_url
             if url is not None:
                 return url.get("value", "") if isinstance(url, dict) and "type" in url else url
-            return parse_u(el, self.base, item.boundary, not item.backcompat)
-        return parse_dt(el, item.boundary, None)[0]
+            return parse_u(el, self.base, self._boundary(item), not item.backcompat)
+        return parse_dt(el, self._boundary(item), None)[0]
 
     def _is_root(self, el: etree._Element) -> bool:
         tokens = split_tokens(el.get("class"))
@@ -356,9 +364,7 @@ class Mf2Parser:
                 out.append(target)
         return out
 
-    def _include_target(
-        self, el: etree._Element, ctx: _Item, depth: int
-    ) -> etree._Element | None:
+    def _include_target(self, el: etree._Element, ctx: _Item, depth: int) -> etree._Element | None:
         """The element an ``a.include`` / ``object.include`` stands for, if usable."""
         if depth >= _MAX_INCLUDE_DEPTH or "include" not in split_tokens(el.get("class")):
             return None

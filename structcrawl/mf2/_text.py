@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import html
 import re
+from collections.abc import Iterator
 from typing import Final
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -39,9 +40,6 @@ _DROP: Final = frozenset({"script", "style", "template"})
 _URL_ATTRS: Final = ("href", "src", "cite", "data", "poster", "action", "formaction")
 _URL_XPATH: Final = etree.XPath(
     ".//*[@href or @src or @cite or @data or @poster or @action or @formaction or @srcset]"
-)
-_SPECIAL_XPATH: Final = etree.XPath(
-    "boolean(.//*[self::script or self::style or self::template or self::img])"
 )
 _STRING_VALUE: Final = etree.XPath("string()")
 _SRCSET_RE: Final = re.compile(r"\s*(\S+?),?(?:\s+([\d.]+[wx]))?\s*(?:,|$)")
@@ -84,13 +82,13 @@ def text_content(el: etree._Element, img: int = IMG_NONE, base: str = "") -> str
     ``img`` selects how nested images are rendered: not at all, by their ``alt``, or by their
     ``alt`` falling back to ``" " + resolved src + " "``.
     """
-    if not _SPECIAL_XPATH(el):
+    if next(el.iter("script", "style", "template", "img"), None) is None:
         return str(_STRING_VALUE(el))  # XPath string-value: all descendant text, in C
     parts: list[str] = [el.text or ""]
-    stack: list[tuple[etree._Element, object]] = [(el, iter(el))]
+    stack: list[tuple[etree._Element, Iterator[etree._Element]]] = [(el, iter(el))]
     while stack:
         node, it = stack[-1]
-        child = next(it, None)  # type: ignore[call-overload]
+        child = next(it, None)
         if child is None:
             stack.pop()
             if stack and node.tail:

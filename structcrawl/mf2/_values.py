@@ -23,12 +23,23 @@ from ._text import (
 )
 from ._vocab import split_tokens
 
-__all__ = ["Boundary", "parse_dt", "parse_e", "parse_img", "parse_p", "parse_u"]
+__all__ = [
+    "DOC_HAS_VALUE_CLASS",
+    "Boundary",
+    "parse_dt",
+    "parse_e",
+    "parse_img",
+    "parse_p",
+    "parse_u",
+]
 
 #: Called with an element's class tokens: True when it is a nested property or microformat.
-Boundary = Callable[[list[str]], bool]
+#: ``None`` instead of a predicate means the document has no value classes at all (fast path).
+Boundary = Callable[[list[str]], bool] | None
 
 _HAS_VALUE_CLASS: Final = etree.XPath("boolean(.//*[contains(@class, 'value')])")
+#: Document-level check, done once per parse: without any such class no VCP search is needed.
+DOC_HAS_VALUE_CLASS: Final = etree.XPath("boolean(//*[contains(@class, 'value')])")
 _U_SRC_TAGS: Final = frozenset({"audio", "video", "source", "iframe"})
 
 
@@ -38,7 +49,7 @@ def _value_elements(el: etree._Element, boundary: Boundary) -> list[tuple[etree.
     Returns ``(element, is_value_title)`` pairs in document order. A value element is not
     searched further (nested value elements are part of its text).
     """
-    if not _HAS_VALUE_CLASS(el):
+    if boundary is None or not _HAS_VALUE_CLASS(el):
         return []
     found: list[tuple[etree._Element, bool]] = []
     stack = [iter(el)]
