@@ -36,6 +36,7 @@ def run_crawl(start_url: str | None, out: Path, *extra: str, timeout: float = 60
     """Run ``scrapy crawl site`` in a child process writing the records and pages feeds.
 
     ``extra`` are more ``scrapy crawl`` arguments (``-a sitemap=...``, ``-s NAME=value``)."""
+    out.mkdir(parents=True, exist_ok=True)
     start = ["-a", f"start_urls={start_url}"] if start_url else []
     cmd = [
         sys.executable,

@@ -38,6 +38,12 @@ _PARSER = _html_parser()
 # A DOCTYPE with an internal subset (``<!DOCTYPE html [<!ENTITY x "...">]>``): the HTML parser
 # would print ``]>`` as text and push <head> into <body>. Entities are never expanded anyway,
 # so the declaration is dropped before parsing.
+# Void elements libxml2's HTML parser does not know (HTML5 additions): it nests the following
+# content inside them, so paths and text would differ from what a browser builds.
+_VOID_WITH_CONTENT = etree.XPath(
+    "//source[node()] | //track[node()] | //wbr[node()] | //embed[node()] | //param[node()]"
+    " | //keygen[node()]"
+)
 _DOCTYPE_SUBSET = re.compile(rb"<!DOCTYPE[^\[>]*\[.*?\]\s*>", re.I | re.S)
 
 
@@ -84,6 +90,18 @@ class Document:
             return value.strip()
 
 
+def _unnest(void: etree._Element) -> None:
+    """Move what libxml2 put inside a void element to just after it, as browsers have it."""
+    after = void.tail
+    void.tail, void.text = void.text, None
+    anchor = void
+    for child in list(void):
+        anchor.addnext(child)  # addnext moves the child's tail along with it
+        anchor = child
+    if after:
+        anchor.tail = (anchor.tail or "") + after
+
+
 def parse_html(
     body: bytes | str,
     url: str,
@@ -109,6 +127,8 @@ def parse_html(
         root = None
     if root is None:  # nothing parseable: an empty document, so every layer finds nothing
         root = etree.fromstring(b"<html></html>", parser=_PARSER)
+    for void in reversed(_VOID_WITH_CONTENT(root)):  # innermost first
+        _unnest(void)
     base_href = None
     for base in root.iterfind(".//base[@href]"):
         base_href = base.get("href")

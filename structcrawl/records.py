@@ -187,12 +187,14 @@ def error_record(
     raw: Any = None,
     parser: str,
     kind: str = "error",
+    type: list[str] | None = None,
 ) -> Record:
     """A record that says what went wrong (``kind='error'``) or what was skipped."""
     return Record(
         source_url=source_url,
         format=format,
         kind=kind,
+        type=list(type or []),
         source_element=source_element,
         raw=raw,
         provenance=Provenance(parser=parser),

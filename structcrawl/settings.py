@@ -8,6 +8,8 @@ from structcrawl.config import DEFAULTS
 BOT_NAME = "structcrawl"
 SPIDER_MODULES = ["spiders"]
 NEWSPIDER_MODULE = "spiders"
+# `scrapy crawl` exits non-zero when the crawl failed (structcrawl.health), unlike Scrapy's.
+COMMANDS_MODULE = "structcrawl.commands"
 
 USER_AGENT = "structcrawl/0.1 (+https://github.com/structcrawl/structcrawl)"
 ROBOTSTXT_OBEY = True

@@ -63,3 +63,19 @@ def test_dublin_core_prefixes_and_repeats():
         "dc:creator": ["A", "B"],
         "dcterms:modified": "2025-01-02",
     }
+
+
+def test_og_product_prices_are_grouped():
+    d = doc(
+        '<meta property="product:price:amount" content="129.00">'
+        '<meta property="product:price:currency" content="EUR">'
+        '<meta property="product:price:amount" content="139.00">'
+        '<meta property="product:price:currency" content="CHF">'
+        '<meta property="og:locale:alternate" content="de_DE">'
+    )
+    (og,) = opengraph.extract(d)
+    assert og.properties["product:price"] == [
+        {"amount": "129.00", "currency": "EUR"},
+        {"amount": "139.00", "currency": "CHF"},
+    ]
+    assert og.properties["og:locale:alternate"] == "de_DE"

@@ -51,3 +51,15 @@ def test_declared_charset_is_used():
     )
     assert result.records[0].properties["og:title"] == "Café"
     assert result.encoding == "cp1252"
+
+
+def test_html5_void_elements_do_not_swallow_their_siblings():
+    from lxml import etree
+
+    from structcrawl.document import parse_html
+
+    html = b"<html><body><video><source src=a>T1<track src=c>T2<p>x</p>T3</video>T4</body></html>"
+    doc = parse_html(html, "https://x.example/")
+    assert etree.tostring(doc.root) == (
+        b'<html><body><video><source src="a"/>T1<track src="c"/>T2<p>x</p>T3</video>T4</body></html>'
+    )

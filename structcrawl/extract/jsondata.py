@@ -90,9 +90,10 @@ def extract_json_text(
                 format=fmt,
                 code="json-invalid",
                 message=parsed.error or "invalid JSON",
-                source_element=element,
+                source_element=element or "$",
                 raw=text,
                 parser=PARSER,
+                type=type_ or [],
             )
         ]
     value = parsed.values[0]

@@ -29,22 +29,20 @@ def _record(doc: Document, item: dict[str, Any], top: bool) -> Record:
         type=list(item.get("type", [])),
         raw=_clean(item) if top else None,
     )
+    value_paths = item.get("_paths", {})
     for prop, values in item.get("properties", {}).items():
         converted = [_value(doc, v) for v in values]
         rec.properties[prop] = converted[0] if len(converted) == 1 else converted
-        for v in values:
-            raw = None if isinstance(v, dict) and "type" in v else v
-            rec.provenance.add(prop, _path_of(v, path), raw)
+        paths = value_paths.get(prop) or [path] * len(values)
+        for v, vpath in zip(values, paths, strict=False):
+            raw = None if isinstance(v, dict) and "type" in v else _clean(v)
+            rec.provenance.add(prop, vpath, raw)
     children = [_record(doc, c, False) for c in item.get("children", [])]
     if children:
         rec.properties["children"] = children
         for c in children:
             rec.provenance.add("children", c.source_element)
     return rec
-
-
-def _path_of(value: Any, default: str) -> str:
-    return value.get("_path", default) if isinstance(value, dict) else default
 
 
 def _value(doc: Document, value: Any) -> Any:
@@ -56,7 +54,7 @@ def _value(doc: Document, value: Any) -> Any:
 def _clean(item: Any) -> Any:
     """The item as the mf2 JSON format has it (without our internal paths)."""
     if isinstance(item, dict):
-        return {k: _clean(v) for k, v in item.items() if k != "_path"}
+        return {k: _clean(v) for k, v in item.items() if k not in ("_path", "_paths")}
     if isinstance(item, list):
         return [_clean(v) for v in item]
     return item

@@ -20,7 +20,19 @@ __all__ = ["OG_PREFIXES", "PARSER", "extract"]
 
 PARSER = "structcrawl.extract.opengraph"
 OG_PREFIXES = ("og", "article", "product", "book", "profile", "music", "video", "fb", "business")
-_STRUCTURED = ("og:image", "og:video", "og:audio")
+#: Structured properties: the tags after each one (``og:image:width``) belong to it.
+#: The og:image/video/audio ones are their own ``url``; the product ones group their parts.
+_URL_STRUCTURED = ("og:image", "og:video", "og:audio")
+_GROUPED = (
+    "product:price",
+    "product:sale_price",
+    "product:original_price",
+    "product:pretax_price",
+    "product:shipping_cost",
+    "product:weight",
+    "product:shipping_weight",
+)
+_STRUCTURED = _URL_STRUCTURED + _GROUPED
 _URL_KEYS = frozenset(
     {"og:url", "og:image", "og:video", "og:audio", "twitter:image", "twitter:player"}
 )
@@ -71,15 +83,17 @@ def extract(doc: Document) -> list[Record]:
             sub = key[len(base) + 1 :] or "url"
             if sub in _URL_SUBKEYS and value:
                 value = doc.resolve(value)
-            if sub == "url" and (key == base or base not in current or "url" in current[base]):
+            group = current.get(base)
+            starts_url = key == base or group is None or "url" in group
+            if base in _URL_STRUCTURED and sub == "url" and starts_url:
                 current[base] = {"url": value}
                 rec.add_value(base, current[base], path, content)
-            else:
-                if base not in current:  # detail before any image: start one without url
-                    current[base] = {}
-                    rec.add_value(base, current[base], path, content)
-                current[base][sub] = value
-                rec.provenance.add(f"{base}:{sub}", path, content)
+                continue
+            if group is None or sub in group:  # a repeated part starts the next group
+                group = current[base] = {}
+                rec.add_value(base, group, path, content)
+            group[sub] = value
+            rec.provenance.add(f"{base}:{sub}", path, content)
             continue
         if key in _URL_KEYS and value:
             value = doc.resolve(value)

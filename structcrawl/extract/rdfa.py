@@ -73,20 +73,20 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
         if isinstance(t.object, BNode) and t.object != t.subject:
             referenced.add(t.object)
 
-    def as_list(node: Any) -> list[Any] | None:
-        """The items of a well-formed RDF collection starting at ``node``, else None."""
-        items: list[Any] = []
+    def as_list(node: Any) -> list[Triple] | None:
+        """The ``rdf:first`` triples of a well-formed RDF collection at ``node``, else None."""
+        items: list[Triple] = []
         seen: set[Any] = set()
         while not (isinstance(node, IRI) and node.value == _RDF + "nil"):
             group = by_subject.get(node)
             if not isinstance(node, BNode) or node in seen or group is None or len(group) != 2:
                 return None
             seen.add(node)
-            preds = {t.predicate.value: t.object for t in group}
+            preds = {t.predicate.value: t for t in group}
             if set(preds) != {_RDF + "first", _RDF + "rest"}:
                 return None
             items.append(preds[_RDF + "first"])
-            node = preds[_RDF + "rest"]
+            node = preds[_RDF + "rest"].object
         return items
 
     def value(obj: Any, subject: Any, inner: frozenset[Any]) -> tuple[Any, Any]:
@@ -94,10 +94,6 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
         if isinstance(obj, Literal):
             return obj.value, _literal_raw(obj)
         if isinstance(obj, BNode):
-            items = as_list(obj)
-            if items is not None:
-                pairs = [value(i, subject, inner) for i in items]
-                return [v for v, _ in pairs], [r for _, r in pairs]
             if obj in by_subject and obj not in inner:
                 return build(obj, inner, False), None
             return {"@id": f"_:{obj.id}"}, _nt(obj)
@@ -126,8 +122,20 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
             if t.predicate.value == RDF_TYPE and isinstance(obj, IRI):
                 rec.type.append(short_schema_name(obj.value))
                 continue
-            val, raw = value(obj, subject, inner)
-            rec.add_value(short_schema_name(t.predicate.value), val, doc.path_of(t.element), raw)
+            prop = short_schema_name(t.predicate.value)
+            items = as_list(obj) if isinstance(obj, BNode) else None
+            if items is None:
+                val, raw = value(obj, subject, inner)
+                rec.add_value(prop, val, doc.path_of(t.element), raw)
+                continue
+            # an RDF collection (inlist): a list value, each item with its own element
+            values = [value(item.object, subject, inner) for item in items]
+            current = rec.properties.get(prop, [])
+            rec.properties[prop] = (current if isinstance(current, list) else [current]) + [
+                v for v, _ in values
+            ]
+            for item, (_, raw) in zip(items, values, strict=True):
+                rec.provenance.add(prop, doc.path_of(item.element), raw)
         return rec
 
     return [

@@ -57,7 +57,8 @@ def parse_mf2(root: etree._Element, base_url: str, *, with_paths: bool = False) 
     ``base_url`` is the document URL; a ``<base href>`` in the document is applied to it.
     Returns ``{"items": [...], "rels": {...}, "rel-urls": {...}}`` in the microformats2 JSON
     format. With ``with_paths=True`` every item dict also carries ``"_path"``, the XPath of its
-    root element (``root.getroottree().getpath(el)``).
+    root element, and ``"_paths"``, per property the XPath of the element each value came from
+    (implied values: the item element), both as ``root.getroottree().getpath(el)`` gives them.
     """
     base = document_base(root, base_url)
     return Mf2Parser(root, base, with_paths).parse()

@@ -83,6 +83,7 @@ class _Item:
         "level",
         "out",
         "props",
+        "prop_elements",
         "roots",
         "slots",
         "types",
@@ -97,6 +98,7 @@ class _Item:
         self.roots = roots  # classic root names (backcompat vocabulary), empty for mf2
         self.backcompat = bool(roots)
         self.props: dict[str, list[Any]] = {}
+        self.prop_elements: dict[str, list[etree._Element]] = {}  # where each value came from
         self.children: list[dict[str, Any]] = []
         self.has_pe = self.has_u = self.has_nested = False
         self.first_p_name: Any = None
@@ -106,8 +108,9 @@ class _Item:
         self.out: dict[str, Any] | None = None  # placeholder when a child / top-level item
         self.slots: list[tuple[str, dict[str, Any]]] = []  # (prefix, placeholder) as property
 
-    def add(self, prefix: str, name: str, value: Any) -> None:
+    def add(self, prefix: str, name: str, value: Any, source: etree._Element) -> None:
         self.props.setdefault(name, []).append(value)
+        self.prop_elements.setdefault(name, []).append(source)
         if prefix in ("p", "e"):
             self.has_pe = True
         elif prefix == "u":
@@ -242,7 +245,7 @@ class Mf2Parser:
             ctx.has_nested = True
             for prefix, name, _special in props:
                 slot: dict[str, Any] = {}
-                ctx.add(prefix, name, slot)
+                ctx.add(prefix, name, slot, el)
                 item.slots.append((prefix, slot))
         else:
             ctx.has_nested = True
@@ -274,7 +277,7 @@ class Mf2Parser:
                     ctx.date = date
             else:
                 value = parse_e(el, self.base)
-            ctx.add(prefix, name, value)
+            ctx.add(prefix, name, value, el)
 
     def _finish(self, item: _Item) -> None:
         """Complete ``item`` once its subtree has been walked."""
@@ -303,7 +306,14 @@ class Mf2Parser:
         if item.children:
             core["children"] = item.children
         if self._tree is not None:
-            core["_path"] = self._tree.getpath(el)
+            getpath = self._tree.getpath
+            core["_path"] = getpath(el)
+            # per value, the element it came from (implied values come from the item itself)
+            core["_paths"] = {
+                name: [getpath(e) for e in item.prop_elements.get(name, [])]
+                or [core["_path"]] * len(values)
+                for name, values in props.items()
+            }
         if item.out is not None:
             item.out.update(core)
         for prefix, slot in item.slots:

@@ -64,8 +64,9 @@ _FORWARD = 0
 _REVERSE = 1
 _LIST = 2
 
-_Incomplete = tuple[IRI, int, "list[Node] | None"]
-_ListMapping = dict[IRI, list[Node]]
+#: predicate -> list items, each with the element that contributed it (for provenance)
+_ListMapping = dict[IRI, list[tuple[Node, etree._Element]]]
+_Incomplete = tuple[IRI, int, "list[tuple[Node, etree._Element]] | None"]
 
 
 class _Context:
@@ -153,9 +154,9 @@ class _Processor:
                 continue
             heads = [self.new_bnode() for _ in items]
             rests: list[Resource] = [*heads[1:], RDF_NIL]
-            for head, item, rest in zip(heads, items, rests, strict=True):
-                self.emit(head, RDF_FIRST, item, element)
-                self.emit(head, RDF_REST, rest, element)
+            for head, (item, source), rest in zip(heads, items, rests, strict=True):
+                self.emit(head, RDF_FIRST, item, source)
+                self.emit(head, RDF_REST, rest, source)
             self.emit(subject, predicate, heads[0], element)
 
     # -- traversal ----------------------------------------------------------------------------
@@ -342,7 +343,7 @@ class _Processor:
             assert new_subject is not None
             for predicate in rel_preds:
                 if inlist:
-                    lists.setdefault(predicate, []).append(current_object)
+                    lists.setdefault(predicate, []).append((current_object, el))
                 else:
                     self.emit(new_subject, predicate, current_object, el)
             for predicate in rev_preds:
@@ -369,7 +370,7 @@ class _Processor:
                 )
                 for predicate in predicates:
                     if inlist:
-                        lists.setdefault(predicate, []).append(value)
+                        lists.setdefault(predicate, []).append((value, el))
                     else:
                         self.emit(new_subject, predicate, value, el)
 
@@ -378,7 +379,7 @@ class _Processor:
             for predicate, direction, target in ctx.incomplete:
                 if direction == _LIST:
                     assert target is not None
-                    target.append(new_subject)
+                    target.append((new_subject, el))
                 elif direction == _FORWARD:
                     self.emit(ctx.parent_subject, predicate, new_subject, el)
                 else:
