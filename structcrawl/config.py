@@ -12,7 +12,7 @@ from typing import Any
 
 from structcrawl.extract import parse_syntaxes
 
-__all__ = ["DEFAULTS", "BodyStoreConfig", "ExtractConfig", "Setting"]
+__all__ = ["DEFAULTS", "BodyStoreConfig", "ExtractConfig", "RulesConfig", "Setting"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,43 @@ DEFAULTS: dict[str, Setting] = {
         "zip,gz,tgz,bz2,xz,7z,rar,exe,dmg,iso,woff,woff2,ttf,otf,eot,css",
         "Link extensions the site spider does not follow (PDF, JSON and XML are followed so "
         "they are classified and accounted for).",
+    ),
+    "STRUCTCRAWL_RULES_ENABLED": Setting(
+        True, "Apply site rules (selector fallback) and collect visible-page facts."
+    ),
+    "STRUCTCRAWL_RULES_DIR": Setting(
+        None, "Directory of site rules files (*.toml); None = the packaged structcrawl/sites/."
+    ),
+    "STRUCTCRAWL_ENTITIES_ENABLED": Setting(
+        True, "Merge entity sightings by key and emit one entity item per entity at the end."
+    ),
+    "STRUCTCRAWL_ENTITY_STORE": Setting(
+        None,
+        "SQLite file for entity merge state (default: <JOBDIR>/entities.sqlite, kept across a "
+        "resumed job, else output/state/entities.sqlite, reset per crawl).",
+    ),
+    "STRUCTCRAWL_FORMAT_PRECEDENCE": Setting(
+        [
+            "json-ld",
+            "microdata",
+            "rdfa",
+            "microformats",
+            "opengraph",
+            "network-json",
+            "json",
+            "data-block",
+            "selector",
+        ],
+        "Layer precedence when sources disagree, highest first.",
+    ),
+    "STRUCTCRAWL_REPORT_ENABLED": Setting(True, "Write the quality report when the crawl ends."),
+    "STRUCTCRAWL_REPORT_DIR": Setting(
+        "output/report", "Where report.json and report.html are written."
+    ),
+    "STRUCTCRAWL_QUALITY_THRESHOLDS": Setting(
+        {},
+        "Quality thresholds, e.g. {'completeness:Product.name': 0.95, 'max_error_rate:Product':"
+        " 0.1}; a missed one makes the crawl exit non-zero.",
     ),
 }
 
@@ -67,4 +104,20 @@ class BodyStoreConfig:
         return cls(
             enabled=bool(settings.getbool("STRUCTCRAWL_BODY_STORE_ENABLED", True)),
             uri=str(_get(settings, "STRUCTCRAWL_BODY_STORE")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RulesConfig:
+    """Settings of :class:`structcrawl.pipelines.selectors.SelectorPipeline`."""
+
+    enabled: bool
+    rules_dir: str | None
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> RulesConfig:
+        rules_dir = _get(settings, "STRUCTCRAWL_RULES_DIR")
+        return cls(
+            enabled=bool(settings.getbool("STRUCTCRAWL_RULES_ENABLED", True)),
+            rules_dir=str(rules_dir) if rules_dir else None,
         )

@@ -2,9 +2,10 @@
 
     python -m structcrawl.demo --site fixtures/site --out output [--port 8765]
 
-Writes ``<out>/records.jsonl`` (one line per record), ``<out>/pages.jsonl`` (one line per
-page), raw bodies under ``<out>/bodies/`` and the crawl log; prints where they are and a
-summary. Exits non-zero when the crawl fails or accounts for no page.
+Writes ``<out>/entities.jsonl`` and ``entities.csv`` (one line per deduplicated entity),
+``<out>/records.jsonl`` (one line per record), ``<out>/pages.jsonl`` (one line per page), raw
+bodies under ``<out>/bodies/``, the quality report under ``<out>/report/`` and the crawl log;
+prints where they are and a summary. Exits non-zero when the crawl fails or accounts for no page.
 """
 
 from __future__ import annotations
@@ -49,6 +50,14 @@ def run_crawl(start_url: str | None, out: Path, *extra: str, timeout: float = 60
         f"{out / 'records.jsonl'}:records",
         "-O",
         f"{out / 'pages.jsonl'}:pages",
+        "-O",
+        f"{out / 'entities.jsonl'}:entities",
+        "-O",
+        f"{out / 'entities.csv'}:entities-csv",
+        "-s",
+        f"STRUCTCRAWL_ENTITY_STORE={out / 'state' / 'entities.sqlite'}",
+        "-s",
+        f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
         "-s",
         f"STRUCTCRAWL_BODY_STORE={out / 'bodies'}",
         "-s",
@@ -96,10 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarize(out)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
+    print(f"entities:     {(out / 'entities.jsonl').resolve()} (and entities.csv)")
     print(f"records feed: {(out / 'records.jsonl').resolve()}")
     print(f"pages feed:   {(out / 'pages.jsonl').resolve()}")
     print(f"raw bodies:   {(out / 'bodies').resolve()}")
     print(f"crawl log:    {(out / 'crawl.log').resolve()}")
+    print(f"quality report: {(out / 'report' / 'report.html').resolve()}")
     if not summary["pages"]:
         print("the crawl accounted for no page", file=sys.stderr)
         return 1

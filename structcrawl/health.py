@@ -30,8 +30,7 @@ def crawl_failures(stats: Mapping[str, Any]) -> list[str]:
     reasons = [
         f"{key}: {value}"
         for key, value in sorted(stats.items())
-        if (key.startswith(FAILURE_PREFIX) or key.startswith("feedexport/failed_count/"))
-        and value
+        if (key.startswith(FAILURE_PREFIX) or key.startswith("feedexport/failed_count/")) and value
     ]
     errors = stats.get("log_count/ERROR", 0)
     if errors:

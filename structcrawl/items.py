@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["TRANSIENT_FIELDS", "PageItem"]
+__all__ = ["TRANSIENT_FIELDS", "EntityItem", "PageItem"]
 
 #: Fields that carry in-process data (bytes, the parsed tree) and are never exported.
 TRANSIENT_FIELDS = frozenset({"body", "document"})
@@ -42,6 +42,10 @@ class PageItem:
     records: list[dict[str, Any]] = field(
         default_factory=list, metadata={"doc": "Records and error records of this page."}
     )
+    visible: Any = field(
+        default=None,
+        metadata={"doc": "Visible-page facts (title, h1, canonical, prices, times)."},
+    )
     body: bytes = field(default=b"", repr=False, metadata={"doc": "Transient raw body."})
     document: Any = field(default=None, repr=False, metadata={"doc": "Transient parsed tree."})
 
@@ -57,3 +61,44 @@ class PageItem:
             "body_ref": self.body_ref,
             "payload_kind": self.payload_kind,
         }
+
+
+@dataclass(kw_only=True)
+class EntityItem:
+    """One entity after deduplication: every sighting across layers and pages merged.
+
+    Emitted once per entity when the crawl has no more pages to fetch (see
+    :class:`structcrawl.pipelines.entities.EntityPipeline`); the ``entities`` feeds write one
+    line (or CSV row) per entity item.
+    """
+
+    key: str = field(metadata={"doc": "Stable key: canonical @id, else derived (type + ids)."})
+    id: str | None = field(
+        default=None, metadata={"doc": "The entity's @id, if any source gave one."}
+    )
+    type: list[str] = field(default_factory=list, metadata={"doc": "Union of the sources' types."})
+    properties: dict[str, Any] = field(
+        default_factory=dict, metadata={"doc": "Merged values (highest-precedence layer wins)."}
+    )
+    sources: list[dict[str, Any]] = field(
+        default_factory=list, metadata={"doc": "Every sighting: page url, format, element, time."}
+    )
+    conflicts: list[dict[str, Any]] = field(
+        default_factory=list, metadata={"doc": "Fields where sources disagree, with each value."}
+    )
+    provenance: dict[str, list[dict[str, Any]]] = field(
+        default_factory=dict, metadata={"doc": "Per field: url, format, path, raw and value."}
+    )
+    formats: list[str] = field(default_factory=list, metadata={"doc": "Layers it was seen in."})
+    flags: list[dict[str, Any]] = field(
+        default_factory=list, metadata={"doc": "Normalization flags of its sources."}
+    )
+    validation: dict[str, Any] | None = field(
+        default=None, metadata={"doc": "{valid, errors, warnings} of the merged entity."}
+    )
+    source_validation: list[dict[str, Any]] = field(
+        default_factory=list, metadata={"doc": "Validation results of the source records."}
+    )
+    sightings: int = field(default=0, metadata={"doc": "How many records were merged."})
+    first_seen: str | None = field(default=None, metadata={"doc": "Earliest retrieval time."})
+    last_seen: str | None = field(default=None, metadata={"doc": "Latest retrieval time."})

@@ -25,10 +25,16 @@ FEED_EXPORT_ENCODING = "utf-8"
 ITEM_PIPELINES = {
     "structcrawl.pipelines.BodyStorePipeline": 100,
     "structcrawl.pipelines.ExtractionPipeline": 200,
+    "structcrawl.pipelines.EntityPipeline": 600,
+}
+EXTENSIONS = {
+    "structcrawl.report.extension.QualityReport": 500,
 }
 FEED_EXPORTERS = {
     "records": "structcrawl.exporters.RecordsJsonLinesExporter",
     "pages": "structcrawl.exporters.PagesJsonLinesExporter",
+    "entities": "structcrawl.exporters.EntitiesJsonLinesExporter",
+    "entities-csv": "structcrawl.exporters.EntitiesCsvExporter",
 }
 
 for _name, _setting in DEFAULTS.items():

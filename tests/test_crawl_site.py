@@ -22,7 +22,15 @@ def crawl(tmp_path_factory):
         base = server.url
     records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     pages = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines()]
-    return {"code": code, "out": out, "base": base, "records": records, "pages": pages}
+    entities = [json.loads(x) for x in (out / "entities.jsonl").read_text().splitlines()]
+    return {
+        "code": code,
+        "out": out,
+        "base": base,
+        "records": records,
+        "pages": pages,
+        "entities": entities,
+    }
 
 
 def _path(url: str, base: str) -> str:
@@ -85,3 +93,29 @@ def test_non_html_payloads_are_classified_not_parsed(crawl):
     assert summary["pages_by_payload"].get("json", 0) >= 1
     pdf = [r for r in crawl["records"] if r["error"] and r["error"]["code"] == "payload-pdf"]
     assert pdf and all(r["kind"] == "skip" for r in pdf)
+
+
+def test_one_entity_per_id_across_formats_and_pages(crawl):
+    ids = [e["id"] for e in crawl["entities"] if e["id"]]
+    assert len(ids) == len(set(ids)), "an @id appears on more than one entity line"
+    keys = [e["key"] for e in crawl["entities"]]
+    assert len(keys) == len(set(keys))
+    (trail,) = [e for e in crawl["entities"]
+                if e["id"] == "https://northwind.example/products/trail-runner-x#product"]
+    assert {"json-ld", "microdata", "rdfa"} <= set(trail["formats"])
+    assert {s["format"] for s in trail["sources"]} >= {"json-ld", "microdata", "rdfa"}
+    assert trail["properties"]["name"] == "Trail Runner X"
+    assert trail["provenance"]["name"] and all(p["path"] for p in trail["provenance"]["name"])
+
+
+def test_entities_csv_has_the_documented_columns(crawl):
+    import csv
+
+    from structcrawl.exporters import CSV_COLUMNS
+
+    with (crawl["out"] / "entities.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == [name for name, _ in CSV_COLUMNS]
+    assert len(rows) - 1 == len(crawl["entities"])
+    by_key = {json.loads(r[-1])["key"]: r for r in rows[1:]}
+    assert set(by_key) == {e["key"] for e in crawl["entities"]}

@@ -1,0 +1,188 @@
+"""Merging sightings of one entity across formats and pages (pure).
+
+The merge state of an entity keeps, per dotted field, every *distinct* value seen (compared
+after whitespace/case folding and numeric normalization), each with the best precedence of the
+layers that gave it, how often it was seen and its first few sightings. The entity view picks,
+per field, the value of the highest-precedence layer (ties: the first seen), and lists a
+conflict wherever sources disagree. Sightings are bounded per value so that an entity seen on
+many pages does not grow without limit; the full list of sources is kept by the store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from structcrawl.entities.flatten import flatten, unflatten
+
+__all__ = [
+    "DEFAULT_PRECEDENCE",
+    "MAX_SIGHTINGS",
+    "add_record",
+    "entity_view",
+    "is_entity",
+    "new_state",
+    "precedence_ranks",
+]
+
+#: Layer precedence, highest first (setting ``STRUCTCRAWL_FORMAT_PRECEDENCE``).
+DEFAULT_PRECEDENCE = (
+    "json-ld",
+    "microdata",
+    "rdfa",
+    "microformats",
+    "opengraph",
+    "network-json",
+    "json",
+    "data-block",
+    "selector",
+)
+#: Sightings kept per distinct value of a field (the count goes on).
+MAX_SIGHTINGS = 5
+_DOCUMENT_FORMATS = frozenset({"data-block", "json", "network-json"})
+
+
+def precedence_ranks(order: Sequence[str]) -> dict[str, int]:
+    return {fmt: i for i, fmt in enumerate(order)}
+
+
+def is_entity(record: Mapping[str, Any]) -> bool:
+    """Whether a record describes an entity to merge: a typed entity record, but not the
+    whole-document record of a data block or JSON response (its typed nodes are entities)."""
+    if record.get("kind") != "entity" or not record.get("type"):
+        return False
+    if record.get("format") in _DOCUMENT_FORMATS:
+        element = record.get("source_element") or ""
+        return "$" in element and not element.endswith("#$") and element != "$"
+    return True
+
+
+def new_state(key: str) -> dict[str, Any]:
+    return {
+        "key": key,
+        "id": None,
+        "type": [],
+        "fields": {},
+        "formats": [],
+        "flags": [],
+        "validation": [],
+        "sightings": 0,
+        "first_seen": None,
+        "last_seen": None,
+    }
+
+
+def _cmp_key(value: Any) -> str:
+    """What makes two values 'the same' for conflict detection."""
+    if isinstance(value, str):
+        text = " ".join(value.split())
+        try:
+            number = Decimal(text)
+        except (InvalidOperation, ValueError):
+            return "s:" + text.casefold()
+        if number.is_finite():
+            return "n:" + format(number.normalize(), "f")
+        return "s:" + text.casefold()
+    if isinstance(value, bool) or value is None:
+        return "j:" + json.dumps(value)
+    if isinstance(value, (int, float)):
+        return _cmp_key(str(value))
+    if isinstance(value, list):
+        return "l:" + json.dumps([_cmp_key(v) for v in value])
+    if isinstance(value, dict):
+        return "d:" + json.dumps({k: _cmp_key(v) for k, v in sorted(value.items())})
+    return "r:" + repr(value)
+
+
+def add_record(
+    state: dict[str, Any],
+    record: Mapping[str, Any],
+    *,
+    page_url: str,
+    retrieved_at: str | None,
+    ranks: Mapping[str, int],
+) -> None:
+    """Add one sighting (a record) of the entity to its merge state."""
+    fmt = record.get("format") or ""
+    rank = ranks.get(fmt, len(ranks))
+    if record.get("id") and not state["id"]:
+        state["id"] = record["id"]
+    for t in record.get("type") or []:
+        if t not in state["type"]:
+            state["type"].append(t)
+    if fmt not in state["formats"]:
+        state["formats"].append(fmt)
+    for flag in record.get("flags") or []:
+        if flag not in state["flags"] and len(state["flags"]) < 50:
+            state["flags"].append(flag)
+    validation = record.get("validation")
+    if validation is not None and len(state["validation"]) < 20:
+        state["validation"].append({"format": fmt, "url": page_url, **validation})
+    state["sightings"] += 1
+    when = retrieved_at or ""
+    if state["first_seen"] is None or (when and when < state["first_seen"]):
+        state["first_seen"] = when or state["first_seen"]
+    if when and (state["last_seen"] is None or when > state["last_seen"]):
+        state["last_seen"] = when
+    for s in flatten(dict(record)):
+        candidates = state["fields"].setdefault(s.field, [])
+        key = _cmp_key(s.value)
+        for cand in candidates:
+            if cand["cmp"] == key:
+                break
+        else:
+            cand = {"cmp": key, "value": s.value, "rank": rank, "count": 0, "seen": []}
+            candidates.append(cand)
+        cand["rank"] = min(cand["rank"], rank)
+        cand["count"] += 1
+        if len(cand["seen"]) < MAX_SIGHTINGS:
+            cand["seen"].append({"url": page_url, "format": fmt, "path": s.path, "raw": s.raw})
+
+
+def _winner(candidates: list[dict[str, Any]]) -> dict[str, Any]:
+    return min(enumerate(candidates), key=lambda ic: (ic[1]["rank"], ic[0]))[1]
+
+
+def entity_view(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The merged entity: chosen values, conflicts, per-field provenance."""
+    chosen: dict[str, Any] = {}
+    conflicts: list[dict[str, Any]] = []
+    provenance: dict[str, list[dict[str, Any]]] = {}
+    for field, candidates in state["fields"].items():
+        win = _winner(candidates)
+        chosen[field] = win["value"]
+        provenance[field] = [
+            {**seen, "value": cand["value"]} for cand in candidates for seen in cand["seen"]
+        ]
+        if len(candidates) > 1 and not field.endswith("@type"):
+            conflicts.append(
+                {
+                    "field": field,
+                    "chosen": win["value"],
+                    "values": [
+                        {
+                            "value": cand["value"],
+                            "count": cand["count"],
+                            "formats": sorted({s["format"] for s in cand["seen"]}),
+                            "urls": sorted({s["url"] for s in cand["seen"]}),
+                        }
+                        for cand in candidates
+                    ],
+                }
+            )
+    return {
+        "key": state["key"],
+        "id": state["id"],
+        "type": list(state["type"]),
+        "properties": unflatten(chosen),
+        "conflicts": conflicts,
+        "provenance": provenance,
+        "formats": list(state["formats"]),
+        "flags": list(state["flags"]),
+        "source_validation": list(state["validation"]),
+        "sightings": state["sightings"],
+        "first_seen": state["first_seen"],
+        "last_seen": state["last_seen"],
+    }

@@ -1,0 +1,207 @@
+"""Crawl quality figures, aggregated item by item with bounded memory (pure).
+
+:class:`QualityAggregator` sees every page item and every entity item (as dicts) and keeps
+counts only, plus a bounded reservoir of latencies; :meth:`QualityAggregator.report` turns
+them and the crawl's stats into the report document, and :func:`check_thresholds` compares it
+with the configured minimums and maximums.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["QualityAggregator", "check_thresholds", "field_paths", "page_outcome"]
+
+_RESERVOIR = 10_000
+
+
+def page_outcome(page: Mapping[str, Any]) -> str:
+    """One outcome per page: ``records``, ``no-records``, ``skip:<code>`` or ``error:<code>``."""
+    records = page.get("records") or []
+    if any(r.get("kind") == "entity" for r in records):
+        return "records"
+    for kind in ("error", "skip"):
+        for r in records:
+            if r.get("kind") == kind and r.get("error"):
+                code = r["error"]["code"]
+                return "no-records" if code == "no-records" else f"{kind}:{code}"
+    return "no-records"
+
+
+def field_paths(properties: Mapping[str, Any], prefix: str = "", depth: int = 0) -> list[str]:
+    """Present (non-empty) fields of merged entity properties, nested ones dotted."""
+    out: list[str] = []
+    for key, value in properties.items():
+        if key.startswith("@") or value in (None, "", [], {}):
+            continue
+        out.append(prefix + key)
+        if isinstance(value, dict) and depth < 2:
+            out.extend(field_paths(value, f"{prefix}{key}.", depth + 1))
+        elif isinstance(value, list) and value and isinstance(value[0], dict) and depth < 2:
+            out.extend(field_paths(value[0], f"{prefix}{key}.", depth + 1))
+    return out
+
+
+def _percentile(sorted_values: list[float], q: float) -> float | None:
+    """Linear interpolation between closest ranks (numpy's default)."""
+    if not sorted_values:
+        return None
+    pos = q * (len(sorted_values) - 1)
+    low = int(pos)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (pos - low)
+
+
+class QualityAggregator:
+    def __init__(self, seed: int = 0):
+        self.pages = 0
+        self.outcomes: Counter[str] = Counter()
+        self.content_types: Counter[str] = Counter()
+        self.fetched_with: Counter[str] = Counter()
+        self.bytes = 0
+        self.latencies: list[float] = []
+        self._seen_latencies = 0
+        self._rng = random.Random(seed)
+        self.records_by_format: Counter[str] = Counter()
+        self.entities_by_type: Counter[str] = Counter()
+        self.field_presence: dict[str, Counter[str]] = defaultdict(Counter)
+        self.with_errors: Counter[str] = Counter()
+        self.with_warnings: Counter[str] = Counter()
+        self.error_fields: Counter[str] = Counter()
+        self.warning_fields: Counter[str] = Counter()
+        self.conflict_fields: Counter[str] = Counter()
+        self.entities_with_conflicts = 0
+        self.conflict_examples: list[dict[str, Any]] = []
+
+    def add_page(self, page: Mapping[str, Any]) -> None:
+        self.pages += 1
+        self.outcomes[page_outcome(page)] += 1
+        self.content_types[page.get("content_type") or "none"] += 1
+        self.fetched_with[page.get("fetched_with") or "http"] += 1
+        self.bytes += int(page.get("body_size") or 0)
+        latency = page.get("latency")
+        if latency is not None:
+            self._seen_latencies += 1
+            if len(self.latencies) < _RESERVOIR:
+                self.latencies.append(float(latency))
+            else:  # reservoir sampling keeps a uniform sample in bounded memory
+                slot = self._rng.randrange(self._seen_latencies)
+                if slot < _RESERVOIR:
+                    self.latencies[slot] = float(latency)
+        for record in page.get("records") or []:
+            if record.get("kind") == "entity":
+                self.records_by_format[record.get("format") or "?"] += 1
+
+    def add_entity(self, entity: Mapping[str, Any]) -> None:
+        etype = (entity.get("type") or ["(untyped)"])[0]
+        self.entities_by_type[etype] += 1
+        self.field_presence[etype].update(set(field_paths(entity.get("properties") or {})))
+        validation = entity.get("validation") or {}
+        if validation.get("errors"):
+            self.with_errors[etype] += 1
+            self.error_fields.update(
+                f"{etype}.{e.get('path') or '?'}" for e in validation["errors"]
+            )
+        if validation.get("warnings"):
+            self.with_warnings[etype] += 1
+            self.warning_fields.update(
+                f"{etype}.{w.get('path') or '?'}" for w in validation["warnings"]
+            )
+        conflicts = entity.get("conflicts") or []
+        if conflicts:
+            self.entities_with_conflicts += 1
+            self.conflict_fields.update(f"{etype}.{c['field']}" for c in conflicts)
+            if len(self.conflict_examples) < 25:
+                self.conflict_examples.append(
+                    {"key": entity.get("key"), "type": etype, "conflicts": conflicts}
+                )
+
+    def report(self, stats: Mapping[str, Any]) -> dict[str, Any]:
+        latencies = sorted(self.latencies)
+        completeness = {
+            etype: {
+                f: round(n / self.entities_by_type[etype], 4)
+                for f, n in sorted(self.field_presence[etype].items())
+            }
+            for etype in self.entities_by_type
+        }
+        rates = {
+            etype: {
+                "entities": total,
+                "error_rate": round(self.with_errors[etype] / total, 4),
+                "warning_rate": round(self.with_warnings[etype] / total, 4),
+            }
+            for etype, total in self.entities_by_type.items()
+        }
+        return {
+            "pages": {
+                "total": self.pages,
+                "by_outcome": dict(self.outcomes.most_common()),
+                "by_content_type": dict(self.content_types.most_common()),
+                "by_fetch": dict(self.fetched_with.most_common()),
+                "body_bytes": self.bytes,
+                "response_bytes": stats.get("downloader/response_bytes", 0),
+                "latency_p50": _percentile(latencies, 0.50),
+                "latency_p95": _percentile(latencies, 0.95),
+            },
+            "records_by_format": dict(self.records_by_format.most_common()),
+            "entities": {
+                "total": sum(self.entities_by_type.values()),
+                "by_type": dict(self.entities_by_type.most_common()),
+                "with_conflicts": self.entities_with_conflicts,
+            },
+            "completeness": completeness,
+            "validation": {
+                "by_type": rates,
+                "top_error_fields": dict(self.error_fields.most_common(20)),
+                "top_warning_fields": dict(self.warning_fields.most_common(20)),
+            },
+            "conflicts": {
+                "by_field": dict(self.conflict_fields.most_common(20)),
+                "examples": self.conflict_examples,
+            },
+            "stats": {k: v for k, v in stats.items() if isinstance(v, (int, float, str))},
+        }
+
+
+def check_thresholds(report: Mapping[str, Any], thresholds: Mapping[str, float]) -> list[dict]:
+    """Compare the report with thresholds; each result says name, value, limit and ok.
+
+    Names: ``completeness:<Type>.<field>`` (minimum share of entities of that type with the
+    field), ``min_entities:<Type>``, ``max_error_rate:<Type>``, ``max_warning_rate:<Type>``,
+    ``max_conflict_rate`` (entities with conflicts / entities), ``max_page_error_rate``
+    (pages ending in an ``error:`` outcome / pages).
+    """
+    results = []
+    for name, limit in thresholds.items():
+        kind, _, target = name.partition(":")
+        value: float
+        if kind == "completeness":
+            etype, _, fieldname = target.partition(".")
+            value = report["completeness"].get(etype, {}).get(fieldname, 0.0)
+            ok = value >= limit
+        elif kind == "min_entities":
+            value = report["entities"]["by_type"].get(target, 0)
+            ok = value >= limit
+        elif kind in ("max_error_rate", "max_warning_rate"):
+            rate = "error_rate" if kind == "max_error_rate" else "warning_rate"
+            value = report["validation"]["by_type"].get(target, {}).get(rate, 0.0)
+            ok = value <= limit
+        elif kind == "max_conflict_rate":
+            total = report["entities"]["total"]
+            value = report["entities"]["with_conflicts"] / total if total else 0.0
+            ok = value <= limit
+        elif kind == "max_page_error_rate":
+            pages = report["pages"]["total"]
+            errors = sum(
+                n for o, n in report["pages"]["by_outcome"].items() if o.startswith("error:")
+            )
+            value = errors / pages if pages else 0.0
+            ok = value <= limit
+        else:
+            raise ValueError(f"unknown quality threshold {name!r}")
+        results.append({"name": name, "value": round(value, 4), "limit": limit, "ok": ok})
+    return results

@@ -1,0 +1,91 @@
+"""The quality report extension: aggregates every scraped page and entity item, and when the
+spider closes writes ``report.json`` and ``report.html`` and checks the thresholds. A missed
+threshold is recorded as ``structcrawl/failure/quality/<name>``, so the crawl exits non-zero
+(:mod:`structcrawl.health`) and says why."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from itemadapter import ItemAdapter
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+
+from structcrawl.health import FAILURE_PREFIX
+from structcrawl.report.aggregate import QualityAggregator, check_thresholds
+from structcrawl.report.html import render_html
+
+__all__ = ["QualityReport", "ReportConfig"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ReportConfig:
+    enabled: bool
+    directory: str
+    thresholds: dict[str, float]
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> ReportConfig:
+        thresholds = settings.getdict("STRUCTCRAWL_QUALITY_THRESHOLDS")
+        report = cls(
+            enabled=settings.getbool("STRUCTCRAWL_REPORT_ENABLED", True),
+            directory=settings.get("STRUCTCRAWL_REPORT_DIR") or "output/report",
+            thresholds={str(k): float(v) for k, v in thresholds.items()},
+        )
+        check_thresholds(_EMPTY, report.thresholds)  # unknown names fail at start, not at the end
+        return report
+
+
+_EMPTY = QualityAggregator().report({})
+
+
+class QualityReport:
+    def __init__(self, crawler: Crawler, config: ReportConfig):
+        self.crawler = crawler
+        self.config = config
+        self.aggregator = QualityAggregator()
+        crawler.signals.connect(self.item_scraped, signal=signals.item_scraped)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> QualityReport:
+        config = ReportConfig.from_settings(crawler.settings)
+        if not config.enabled:
+            raise NotConfigured("STRUCTCRAWL_REPORT_ENABLED is off")
+        return cls(crawler, config)
+
+    def item_scraped(self, item: Any) -> None:
+        adapter = ItemAdapter(item)
+        names = adapter.field_names()
+        if "records" in names:
+            self.aggregator.add_page(adapter)
+        elif "conflicts" in names:
+            self.aggregator.add_entity(adapter)
+
+    def spider_closed(self, spider: Any, reason: str) -> None:
+        stats = self.crawler.stats
+        assert stats is not None
+        report = self.aggregator.report(stats.get_stats())
+        report["finish_reason"] = reason
+        report["thresholds"] = check_thresholds(report, self.config.thresholds)
+        missed = [t for t in report["thresholds"] if not t["ok"]]
+        for t in missed:
+            stats.set_value(f"{FAILURE_PREFIX}quality/{t['name']}", 1)
+        directory = Path(self.config.directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "report.json").write_text(
+            json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+        )
+        (directory / "report.html").write_text(render_html(report), encoding="utf-8")
+        logger.info("quality report: %s", (directory / "report.html").resolve())
+        for t in missed:
+            logger.warning(
+                "quality threshold missed: %s = %s (limit %s)", t["name"], t["value"], t["limit"]
+            )

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from structcrawl.entities import (
+    SqliteEntityStore,
+    add_record,
+    entity_view,
+    hoist,
+    is_entity,
+    new_state,
+    precedence_ranks,
+)
+from structcrawl.entities.merge import DEFAULT_PRECEDENCE
+
+RANKS = precedence_ranks(DEFAULT_PRECEDENCE)
+
+
+def rec(fmt, props, *, id=None, type=("Product",), fields=None, kind="entity", element="/x"):
+    return {
+        "kind": kind,
+        "format": fmt,
+        "type": list(type),
+        "id": id,
+        "properties": props,
+        "source_element": element,
+        "provenance": {"fields": fields or {}},
+    }
+
+
+def offer(price, currency="USD"):
+    return rec("json-ld", {"price": price, "priceCurrency": currency}, type=("Offer",))
+
+
+def test_highest_precedence_wins_and_disagreements_are_conflicts():
+    state = new_state("id:p")
+    add_record(state, rec("rdfa", {"name": "Shoe", "offers": offer("119.99")}), page_url="u1",
+               retrieved_at="2026-01-02T00:00:00Z", ranks=RANKS)
+    add_record(state, rec("json-ld", {"name": " shoe ", "offers": offer("129.99")},
+                          fields={"name": [{"path": "/s#$.name", "raw": " shoe "}]}),
+               page_url="u1", retrieved_at="2026-01-01T00:00:00Z", ranks=RANKS)
+    add_record(state, rec("microdata", {"name": "Shoe", "offers": offer("129.990")}),
+               page_url="u2", retrieved_at="2026-01-03T00:00:00Z", ranks=RANKS)
+    view = entity_view(state)
+    assert view["properties"]["offers"] == {"@type": ["Offer"], "price": "129.99", "priceCurrency": "USD"}
+    # "Shoe" / " shoe " compare equal (case, whitespace); 129.99 / 129.990 equal as numbers
+    assert view["properties"]["name"] == "Shoe"
+    (conflict,) = view["conflicts"]
+    assert conflict["field"] == "offers.price" and conflict["chosen"] == "129.99"
+    assert {(v["value"], tuple(v["formats"])) for v in conflict["values"]} == {
+        ("119.99", ("rdfa",)),
+        ("129.99", ("json-ld", "microdata")),
+    }
+    assert view["formats"] == ["rdfa", "json-ld", "microdata"]
+    assert view["first_seen"] == "2026-01-01T00:00:00Z" and view["last_seen"] == "2026-01-03T00:00:00Z"
+    assert view["sightings"] == 3
+    assert {"url": "u1", "format": "json-ld", "path": "/s#$.name", "raw": " shoe ", "value": "Shoe"} in [
+        {**p, "value": "Shoe"} for p in view["provenance"]["name"]
+    ]
+
+
+def test_nested_entities_with_an_id_are_hoisted_and_referenced():
+    org = rec("json-ld", {"name": "Org"}, id="https://x/#org", type=("Organization",))
+    article = rec("json-ld", {"headline": "H", "publisher": org}, type=("Article",))
+    found = hoist(article)
+    assert [r["type"] for r in found] == [["Article"], ["Organization"]]
+    state = new_state("a")
+    add_record(state, article, page_url="u", retrieved_at=None, ranks=RANKS)
+    assert entity_view(state)["properties"]["publisher"] == {"@id": "https://x/#org"}
+
+
+def test_what_counts_as_an_entity():
+    assert is_entity(rec("json-ld", {}))
+    assert not is_entity(rec("json-ld", {}, kind="error"))
+    assert not is_entity(rec("dublincore", {}, type=()))
+    assert not is_entity(rec("data-block", {}, type=("__NEXT_DATA__",), element="/html/body/script"))
+    assert is_entity(rec("data-block", {}, element="/html/body/script#$.props.product"))
+    assert not is_entity(rec("json", {}, type=("x",), element="$"))
+    assert is_entity(rec("json", {}, element="$.products[0]"))
+
+
+def test_sqlite_store_round_trip(tmp_path):
+    store = SqliteEntityStore(tmp_path / "e.sqlite")
+    state = new_state("k")
+    add_record(state, rec("json-ld", {"name": "A"}), page_url="u", retrieved_at="t", ranks=RANKS)
+    store.save({"k": state}, [("k", "u", "json-ld", "/x", "t")])
+    assert store.load(["k", "missing"]) == {"k": state}
+    assert len(store) == 1
+    assert [s["key"] for s in store.states()] == ["k"]
+    assert store.sources("k") == [{"url": "u", "format": "json-ld", "source_element": "/x", "retrieved_at": "t"}]
+    store.close()
+    kept = SqliteEntityStore(tmp_path / "e.sqlite", reset=False)
+    assert len(kept) == 1
+    kept.close()
+    assert len(SqliteEntityStore(tmp_path / "e.sqlite")) == 0
