@@ -19,14 +19,14 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: venv
 
-test: venv lint
+test: venv lint browser
 	$(BIN)/pytest -q
 
 lint: venv
 	$(BIN)/ruff check structcrawl spiders tests bench
 	$(BIN)/mypy structcrawl spiders
 
-demo: venv
+demo: venv browser
 	$(PY) -m structcrawl.demo --site fixtures/site --out $(OUT) --port $(PORT)
 
 # Re-run extraction over fixtures/<source>/<case>/ and rewrite each expected.json for review (git diff).
@@ -42,3 +42,31 @@ clean:
 .PHONY: bench-extract
 bench-extract: venv
 	$(PY) -m bench.bench_extract
+
+.PHONY: bench-crawl
+bench-crawl: venv
+	$(PY) -m bench.bench_crawl
+
+# A Chromium for the render handler (structcrawl/render): the one found (STRUCTCRAWL_CHROMIUM,
+# Playwright's, /usr/bin/chromium), else Debian's `chromium` package when root; otherwise say
+# what to do (README, "JavaScript pages and the browser").
+.PHONY: browser
+browser: venv
+	@if ! $(PY) -m structcrawl.render; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "no Chromium found: installing Debian's chromium package"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+	      && $(PY) -m structcrawl.render; \
+	  else \
+	    echo "no Chromium and not root: run 'sudo apt-get install chromium' or set" \
+	      "STRUCTCRAWL_CHROMIUM; pages that need JavaScript will fail (README)" >&2; \
+	  fi; \
+	fi
+
+.PHONY: bench-render
+bench-render: venv browser
+	$(PY) -m bench.bench_render
+
+.PHONY: bench-validate
+bench-validate: venv
+	$(PY) -m bench.bench_validate

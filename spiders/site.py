@@ -67,6 +67,7 @@ class SiteSpider(scrapy.Spider):
         self.max_depth = int(depth) if depth not in (None, "") else None
         self._follow = _csv(follow)
         self._deny = _csv(deny)
+        self._yielded: set[int] = set()
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> SiteSpider:
@@ -116,6 +117,10 @@ class SiteSpider(scrapy.Spider):
         if item.document is None or (self.max_depth is not None and depth >= self.max_depth):
             return
         for url in page_links(item.document, self.link_rules):
+            marker = hash(url)  # requests already yielded are not fingerprinted again
+            if marker in self._yielded:
+                continue
+            self._yielded.add(marker)
             yield scrapy.Request(url, callback=self.parse, errback=self.failed)
 
     def page_item(self, response: Response) -> PageItem:
@@ -138,6 +143,8 @@ class SiteSpider(scrapy.Spider):
             latency=response.meta.get("download_latency"),
             fetched_with="browser" if response.meta.get("playwright") else "http",
             fetch_reason=response.meta.get("structcrawl_render_reason"),
+            render=response.meta.get("structcrawl_render"),
+            network=list(response.meta.get("structcrawl_render_network") or []),
             depth=response.meta.get("depth", 0),
             body=body,
         )
@@ -158,5 +165,12 @@ class SiteSpider(scrapy.Spider):
             redirect_urls=list(request.meta.get("redirect_urls", [])),
             retrieved_at=_now(),
             depth=request.meta.get("depth", 0),
-            fetch_error={"code": f"fetch-{failure.type.__name__}", "message": str(failure.value)},
+            fetched_with="browser" if request.meta.get("playwright") else "http",
+            fetch_reason=request.meta.get("structcrawl_render_reason"),
+            # a download handler may name the error (structcrawl.render: browser-launch-failed)
+            fetch_error={
+                "code": getattr(failure.value, "fetch_error_code", None)
+                or f"fetch-{failure.type.__name__}",
+                "message": str(failure.value),
+            },
         )

@@ -17,6 +17,9 @@ from urllib.parse import urlsplit
 
 __all__ = ["BodyStore", "LocalBodyStore", "body_ref", "open_store"]
 
+#: gzip level 3: about 4x faster than the default 9 on HTML, for a few percent more bytes.
+_LEVEL = 3
+
 
 def body_ref(body: bytes) -> str:
     return "sha256:" + hashlib.sha256(body).hexdigest()
@@ -34,6 +37,7 @@ class LocalBodyStore:
 
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root)
+        self._dirs: set[Path] = set()  # directories known to exist
 
     def _path(self, digest: str) -> Path:
         return self.root / digest[:2] / digest[2:4] / f"{digest}.gz"
@@ -42,10 +46,15 @@ class LocalBodyStore:
         ref = body_ref(body)
         path = self._path(ref.split(":", 1)[1])
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in self._dirs:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._dirs.add(path.parent)
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             try:
-                with os.fdopen(fd, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
+                with (
+                    os.fdopen(fd, "wb") as fh,
+                    gzip.GzipFile(fileobj=fh, mode="wb", mtime=0, compresslevel=_LEVEL) as gz,
+                ):
                     gz.write(body)
                 os.replace(tmp, path)
             except BaseException:

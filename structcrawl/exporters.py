@@ -4,7 +4,11 @@
 * ``pages``: one JSON line per page item (fetch facts and a summary of its records);
 * ``entities``: one JSON line per deduplicated entity;
 * ``entities-csv``: one CSV row per entity: a documented flat column set plus a ``json``
-  column holding the whole entity.
+  column holding the whole entity;
+* ``entities-delta``: one JSON line per entity that is ``new``, ``changed`` or ``gone``
+  compared with the previous run (:mod:`structcrawl.changes`); ``unchanged`` ones are left
+  out. ``entities`` and ``entities-csv`` describe what this run saw and leave ``gone``
+  entities out.
 
 Registered through ``FEED_EXPORTERS`` in ``structcrawl/settings.py``; use them in ``FEEDS``
 (``{"output/entities.jsonl": {"format": "entities"}}``) or ``-O path:format``. The same
@@ -25,7 +29,9 @@ from structcrawl.items import TRANSIENT_FIELDS
 
 __all__ = [
     "CSV_COLUMNS",
+    "DELTA_STATUSES",
     "EntitiesCsvExporter",
+    "EntitiesDeltaJsonLinesExporter",
     "EntitiesJsonLinesExporter",
     "PagesJsonLinesExporter",
     "RecordsJsonLinesExporter",
@@ -39,6 +45,20 @@ def _is_page(item: Any) -> bool:
 
 def _is_entity(item: Any) -> bool:
     return "conflicts" in ItemAdapter(item).field_names()
+
+
+#: Change statuses the ``entities-delta`` feed writes.
+DELTA_STATUSES = frozenset({"new", "changed", "gone"})
+
+
+def _change_status(item: Any) -> str | None:
+    change = ItemAdapter(item).get("change")
+    return change.get("status") if isinstance(change, dict) else None
+
+
+def _is_current_entity(item: Any) -> bool:
+    """An entity this run saw (not one reported ``gone``)."""
+    return _is_entity(item) and _change_status(item) != "gone"
 
 
 class RecordsJsonLinesExporter(JsonLinesItemExporter):
@@ -74,7 +94,19 @@ class EntitiesJsonLinesExporter(JsonLinesItemExporter):
     """One line per entity item."""
 
     def export_item(self, item: Any) -> None:
-        if _is_entity(item):
+        if _is_current_entity(item):
+            super().export_item(item)
+
+
+class EntitiesDeltaJsonLinesExporter(JsonLinesItemExporter):
+    """One line per entity that is new, changed or gone since the previous run (entities
+    without a ``change``, change detection being off, are written too)."""
+
+    def export_item(self, item: Any) -> None:
+        if not _is_entity(item):
+            return
+        status = _change_status(item)
+        if status is None or status in DELTA_STATUSES:
             super().export_item(item)
 
 
@@ -165,7 +197,7 @@ class EntitiesCsvExporter(BaseItemExporter):
         self.writer.writerow([name for name, _ in CSV_COLUMNS])
 
     def export_item(self, item: Any) -> None:
-        if _is_entity(item):
+        if _is_current_entity(item):
             self.writer.writerow(csv_row(ItemAdapter(item).asdict()))
 
     def finish_exporting(self) -> None:

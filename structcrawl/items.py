@@ -2,7 +2,8 @@
 
 A :class:`PageItem` is one fetched URL: what was asked for, what came back, how it was
 fetched, where its raw bytes are kept, and (after the extraction pipeline) its records.
-``body`` and ``document`` are transient: they are never exported.
+``body``, ``document`` and ``network`` (captured JSON responses) are transient: they are
+never exported.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 __all__ = ["TRANSIENT_FIELDS", "EntityItem", "PageItem"]
 
 #: Fields that carry in-process data (bytes, the parsed tree) and are never exported.
-TRANSIENT_FIELDS = frozenset({"body", "document"})
+TRANSIENT_FIELDS = frozenset({"body", "document", "network"})
 
 
 @dataclass(kw_only=True)
@@ -32,6 +33,13 @@ class PageItem:
     latency: float | None = field(default=None, metadata={"doc": "Download latency, seconds."})
     fetched_with: str = field(default="http", metadata={"doc": "'http' or 'browser'."})
     fetch_reason: str | None = field(default=None, metadata={"doc": "Why a browser was used."})
+    http_cache: str | None = field(
+        default=None,
+        metadata={
+            "doc": "HTTP cache outcome (incremental crawls): miss, hit, revalidated (304: the "
+            "cached body was used), modified or stale; None when the cache is off."
+        },
+    )
     depth: int = field(default=0, metadata={"doc": "Link depth from the start URLs."})
     body_ref: str | None = field(default=None, metadata={"doc": "sha256:<hex> of the body."})
     body_uri: str | None = field(default=None, metadata={"doc": "Where the raw body is kept."})
@@ -45,6 +53,15 @@ class PageItem:
     visible: Any = field(
         default=None,
         metadata={"doc": "Visible-page facts (title, h1, canonical, prices, times)."},
+    )
+    render: dict[str, Any] | None = field(
+        default=None,
+        metadata={"doc": "Rendering context when fetched with the browser (structcrawl.render)."},
+    )
+    network: list[dict[str, Any]] = field(
+        default_factory=list,
+        repr=False,
+        metadata={"doc": "Transient JSON responses captured while rendering."},
     )
     body: bytes = field(default=b"", repr=False, metadata={"doc": "Transient raw body."})
     document: Any = field(default=None, repr=False, metadata={"doc": "Transient parsed tree."})
@@ -102,3 +119,10 @@ class EntityItem:
     sightings: int = field(default=0, metadata={"doc": "How many records were merged."})
     first_seen: str | None = field(default=None, metadata={"doc": "Earliest retrieval time."})
     last_seen: str | None = field(default=None, metadata={"doc": "Latest retrieval time."})
+    change: dict[str, Any] | None = field(
+        default=None,
+        metadata={
+            "doc": "Compared with the previous run: {status: new|changed|unchanged|gone, "
+            "fields: changed dotted fields, previous_seen, fingerprint} (structcrawl.changes)."
+        },
+    )

@@ -49,7 +49,7 @@ def test_highest_precedence_wins_and_disagreements_are_conflicts():
         ("119.99", ("rdfa",)),
         ("129.99", ("json-ld", "microdata")),
     }
-    assert view["formats"] == ["rdfa", "json-ld", "microdata"]
+    assert view["formats"] == ["json-ld", "microdata", "rdfa"]  # precedence order
     assert view["first_seen"] == "2026-01-01T00:00:00Z" and view["last_seen"] == "2026-01-03T00:00:00Z"
     assert view["sightings"] == 3
     assert {"url": "u1", "format": "json-ld", "path": "/s#$.name", "raw": " shoe ", "value": "Shoe"} in [

@@ -112,8 +112,9 @@ def add_record(
     for t in record.get("type") or []:
         if t not in state["type"]:
             state["type"].append(t)
-    if fmt not in state["formats"]:
+    if fmt not in state["formats"]:  # kept in precedence order: formats[0] is the best layer
         state["formats"].append(fmt)
+        state["formats"].sort(key=lambda f: ranks.get(f, len(ranks)))
     for flag in record.get("flags") or []:
         if flag not in state["flags"] and len(state["flags"]) < 50:
             state["flags"].append(flag)

@@ -19,6 +19,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 from scrapy.http import Response
 
+from structcrawl.changes.detector import ChangeDetector
 from structcrawl.entities import (
     DEFAULT_PRECEDENCE,
     SqliteEntityStore,
@@ -75,8 +76,15 @@ class EntityConfig:
 
 
 class EntityPipeline:
-    def __init__(self, crawler: Crawler, config: EntityConfig, store: EntityStore):
+    def __init__(
+        self,
+        crawler: Crawler,
+        config: EntityConfig,
+        store: EntityStore,
+        changes: ChangeDetector | None = None,
+    ):
         self.crawler = crawler
+        self.changes = changes  # comparison with the previous run (structcrawl.changes)
         self.stats = crawler.stats
         self.config = config
         self.ranks = precedence_ranks(config.precedence)
@@ -89,12 +97,19 @@ class EntityPipeline:
         config = EntityConfig.from_settings(crawler.settings)
         if not config.enabled:
             raise NotConfigured("STRUCTCRAWL_ENTITIES_ENABLED is off")
-        return cls(crawler, config, SqliteEntityStore(config.store_path, reset=config.reset))
+        try:
+            changes: ChangeDetector | None = ChangeDetector.from_crawler(crawler)
+        except NotConfigured:
+            changes = None
+        store = SqliteEntityStore(config.store_path, reset=config.reset)
+        return cls(crawler, config, store, changes)
 
     def process_item(self, item: Any) -> Any:
         adapter = ItemAdapter(item)
         if "records" not in adapter.field_names():
             return item
+        if self.changes is not None:
+            self.changes.see_page(item)
         page_url = str(adapter.get("final_url") or adapter.get("url") or "")
         when = adapter.get("retrieved_at")
         sightings: list[tuple[str, dict[str, Any]]] = []
@@ -121,19 +136,26 @@ class EntityPipeline:
         return item
 
     def spider_idle(self, spider: Any) -> None:
-        if self.emitted or len(self.store) == 0:
+        if self.emitted:
+            return
+        if len(self.store) == 0 and not (self.changes and self.changes.expects_entities()):
             return
         self.emitted = True
         request = Request(
             "data:,structcrawl-entities",
             callback=self.emit,
             dont_filter=True,
-            meta={INTERNAL_META: True, "dont_obey_robotstxt": True},
+            meta={INTERNAL_META: True, "dont_obey_robotstxt": True, "dont_cache": True},
         )
         self.crawler.engine.crawl(request)
         raise DontCloseSpider
 
     def emit(self, response: Response) -> Iterator[EntityItem]:
+        items = self._entity_items()
+        # with change detection: each item gets `change`, then the `gone` entities follow
+        yield from items if self.changes is None else self.changes.annotate(items)
+
+    def _entity_items(self) -> Iterator[EntityItem]:
         for state in self.store.states():
             view = entity_view(state)
             self.stats.inc_value("structcrawl/entities/emitted")

@@ -15,6 +15,7 @@ from scrapy.exceptions import NotConfigured
 from structcrawl.config import ExtractConfig
 from structcrawl.extract import extract_payload
 from structcrawl.records import Record, error_record
+from structcrawl.render.capture import network_records
 
 __all__ = ["ExtractionPipeline", "page_records"]
 
@@ -57,6 +58,9 @@ def page_records(
         document=adapter.get("document"),
     )
     records = result.records
+    if "network" in adapter.field_names() and adapter.get("network"):
+        # JSON responses the page fetched while it was rendered (structcrawl.render)
+        records = [*records, *network_records(adapter["network"], page_url=url)]
     if not records:
         records = [
             error_record(

@@ -13,6 +13,8 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
 
+from structcrawl.changes.detect import STATUSES
+
 __all__ = ["QualityAggregator", "check_thresholds", "field_paths", "page_outcome"]
 
 _RESERVOIR = 10_000
@@ -75,6 +77,10 @@ class QualityAggregator:
         self.conflict_fields: Counter[str] = Counter()
         self.entities_with_conflicts = 0
         self.conflict_examples: list[dict[str, Any]] = []
+        # incremental crawls (structcrawl.changes): entity changes, HTTP cache outcomes
+        self.changes: Counter[str] = Counter()
+        self.changed_fields: Counter[str] = Counter()
+        self.http_cache: Counter[str] = Counter()
 
     def add_page(self, page: Mapping[str, Any]) -> None:
         self.pages += 1
@@ -82,6 +88,8 @@ class QualityAggregator:
         self.content_types[page.get("content_type") or "none"] += 1
         self.fetched_with[page.get("fetched_with") or "http"] += 1
         self.bytes += int(page.get("body_size") or 0)
+        if page.get("http_cache"):
+            self.http_cache[str(page["http_cache"])] += 1
         latency = page.get("latency")
         if latency is not None:
             self._seen_latencies += 1
@@ -97,6 +105,15 @@ class QualityAggregator:
 
     def add_entity(self, entity: Mapping[str, Any]) -> None:
         etype = (entity.get("type") or ["(untyped)"])[0]
+        change = entity.get("change")
+        change = change if isinstance(change, Mapping) else {}
+        status = change.get("status")
+        if status:
+            self.changes[str(status)] += 1
+            if status == "changed":
+                self.changed_fields.update(f"{etype}.{f}" for f in change.get("fields") or [])
+            if status == "gone":
+                return  # not in this crawl: counted as a change only
         self.entities_by_type[etype] += 1
         self.field_presence[etype].update(set(field_paths(entity.get("properties") or {})))
         validation = entity.get("validation") or {}
@@ -146,6 +163,7 @@ class QualityAggregator:
                 "response_bytes": stats.get("downloader/response_bytes", 0),
                 "latency_p50": _percentile(latencies, 0.50),
                 "latency_p95": _percentile(latencies, 0.95),
+                "by_http_cache": dict(self.http_cache.most_common()),
             },
             "records_by_format": dict(self.records_by_format.most_common()),
             "entities": {
@@ -162,6 +180,10 @@ class QualityAggregator:
             "conflicts": {
                 "by_field": dict(self.conflict_fields.most_common(20)),
                 "examples": self.conflict_examples,
+            },
+            "changes": {
+                **{status: self.changes[status] for status in STATUSES},
+                "top_changed_fields": dict(self.changed_fields.most_common(20)),
             },
             "stats": {k: v for k, v in stats.items() if isinstance(v, (int, float, str))},
         }

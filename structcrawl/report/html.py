@@ -66,6 +66,15 @@ def render_html(report: Mapping[str, Any], title: str = "structcrawl quality rep
         ("body bytes", f"{pages['body_bytes']:,}"),
         ("thresholds", f"{len(thresholds) - len(failed)}/{len(thresholds)} met"),
     ]
+    changes = report.get("changes") or {}
+    changed = {s: changes.get(s, 0) for s in ("new", "changed", "unchanged", "gone")}
+    if any(changed.values()):
+        cards.append(
+            (
+                "since the previous run",
+                "{new} new / {changed} changed / {gone} gone".format(**changed),
+            )
+        )
     out = [
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
         f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1><div class=cards>",
@@ -90,6 +99,11 @@ def render_html(report: Mapping[str, Any], title: str = "structcrawl quality rep
         _bars(pages["by_content_type"], color="#3d6f8e"),
         "<h2>Pages by fetch</h2>",
         _bars(pages["by_fetch"], color="#3d6f8e"),
+        *(
+            ["<h2>Pages by HTTP cache</h2>", _bars(pages["by_http_cache"], color="#3d6f8e")]
+            if pages.get("by_http_cache")
+            else []
+        ),
         "<h2>Records by layer</h2>",
         _bars(report["records_by_format"], color="#7a5c2e"),
         "<h2>Entities per type</h2>",
@@ -121,5 +135,12 @@ def render_html(report: Mapping[str, Any], title: str = "structcrawl quality rep
             f"<details><summary><code>{_e(example['key'])}</code></summary><pre>"
             f"{_e(json.dumps(example['conflicts'], indent=1, ensure_ascii=False))}</pre></details>"
         )
+    if any(changed.values()):
+        out += [
+            "<h2>Changes since the previous run</h2>",
+            _bars(changed, color="#2f5d50"),
+            "<h3>Most frequently changed fields</h3>",
+            _bars(changes.get("top_changed_fields") or {}),
+        ]
     out.append("</body></html>")
     return "\n".join(out)

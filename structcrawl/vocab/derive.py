@@ -66,8 +66,9 @@ def derive(wheel: Path) -> dict[str, Any]:
         tree = ast.parse(zf.read("schema_org/registry.py").decode("utf-8"))
         dist = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
         meta = zf.read(dist).decode("utf-8")
-    version = next(line.split(":", 1)[1].strip() for line in meta.splitlines()
-                   if line.startswith("Version:"))
+    version = next(
+        line.split(":", 1)[1].strip() for line in meta.splitlines() if line.startswith("Version:")
+    )
     classes = _mapping(tree, "CLASS_METADATA")
     props = _mapping(tree, "PROPERTY_BY_SCHEMA")
     enums = _mapping(tree, "ENUM_MEMBERS")
@@ -88,8 +89,9 @@ def derive(wheel: Path) -> dict[str, Any]:
         "enumerations": {name: sorted(members) for name, members in sorted(enums.items())},
         "superseded": {
             name: item["superseded_by"]
-            for name, item in sorted({**classes, **{p["schema_name"]: p for p in props.values()}}
-                                     .items())
+            for name, item in sorted(
+                {**classes, **{p["schema_name"]: p for p in props.values()}}.items()
+            )
             if item.get("superseded_by")
         },
     }
@@ -103,8 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     data = derive(Path(args[0]))
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     OUT.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
-    print(f"{OUT}: schema.org {data['release']}, {len(data['types'])} types, "
-          f"{len(data['properties'])} properties, {len(data['enumerations'])} enumerations")
+    print(
+        f"{OUT}: schema.org {data['release']}, {len(data['types'])} types, "
+        f"{len(data['properties'])} properties, {len(data['enumerations'])} enumerations"
+    )
     return 0
 
 

@@ -1,0 +1,80 @@
+"""Decoding an HTTP body inside the download handler (before Scrapy's HttpCompression
+middleware has seen it), so the JS-only judgement reads the page and not gzip bytes.
+
+Pure module: no Scrapy imports.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+
+__all__ = ["MAX_DECODED", "decoded_body"]
+
+#: Larger decoded bodies are not judged (a decompression bomb must not cost memory).
+MAX_DECODED = 20_000_000
+
+
+def _inflate(data: bytes) -> bytes:
+    try:
+        out = zlib.decompressobj()
+        result = out.decompress(data, MAX_DECODED + 1)
+    except zlib.error:  # raw deflate, as some servers send it
+        out = zlib.decompressobj(-zlib.MAX_WBITS)
+        result = out.decompress(data, MAX_DECODED + 1)
+    return result
+
+
+def _gunzip(data: bytes) -> bytes:
+    out = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    return out.decompress(data, MAX_DECODED + 1)
+
+
+def _unbrotli(data: bytes) -> bytes:
+    import brotli
+
+    return bytes(brotli.decompress(data))
+
+
+def _unzstd(data: bytes) -> bytes:
+    from backports import zstd  # type: ignore[import-not-found,unused-ignore]
+
+    return bytes(zstd.decompress(data))
+
+
+_DECODERS = {
+    "gzip": _gunzip,
+    "x-gzip": _gunzip,
+    "deflate": _inflate,
+    "br": _unbrotli,
+    "zstd": _unzstd,
+}
+
+
+def decoded_body(body: bytes, encodings: Iterable[bytes | str]) -> bytes | None:
+    """``body`` with its ``Content-Encoding`` layers removed (last applied first); ``None``
+    when an encoding is unknown, the data is corrupt, or the result is too large.
+
+    >>> import gzip
+    >>> decoded_body(gzip.compress(b"<html></html>"), [b"gzip"])
+    b'<html></html>'
+    >>> decoded_body(b"<html></html>", []), decoded_body(b"xx", ["gzip"]), decoded_body(b"", ["x"])
+    (b'<html></html>', None, None)
+    """
+    names: list[str] = []
+    for value in encodings:
+        text = value.decode("latin-1") if isinstance(value, bytes) else value
+        names.extend(n.strip().lower() for n in text.split(",") if n.strip())
+    for name in reversed(names):
+        if name == "identity":
+            continue
+        decoder = _DECODERS.get(name)
+        if decoder is None:
+            return None
+        try:
+            body = decoder(body)
+        except Exception:  # corrupt or truncated data: not judged
+            return None
+        if len(body) > MAX_DECODED:
+            return None
+    return body

@@ -1,0 +1,207 @@
+"""The browser side of the render handler: the wrapped scrapy-playwright handler, configured
+for our Chromium, with a cap on open pages, restarts after N pages, and launch failures
+remembered so later requests fail fast with the same clear message.
+
+The wrapped handler is named by ``STRUCTCRAWL_RENDER_HANDLER`` and built as Scrapy builds any
+handler; its launch options, navigation timeout, page cap and resource blocking are set on
+its ``config`` / ``abort_request`` before the engine starts (scrapy-playwright reads them
+when the browser launches), unless the project's own ``PLAYWRIGHT_*`` settings give them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.http import Response
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.misc import build_from_crawler, load_object
+from twisted.internet.defer import Deferred
+
+from structcrawl.config import RenderConfig
+from structcrawl.render.browser import (
+    BrowserLocation,
+    ResourceBlocker,
+    launch_options,
+    locate_chromium,
+)
+
+__all__ = ["BrowserLaunchFailed", "BrowserPool", "RenderFailed", "close_handler"]
+
+logger = logging.getLogger("structcrawl.render")
+
+
+class BrowserLaunchFailed(Exception):
+    """The browser cannot start: the page ends with ``fetch_error.code`` below."""
+
+    fetch_error_code = "browser-launch-failed"
+
+
+class RenderFailed(Exception):
+    """The browser started but this page could not be rendered (navigation error, crash)."""
+
+    fetch_error_code = "browser-render-failed"
+
+
+async def close_handler(handler: Any) -> None:
+    """Close a download handler whatever its style (coroutine, Deferred or nothing)."""
+    close = getattr(handler, "close", None)
+    if close is None:
+        return
+    result = close()
+    if isinstance(result, Deferred):
+        await maybe_deferred_to_future(result)
+    elif inspect.isawaitable(result):
+        await result
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+class BrowserPool:
+    """One wrapped browser handler shared by the http and https handler instances."""
+
+    def __init__(self, crawler: Crawler, config: RenderConfig):
+        self.config = config
+        self.stats = crawler.stats
+        settings = crawler.settings
+        user_options = dict(settings.getdict("PLAYWRIGHT_LAUNCH_OPTIONS") or {})
+        if user_options.get("executable_path"):
+            self.location = BrowserLocation(
+                str(user_options["executable_path"]), "PLAYWRIGHT_LAUNCH_OPTIONS"
+            )
+        else:
+            self.location = locate_chromium(config.executable)
+        self.handler: Any = build_from_crawler(load_object(config.handler), crawler)
+        self._configure(settings, user_options)
+        self.pages = asyncio.Semaphore(config.max_pages)
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._restart_lock = asyncio.Lock()
+        self._inflight = 0
+        self._since_restart = 0
+        self._launched = False
+        self.launch_error: str | None = None
+
+    def _configure(self, settings: Any, user_options: dict[str, Any]) -> None:
+        cfg = getattr(self.handler, "config", None)
+        if cfg is not None:
+            options = launch_options(
+                self.location.path,
+                extra_args=self.config.browser_args,
+                timeout_ms=self.config.timeout * 1000,
+            )
+            user_args = list(user_options.pop("args", []) or [])
+            options.update(user_options)
+            options["args"] = options["args"] + [a for a in user_args if a not in options["args"]]
+            cfg.launch_options = options
+            if settings.get("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT") is None:
+                cfg.navigation_timeout_ms = self.config.timeout * 1000
+            if not settings.getint("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"):
+                cfg.max_pages_per_context = self.config.max_pages
+            cfg.restart_disconnected_browser = True
+        if getattr(self.handler, "abort_request", False) is None and self.config.block_resources:
+            self.handler.abort_request = ResourceBlocker(self.config.block_resources)
+
+    # -- fetching --------------------------------------------------------------------------
+
+    def check(self) -> None:
+        """Raise :class:`BrowserLaunchFailed` at once when the browser cannot start."""
+        if self.launch_error is None:
+            problem = self.location.problem()
+            if problem is not None:
+                self._launch_failed(problem)
+        if self.launch_error is not None:
+            self.stats.inc_value("structcrawl/failure/browser")
+            raise BrowserLaunchFailed(self.launch_error)
+
+    def _launch_failed(self, message: str) -> None:
+        self.launch_error = f"the browser cannot start: {message}"
+        logger.error(
+            "%s; pages that need JavaScript end with fetch error browser-launch-failed "
+            "(see README, 'JavaScript pages and the browser')",
+            self.launch_error,
+        )
+
+    async def fetch(
+        self, request: Request, abandon: Callable[[], Awaitable[None]] | None = None
+    ) -> tuple[Response, float]:
+        """Fetch ``request`` (its ``playwright_*`` meta set) in the browser, within the page
+        cap, restarting the browser first when it is due. Returns the response and the
+        seconds spent in the browser (waiting for a free page excluded).
+
+        The whole render is bounded (twice the navigation timeout plus the wait bound): a page
+        whose scripts never yield is abandoned, ``abandon`` closes it, and the request fails
+        with :class:`RenderFailed`."""
+        self.check()
+        async with self.pages:
+            await self._maybe_restart()
+            self._inflight += 1
+            self._idle.clear()
+            started = time.monotonic()
+            bound = 2 * self.config.timeout + self.config.wait_timeout
+            try:
+                response: Response = await asyncio.wait_for(
+                    self.handler.download_request(request), timeout=bound
+                )
+            except Exception as exc:
+                if isinstance(exc, TimeoutError) and time.monotonic() - started >= bound:
+                    if abandon is not None:
+                        await abandon()
+                    self.stats.inc_value("structcrawl/render/abandoned")
+                    raise RenderFailed(f"render abandoned after {bound:.0f} s") from exc
+                self._failed(exc)
+                raise RenderFailed(_first_line(exc)) from exc
+            finally:
+                self._inflight -= 1
+                self._since_restart += 1
+                if not self._inflight:
+                    self._idle.set()
+            self._launched = True
+            return response, time.monotonic() - started
+
+    def _failed(self, exc: Exception) -> None:
+        has_browser = hasattr(self.handler, "browser")
+        text = str(exc)
+        if "BrowserType.launch" in text or (not self._launched and not has_browser):
+            if self.launch_error is None:
+                where = f"{self.location.path} (found by {self.location.source})"
+                self._launch_failed(f"{where}: {_first_line(exc)}")
+            self.stats.inc_value("structcrawl/failure/browser")
+            raise BrowserLaunchFailed(self.launch_error) from exc
+        if self._launched and not has_browser:
+            self.stats.inc_value("structcrawl/render/browser/crashed")
+
+    async def _maybe_restart(self) -> None:
+        due = self.config.restart_after
+        if not due or self._since_restart < due:
+            return
+        async with self._restart_lock:
+            if self._since_restart < due:
+                return
+            await self._idle.wait()
+            browser = getattr(self.handler, "browser", None)
+            if browser is not None:
+                with contextlib.suppress(Exception):
+                    await browser.close()
+                # scrapy-playwright forgets the browser in its "disconnected" callback; the
+                # next page then launches a new one.
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + 10
+                while hasattr(self.handler, "browser") and loop.time() < deadline:
+                    await asyncio.sleep(0.02)
+                self.stats.inc_value("structcrawl/render/browser/restarts")
+                logger.info("browser restarted after %d pages", self._since_restart)
+            self._since_restart = 0
+
+    async def close(self) -> None:
+        await close_handler(self.handler)

@@ -1,0 +1,290 @@
+"""``RenderDownloadHandler``: plain HTTP, or the browser, decided per request.
+
+Registered for ``http`` and ``https`` in ``DOWNLOAD_HANDLERS``. For each request it asks
+:func:`structcrawl.render.routing.decide` first (a site rule, the request's own wish, or a
+URL template learned on this site send it straight to the browser); otherwise it fetches with
+Scrapy's own HTTP handler and, when the 2xx HTML response looks JS-only
+(:func:`~structcrawl.render.routing.judge_response`), fetches the page again in the browser.
+Exceptions and 4xx/5xx from the HTTP fetch are returned as they are: a failed fetch is a
+failure, not a sign that JavaScript is needed.
+
+Browser fetches go through the wrapped handler named by ``STRUCTCRAWL_RENDER_HANDLER``
+(scrapy-playwright's), with a :class:`~structcrawl.render.capture.RenderSession` as its page
+method and response handler. What happened is left in ``request.meta`` for the spider:
+``playwright`` (fetched with the browser), ``structcrawl_render_reason``,
+``structcrawl_render`` (the rendering context) and ``structcrawl_render_network`` (captured
+JSON responses). A browser that cannot start fails the request with
+:class:`~structcrawl.render._browserpool.BrowserLaunchFailed` (``fetch_error_code``
+``browser-launch-failed``) and counts ``structcrawl/failure/browser``, so the crawl exits
+non-zero; requests that never needed the browser are unaffected.
+
+Stats: ``structcrawl/render/escalated/<reason>``, ``structcrawl/render/pages``,
+``structcrawl/render/judged``, ``structcrawl/render/learned_templates``,
+``structcrawl/render/mispredicted/http_needed_render``, ``structcrawl/render/wait/met`` and
+``/not_met``, ``structcrawl/render/network_json/responses``,
+``structcrawl/render/error/<code>``, ``structcrawl/render/abandoned``,
+``structcrawl/render/browser/restarts`` and ``/crashed``, ``structcrawl/failure/browser``.
+
+Rendering cannot be switched off by raising ``NotConfigured`` (Scrapy would then have no
+handler for http at all): with ``STRUCTCRAWL_RENDER_ENABLED`` off every request goes to the
+plain HTTP handler and no browser handler is built.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from typing import Any, ClassVar
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.http import Response
+from scrapy.utils.misc import build_from_crawler, load_object
+from scrapy_playwright.page import PageMethod
+
+from structcrawl.config import ExtractConfig, RenderConfig
+from structcrawl.extract import extract_payload
+from structcrawl.render._body import decoded_body
+from structcrawl.render._browserpool import (
+    BrowserLaunchFailed,
+    BrowserPool,
+    RenderFailed,
+    close_handler,
+)
+from structcrawl.render.capture import RenderSession
+from structcrawl.render.routing import Route, ShellVerdict, TemplateLearner, decide, judge_response
+from structcrawl.render.rules import RenderRules, load_render_rules
+
+__all__ = ["CONTEXT_NAME", "BrowserLaunchFailed", "RenderDownloadHandler", "RenderFailed"]
+
+#: The browser context every rendered page opens in.
+CONTEXT_NAME = "structcrawl"
+
+
+class _Core:
+    """State shared by the handler instances of one crawler (one per URL scheme): one HTTP
+    handler, one browser pool, one learner."""
+
+    def __init__(self, crawler: Crawler, config: RenderConfig):
+        self.crawler = crawler
+        self.config = config
+        self.stats = crawler.stats
+        self.refs = 0
+        http = config.http_handler or crawler.settings.getdict("DOWNLOAD_HANDLERS_BASE")["https"]
+        self.http: Any = build_from_crawler(load_object(http), crawler)
+        self.pool: BrowserPool | None = None
+        self.rules = RenderRules()
+        self.learner = TemplateLearner(config.learn_after)
+        self.syntaxes = ExtractConfig.from_settings(crawler.settings).syntaxes
+        if config.enabled:
+            self.rules = load_render_rules(config.rules_dir)
+            self.pool = BrowserPool(crawler, config)
+            width, height = config.viewport
+            self.context_kwargs: dict[str, Any] = {
+                "viewport": {"width": width, "height": height},
+                "locale": config.locale,
+                "timezone_id": config.timezone,
+                "service_workers": "block",
+            }
+            if config.user_agent:
+                self.context_kwargs["user_agent"] = config.user_agent
+
+    async def close(self) -> None:
+        await close_handler(self.http)
+        if self.pool is not None:
+            await self.pool.close()
+
+    # -- routing ---------------------------------------------------------------------------
+
+    async def download(self, request: Request) -> Response:
+        meta = request.meta
+        if self.pool is None:
+            return await self.http.download_request(request)
+        if meta.get("playwright") and meta.get("structcrawl_render_reason"):
+            # a retried or re-scheduled request that was rendered before: keep its reason
+            route = decide(request.url, self.rules, self.learner, requested=True)
+            route = Route("browser", meta["structcrawl_render_reason"], route.rule, route.plan)
+        else:
+            wish = meta.get("playwright")
+            requested = True if wish is True else (False if wish is False else None)
+            route = decide(
+                request.url,
+                self.rules,
+                self.learner,
+                requested=requested,
+                detect=self.config.detect,
+            )
+        if route.mode == "browser" and request.method == "GET":
+            self.stats.inc_value(f"structcrawl/render/escalated/{route.reason}")
+            return await self.render(request, route)
+        meta.pop("playwright", None)
+        response: Response = await self.http.download_request(request)
+        if not route.detect or request.method != "GET":
+            return response
+        verdict = self._judge(response, route)
+        if verdict is None or not verdict.js_only:
+            return response
+        if self.learner.record(request.url) == self.config.learn_after:
+            self.stats.inc_value("structcrawl/render/learned_templates")
+        self.stats.inc_value(f"structcrawl/render/escalated/{verdict.reason}")
+        self.stats.inc_value("structcrawl/render/mispredicted/http_needed_render")
+        escalated = Route("browser", verdict.reason, route.rule, route.plan)
+        return await self.render(request, escalated, http_response=response, verdict=verdict)
+
+    def _judge(self, response: Response, route: Route) -> ShellVerdict | None:
+        if not 200 <= response.status < 300:
+            return None
+        body = decoded_body(response.body, response.headers.getlist(b"Content-Encoding"))
+        if body is None:
+            return None
+        raw_type = response.headers.get(b"Content-Type")
+        content_type = raw_type.decode("latin-1") if raw_type else None
+        verdict = judge_response(body, response.url, content_type, response.status, route.expect)
+        if not any(s.startswith("payload:") for s in verdict.signals):
+            self.stats.inc_value("structcrawl/render/judged")  # a 2xx HTML page
+        if verdict.js_only:
+            self.stats.inc_value("structcrawl/render/judged/js_only")
+        return verdict
+
+    # -- the browser -----------------------------------------------------------------------
+
+    async def render(
+        self,
+        request: Request,
+        route: Route,
+        *,
+        http_response: Response | None = None,
+        verdict: ShellVerdict | None = None,
+    ) -> Response:
+        assert self.pool is not None
+        config = self.config
+        session = RenderSession(
+            route.plan,
+            wait_timeout=config.wait_timeout,
+            capture_json=config.capture_json,
+            max_bytes=config.capture_max_bytes,
+        )
+        meta = request.meta
+        meta.update(
+            {
+                "playwright": True,
+                "playwright_context": CONTEXT_NAME,
+                "playwright_context_kwargs": self.context_kwargs,
+                "playwright_include_page": False,
+                "playwright_page_methods": [PageMethod(session.prepare)],
+                "playwright_page_event_handlers": {"response": session.on_response},
+                "playwright_page_goto_kwargs": {
+                    "wait_until": "load",
+                    "timeout": config.timeout * 1000,
+                },
+                "structcrawl_render_reason": route.reason,
+            }
+        )
+        started = time.monotonic()
+        try:
+            response, seconds = await self.pool.fetch(request, abandon=session.close_page)
+        except (BrowserLaunchFailed, RenderFailed) as exc:
+            self.stats.inc_value(f"structcrawl/render/error/{exc.fetch_error_code}")
+            raise
+        finally:
+            session.page = None  # the wrapped handler closed it (or abandon did)
+            for key in ("playwright_page_methods", "playwright_page_event_handlers"):
+                meta.pop(key, None)  # they hold the session: let it go with the page
+        render_ms = round(seconds * 1000)
+        queued_ms = max(round((time.monotonic() - started) * 1000) - render_ms, 0)
+        self.stats.inc_value("structcrawl/render/pages")
+        met = "met" if session.wait.get("met") else "not_met"
+        self.stats.inc_value(f"structcrawl/render/wait/{met}")
+        self.stats.inc_value("structcrawl/render/network_json/responses", len(session.captured))
+        meta["structcrawl_render"] = self._context(
+            session, route, (render_ms, queued_ms), http_response, verdict, request.url
+        )
+        meta["structcrawl_render_network"] = list(session.captured)
+        return response
+
+    def _context(
+        self,
+        session: RenderSession,
+        route: Route,
+        timing: tuple[int, int],
+        http_response: Response | None,
+        verdict: ShellVerdict | None,
+        url: str,
+    ) -> dict[str, Any]:
+        env = session.environment
+        assert self.pool is not None
+        location = self.pool.location
+        context: dict[str, Any] = {
+            "reason": route.reason,
+            "browser": {
+                **(env.get("browser") or {}),
+                "executable": location.path,
+                "found_by": location.source,
+            },
+            "viewport": env.get("viewport"),
+            "locale": env.get("locale"),
+            "timezone": env.get("timezone"),
+            "user_agent": env.get("user_agent"),
+            "wait": session.wait,
+            "actions": session.actions,
+            "render_ms": timing[0],
+            "queued_ms": timing[1],
+            "network_json": len(session.captured),
+            "records_http": self._records_http(session, http_response, url),
+        }
+        if route.rule is not None:
+            rule = route.rule
+            context["rule"] = {"site": rule.site, "url_pattern": rule.url_pattern.pattern}
+        if verdict is not None:
+            context["signals"] = list(verdict.signals)
+        return context
+
+    def _records_http(
+        self, session: RenderSession, http_response: Response | None, url: str
+    ) -> int | None:
+        """Entity records in the page as HTTP serves it: the response judged before the
+        escalation, or the browser's own navigation response (no second fetch)."""
+        if http_response is not None:
+            body = decoded_body(
+                http_response.body, http_response.headers.getlist(b"Content-Encoding")
+            )
+            raw = http_response.headers.get(b"Content-Type")
+            content_type = raw.decode("latin-1") if raw else None
+        else:
+            body, content_type = session.document_body, session.document_type
+        if body is None:
+            return None
+        try:
+            found = extract_payload(body, url, content_type, syntaxes=self.syntaxes)
+        except Exception:  # the comparison is a statistic: never fail the page for it
+            return None
+        return sum(1 for r in found.records if r.kind == "entity")
+
+
+class RenderDownloadHandler:
+    """The ``http``/``https`` download handler (see the module docstring)."""
+
+    lazy = False  # built before the engine starts, so the browser handler sees engine_started
+    _cores: ClassVar[weakref.WeakKeyDictionary[Crawler, _Core]] = weakref.WeakKeyDictionary()
+
+    def __init__(self, crawler: Crawler, core: _Core):
+        self.crawler = crawler
+        self.core = core
+        core.refs += 1
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RenderDownloadHandler:
+        core = cls._cores.get(crawler)
+        if core is None:
+            config = RenderConfig.from_settings(crawler.settings)
+            core = cls._cores[crawler] = _Core(crawler, config)
+        return cls(crawler, core)
+
+    async def download_request(self, request: Request) -> Response:
+        return await self.core.download(request)
+
+    async def close(self) -> None:
+        self.core.refs -= 1
+        if self.core.refs <= 0:
+            await self.core.close()
+            self._cores.pop(self.crawler, None)

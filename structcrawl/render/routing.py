@@ -1,0 +1,390 @@
+"""Render routing: which URLs need a browser, and what the browser should wait for.
+
+Three kinds of evidence send a request to the browser (the reason is recorded on the page):
+
+* ``rule``: a site's ``[[render]]`` table says the URL pattern needs rendering
+  (:mod:`structcrawl.render.rules`); ``requested`` when the request itself asked for it;
+* ``learned``: earlier pages of the same URL template (:func:`url_template`) needed the
+  browser ``threshold`` times on this site (:class:`TemplateLearner`), so HTTP-first is paid
+  once per template, not once per page;
+* an HTTP response that looks JS-only (:func:`judge_html`): ``empty-mount`` (an empty
+  application mount point such as ``<div id="root"></div>``), ``noscript`` (a ``<noscript>``
+  asking for JavaScript) or ``missing-expected`` (the site's ``expect`` selectors find nothing),
+  each only when the page has scripts and (for the first two) no content layer
+  (JSON-LD, Microdata, RDFa, data block, microformats).
+
+A failed HTTP fetch (an exception, a 4xx/5xx) is never evidence that JavaScript is needed:
+:func:`judge_response` only judges 2xx HTML.
+
+Pure module: no Scrapy imports.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from posixpath import splitext
+from urllib.parse import parse_qsl, urlsplit
+
+from lxml import etree
+
+from structcrawl.document import parse_html
+from structcrawl.payload import classify
+from structcrawl.render.rules import Action, RenderRule, RenderRules, css_to_xpath
+
+__all__ = [
+    "DEFAULT_DATA_SELECTOR",
+    "DETECT_REASONS",
+    "REASONS",
+    "Route",
+    "ShellVerdict",
+    "TemplateLearner",
+    "WaitPlan",
+    "decide",
+    "judge_html",
+    "judge_response",
+    "url_template",
+    "wait_plan",
+]
+
+#: Reasons an HTTP response is judged JS-only.
+DETECT_REASONS = ("empty-mount", "noscript", "missing-expected")
+#: Every escalation reason (``fetch_reason`` and ``structcrawl/render/escalated/<reason>``).
+REASONS = ("requested", "rule", "learned", *DETECT_REASONS)
+
+#: What the browser waits for when no rule says: a semantic layer in the DOM.
+DEFAULT_DATA_SELECTOR = (
+    'script[type="application/ld+json"], [itemscope], [typeof], script#__NEXT_DATA__'
+)
+#: After a JSON response arrived, this says the application rendered something.
+SETTLE_SELECTOR = (
+    "#root > *, #app > *, #__next > *, #__nuxt > *, #___gatsby > *, app-root > *, "
+    + DEFAULT_DATA_SELECTOR
+)
+
+_MOUNT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-app", "app-root")
+_MOUNTS = etree.XPath(
+    " | ".join(f"//*[@id='{i}']" for i in _MOUNT_IDS) + " | //app-root | //*[@data-reactroot]"
+)
+_JS_TYPES = frozenset(
+    {"", "text/javascript", "application/javascript", "module", "text/ecmascript",
+     "application/ecmascript", "text/jsx", "text/babel"}
+)
+_NOSCRIPT_HINT = re.compile(
+    r"javascript.{0,80}\b(enable|enabled|required|require|requires|need|needs|turn on|"
+    r"activate|disabled|support)|\b(enable|requires?|needs?|turn on|activate)\b.{0,80}javascript",
+    re.I | re.S,
+)
+_MF2_ROOTS = frozenset(
+    {"h-card", "h-entry", "h-event", "h-product", "h-recipe", "h-review", "h-feed", "h-adr",
+     "h-geo", "h-item", "h-resume", "h-review-aggregate", "h-cite", "vcard", "hentry",
+     "vevent", "hproduct", "hrecipe", "hreview", "hfeed"}
+)
+_JSONLD = etree.XPath("//script[contains(translate(@type, 'LDJSON', 'ldjson'), 'ld+json')]")
+_DATA = etree.XPath("//script[@type]")
+_LAYER_ATTRS = etree.XPath("(//*[@itemscope] | //*[@typeof] | //*[@vocab])[1]")
+_CLASSED = etree.XPath("//*[@class]")
+_TEXT_SKIP = frozenset({"script", "style", "noscript", "template"})
+
+
+@dataclass(frozen=True, slots=True)
+class ShellVerdict:
+    """Whether a page looks JS-only, why, and the signals seen (for logs and tests)."""
+
+    js_only: bool
+    reason: str | None = None
+    signals: tuple[str, ...] = ()
+
+
+def _script_count(root: etree._Element) -> int:
+    count = 0
+    for script in root.iter("script"):
+        mime = (script.get("type") or "").split(";")[0].strip().lower()
+        if mime in _JS_TYPES and (script.get("src") or (script.text or "").strip()):
+            count += 1
+    return count
+
+
+def _empty_mount(root: etree._Element) -> str | None:
+    for el in _MOUNTS(root):
+        has_children = any(isinstance(c.tag, str) for c in el)
+        if not has_children and not "".join(el.itertext()).strip():
+            return f"#{el.get('id')}" if el.get("id") else el.tag
+    return None
+
+
+def _content_layers(root: etree._Element) -> list[str]:
+    layers = []
+    if any((s.text or "").strip() for s in _JSONLD(root)):
+        layers.append("json-ld")
+    if _LAYER_ATTRS(root):
+        layers.append("microdata/rdfa")
+    for script in _DATA(root):
+        mime = (script.get("type") or "").split(";")[0].strip().lower()
+        if (mime in ("application/json", "text/json") or mime.endswith("+json")) and (
+            mime != "application/ld+json" and (script.text or "").strip()
+        ):
+            layers.append("data-block")
+            break
+    if any(set((el.get("class") or "").split()) & _MF2_ROOTS for el in _CLASSED(root)):
+        layers.append("microformats")
+    return layers
+
+
+def _noscript_hint(root: etree._Element) -> bool:
+    return any(_NOSCRIPT_HINT.search("".join(n.itertext())) for n in root.iter("noscript"))
+
+
+def _visible_text_length(root: etree._Element) -> int:
+    body = root.find("body")
+    if body is None:
+        return 0
+    total = 0
+    for el in body.iter():
+        if isinstance(el.tag, str) and el.tag not in _TEXT_SKIP and el.text:
+            total += len(el.text.strip())
+        if el.tail and el is not body:
+            total += len(el.tail.strip())
+    return total
+
+
+def _any_match(root: etree._Element, selectors: Sequence[str]) -> bool:
+    for selector in selectors:
+        xpath = css_to_xpath(selector)
+        if xpath is not None and root.xpath(xpath):
+            return True
+    return False
+
+
+def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict:
+    """Judge one parsed HTML page (the HTTP version) for JS-only-ness.
+
+    >>> from structcrawl.document import parse_html
+    >>> shell = parse_html(b'<html><body><div id="root"></div>'
+    ...     b'<script src="/app.js"></script></body></html>', "http://a.example/")
+    >>> judge_html(shell.root).reason
+    'empty-mount'
+    >>> plain = parse_html(b'<html><body><h1>Tent</h1><script>var a = 1;</script>'
+    ...     b'</body></html>', "http://a.example/")
+    >>> judge_html(plain.root).js_only, judge_html(plain.root, expect=["h1"]).js_only
+    (False, False)
+    >>> judge_html(plain.root, expect=["h1.product"]).reason
+    'missing-expected'
+    """
+    scripts = _script_count(root)
+    signals = [f"scripts:{scripts}", f"text:{_visible_text_length(root)}"]
+    if not scripts:
+        return ShellVerdict(False, None, (*signals, "no-scripts"))
+    if expect:
+        if _any_match(root, expect):
+            return ShellVerdict(False, None, (*signals, "expected-present"))
+        signals.append("expected-missing")
+    layers = _content_layers(root)
+    signals.extend(f"layer:{name}" for name in layers)
+    mount = _empty_mount(root)
+    if mount:
+        signals.append(f"empty-mount:{mount}")
+    hint = _noscript_hint(root)
+    if hint:
+        signals.append("noscript-hint")
+    if mount and not layers:
+        return ShellVerdict(True, "empty-mount", tuple(signals))
+    if hint and not layers:
+        return ShellVerdict(True, "noscript", tuple(signals))
+    if expect:
+        return ShellVerdict(True, "missing-expected", tuple(signals))
+    return ShellVerdict(False, None, tuple(signals))
+
+
+def judge_response(
+    body: bytes,
+    url: str,
+    content_type: str | None,
+    status: int,
+    expect: Sequence[str] = (),
+) -> ShellVerdict:
+    """Judge an HTTP response: only a 2xx HTML page can be evidence that JavaScript is needed.
+
+    >>> judge_response(b"<html></html>", "http://a.example/", "text/html", 503).signals
+    ('status:503',)
+    >>> judge_response(b'{"a": 1}', "http://a.example/a.json", "application/json", 200).js_only
+    False
+    """
+    if not 200 <= status < 300:
+        return ShellVerdict(False, None, (f"status:{status}",))
+    kind = classify(content_type, body)
+    if kind not in ("html", "xhtml"):
+        return ShellVerdict(False, None, (f"payload:{kind}",))
+    doc = parse_html(body, url, content_type=content_type)
+    return judge_html(doc.root, expect)
+
+
+_NUMERIC = re.compile(r"\d+\Z")
+_ID = re.compile(r"(?=[^/]*\d)[0-9a-fA-F-]{8,}\Z")
+_SLUGGY = re.compile(r"[-_.\d]")
+
+
+def _generalize(segment: str, leaf: bool) -> str:
+    if _NUMERIC.match(segment):
+        return "{n}"
+    if _ID.match(segment):
+        return "{id}"
+    if not leaf:
+        return segment
+    stem, ext = splitext(segment)
+    if stem.lower() in ("index", "default", ""):
+        return segment
+    if _NUMERIC.match(stem):
+        return "{n}" + ext
+    if _ID.match(stem):
+        return "{id}" + ext
+    return "{slug}" + ext if _SLUGGY.search(stem) else segment
+
+
+def url_template(url: str) -> str:
+    """The template of a URL: host, the path with its variable parts generalized, and the
+    query's parameter names.
+
+    >>> url_template("http://shop.example/products/trail-runner-x.html")
+    'shop.example/products/{slug}.html'
+    >>> url_template("https://shop.example/p/12345/reviews?page=2&sort=new")
+    'shop.example/p/{n}/reviews?page=&sort='
+    >>> url_template("https://shop.example/about.html"), url_template("https://shop.example/")
+    ('shop.example/about.html', 'shop.example/')
+    """
+    try:
+        parts = urlsplit(url)
+        netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+    except ValueError:
+        return url
+    segments = parts.path.split("/")
+    last = len(segments) - 1
+    path = "/".join(_generalize(s, i == last) if s else s for i, s in enumerate(segments))
+    keys = sorted({k for k, _ in parse_qsl(parts.query, keep_blank_values=True)})
+    query = ("?" + "&".join(f"{k}=" for k in keys)) if keys else ""
+    return f"{netloc.lower()}{path or '/'}{query}"
+
+
+@dataclass(slots=True)
+class TemplateLearner:
+    """Counts browser escalations per URL template (the template includes the host, so the
+    learning is per site); from ``threshold`` escalations on, the template is rendered
+    directly. ``threshold`` 0 turns learning off.
+
+    >>> learner = TemplateLearner(2)
+    >>> learner.record("http://a.example/p/one-x.html"), learner.learned("http://a.example/p/two-y.html")
+    (1, False)
+    >>> learner.record("http://a.example/p/two-y.html"), learner.learned("http://a.example/p/3-z.html")
+    (2, True)
+    >>> learner.learned("http://b.example/p/two-y.html")
+    False
+    """
+
+    threshold: int
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def record(self, url: str) -> int:
+        """Count one escalation of ``url``'s template; the new count."""
+        key = url_template(url)
+        self.counts[key] += 1
+        return self.counts[key]
+
+    def learned(self, url: str) -> bool:
+        return self.threshold > 0 and self.counts[url_template(url)] >= self.threshold
+
+    def learned_templates(self) -> list[str]:
+        return sorted(k for k, v in self.counts.items() if self.threshold and v >= self.threshold)
+
+
+@dataclass(frozen=True, slots=True)
+class WaitPlan:
+    """What the browser does after load: actions, then wait for a meaningful condition
+    (``selector`` attached and/or a JSON response matching ``response``), bounded by the
+    caller's timeout. ``any_json``: any captured JSON response also ends the wait, after
+    which ``settle`` (the app rendered something) is awaited within the same bound."""
+
+    selector: str | None = DEFAULT_DATA_SELECTOR
+    response: re.Pattern[str] | None = None
+    any_json: bool = True
+    settle: str | None = SETTLE_SELECTOR
+    actions: tuple[Action, ...] = ()
+
+    @property
+    def label(self) -> str:
+        parts = []
+        if self.selector:
+            parts.append(f"selector:{self.selector}")
+        if self.response is not None:
+            parts.append(f"response:{self.response.pattern}")
+        elif self.any_json:
+            parts.append("response:any-json")
+        return " | ".join(parts) if self.any_json and self.response is None else " & ".join(parts)
+
+
+def wait_plan(rule: RenderRule | None) -> WaitPlan:
+    """The wait plan of a URL: from its rule when the rule names a condition, else the
+    default (a semantic layer in the DOM, or any JSON response then the app settling).
+
+    >>> wait_plan(None).label.startswith("selector:script")
+    True
+    """
+    if rule is None or not (rule.wait_for or rule.wait_for_response or rule.expect):
+        return WaitPlan(actions=rule.actions if rule else ())
+    selector = rule.wait_for or (", ".join(rule.expect) if rule.expect else None)
+    return WaitPlan(
+        selector=selector,
+        response=rule.wait_for_response,
+        any_json=False,
+        settle=None,
+        actions=rule.actions,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The decision for one request: ``mode`` ``http`` or ``browser``, the reason for a
+    browser, the rule that applied and the wait plan to use if rendered."""
+
+    mode: str
+    reason: str | None
+    rule: RenderRule | None
+    plan: WaitPlan
+    detect: bool = True
+
+    @property
+    def expect(self) -> tuple[str, ...]:
+        return self.rule.expect if self.rule else ()
+
+
+def decide(
+    url: str,
+    rules: RenderRules,
+    learner: TemplateLearner,
+    *,
+    requested: bool | None = None,
+    detect: bool = True,
+) -> Route:
+    """Route one URL before it is fetched. ``requested`` is the request's own wish
+    (``meta["playwright"]``: True forces the browser, False forbids it).
+
+    >>> learner = TemplateLearner(1)
+    >>> decide("http://a.example/p/x-1.html", RenderRules(), learner).mode
+    'http'
+    >>> _ = learner.record("http://a.example/p/x-1.html")
+    >>> route = decide("http://a.example/p/y-2.html", RenderRules(), learner)
+    >>> route.mode, route.reason
+    ('browser', 'learned')
+    """
+    rule = rules.for_url(url)
+    plan = wait_plan(rule)
+    if requested is False or (rule is not None and rule.mode == "never"):
+        return Route("http", None, rule, plan, detect=False)
+    if requested:
+        return Route("browser", "requested", rule, plan)
+    if rule is not None and rule.mode == "always":
+        return Route("browser", "rule", rule, plan)
+    if learner.learned(url):
+        return Route("browser", "learned", rule, plan)
+    return Route("http", None, rule, plan, detect=detect)

@@ -1,0 +1,191 @@
+"""Visible-page facts: what a reader of the page sees, to check structured data against.
+
+:func:`visible_facts` reads the page's one parsed tree (one XPath selects the candidate
+elements) and collects:
+
+* ``title``: the ``<title>`` text (whitespace normalized), ``None`` without one;
+* ``h1``: the text of every visible ``<h1>``, in document order;
+* ``canonical``: the first ``<link rel="canonical" href>``, resolved against the document base;
+* ``prices``: visible price texts, conservatively: only inside *price containers* (elements
+  whose ``class``, ``id`` or ``data-*`` attribute names or values hold the word ``price``, such
+  as ``price``, ``product-price``, ``sale_price``, ``data-price``, or whose ``itemprop`` or
+  RDFa ``property`` is ``price``/``lowPrice``/``highPrice``), and only text that reads as an
+  amount with a currency (``$129.99``, ``1.299,00 €``, ``from US$ 49``, ``129.99 USD``); a
+  container inside a container already read is not read again; repeated texts are kept once;
+* ``times``: the ``datetime`` of every visible ``<time>`` (its text when it has none).
+
+:class:`VisibleFacts` is :class:`structcrawl.validate.VisibleFacts` (re-exported here), the
+shape the validation checks read.
+
+"Visible" means: in ``<body>``, not inside ``script``/``style``/``template``/``noscript``, and
+not inside an element marked ``hidden``, ``aria-hidden="true"`` or an inline ``display: none`` /
+``visibility: hidden`` style (stylesheets are not evaluated).
+
+>>> from structcrawl.document import parse_html
+>>> doc = parse_html(b'''<title> Shoe | Shop </title><link rel="canonical" href="/p/1">
+... <h1>Shoe</h1><p class="price">was <s>$149.00</s> now $1,049.00</p>
+... <span itemprop="price" hidden>$1.00</span><time datetime="2026-03-14">14.03.</time>''',
+... "https://shop.example/p/1?ref=x")
+>>> visible_facts(doc)
+VisibleFacts(title='Shoe | Shop', h1=['Shoe'], canonical='https://shop.example/p/1', \
+prices=['$149.00', '$1,049.00'], times=['2026-03-14'])
+
+Pure module: no Scrapy imports.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from structcrawl.document import Document
+from structcrawl.rules._select import element_text
+from structcrawl.validate import VisibleFacts
+
+__all__ = ["VisibleFacts", "find_prices", "visible_facts"]
+
+
+_SKIP_TAGS = frozenset({"script", "style", "template", "noscript", "head"})
+_PRICE_WORD = re.compile(r"(?:^|[-_\s])prices?(?:$|[-_\s])", re.I)
+_PRICE_ITEMPROPS = frozenset({"price", "lowprice", "highprice"})
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
+_CODE = r"\b(?:USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|INR|BRL|MXN|ZAR)\b"
+_SYMBOL = r"(?:\b[A-Z]{1,2})?\$|€|£|¥|₹|₩|₽|₺|₪|₫|₱|฿"
+_AMOUNT = r"\d{1,3}(?:[.,' ]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
+_PRICE = re.compile(
+    rf"(?:{_SYMBOL}|{_CODE})\s?(?:{_AMOUNT})|(?<![\d.,])(?:{_AMOUNT})\s?(?:{_SYMBOL}|{_CODE})"
+)
+
+
+def find_prices(text: str) -> list[str]:
+    """Every amount-with-currency in ``text``, whitespace normalized.
+
+    >>> find_prices("from $349.00 (was 1.299,00\\xa0€), 129.99 USD; 42 pieces")
+    ['$349.00', '1.299,00 €', '129.99 USD']
+    """
+    return [" ".join(m.group(0).split()) for m in _PRICE.finditer(" ".join(text.split()))]
+
+
+def _tokens(value: str | None) -> list[str]:
+    return value.split() if value else []
+
+
+def _hidden(el: etree._Element) -> bool:
+    if el.get("hidden") is not None or (el.get("aria-hidden") or "").strip().lower() == "true":
+        return True
+    if el.tag == "input" and (el.get("type") or "").lower() == "hidden":
+        return True
+    return bool(_HIDDEN_STYLE.search(el.get("style") or ""))
+
+
+def _price_container(el: etree._Element) -> bool:
+    props = _tokens(el.get("itemprop")) + _tokens(el.get("property"))
+    if any(re.split(r"[:/#]", t)[-1].lower() in _PRICE_ITEMPROPS for t in props):
+        return True
+    for name, value in el.attrib.items():
+        name = str(name).lower()
+        if name in ("class", "id") and any(_PRICE_WORD.search(t) for t in _tokens(str(value))):
+            return True
+        if name.startswith("data-") and (
+            _PRICE_WORD.search(name[5:]) or any(_PRICE_WORD.search(t) for t in _tokens(str(value)))
+        ):
+            return True
+    return False
+
+
+def _title(root: etree._Element) -> str | None:
+    candidates = root.xpath("//title[not(ancestor::*[local-name()='svg'])]")
+    for el in candidates if isinstance(candidates, list) else []:
+        if isinstance(el, etree._Element):
+            text = " ".join(element_text(el).split())
+            return text or None
+    return None
+
+
+def _canonical(document: Document) -> str | None:
+    for link in document.root.iter("link"):
+        rels = [t.lower() for t in _tokens(link.get("rel"))]
+        href = (link.get("href") or "").strip()
+        if "canonical" in rels and href:
+            return document.resolve(href)
+    return None
+
+
+def _add(values: list[str], value: str) -> None:
+    if value and value not in values:
+        values.append(value)
+
+
+# Elements worth a closer look: h1, time, and anything whose attributes mention a price.
+# One XPath pass in C instead of a Python walk over every element of the page.
+_CANDIDATES = etree.XPath(
+    "//body//h1 | //body//time | //body//*[@itemprop or @property"
+    " or contains(translate(@class, 'PRICE', 'price'), 'price')"
+    " or contains(translate(@id, 'PRICE', 'price'), 'price')"
+    " or @*[starts-with(name(), 'data-') and (contains(translate(name(), 'PRICE', 'price'),"
+    " 'price') or contains(translate(., 'PRICE', 'price'), 'price'))]]"
+)
+
+
+def _visible(el: etree._Element) -> bool:
+    """Not inside a non-rendered or hidden element (checked up the ancestors)."""
+    node: etree._Element | None = el
+    while node is not None and node.tag != "body":
+        if not isinstance(node.tag, str) or node.tag in _SKIP_TAGS or _hidden(node):
+            return False
+        node = node.getparent()
+    return True
+
+
+def visible_facts(document: Document) -> VisibleFacts:
+    """The page's visible facts (see the module docstring)."""
+    root = document.root
+    h1: list[str] = []
+    prices: list[str] = []
+    times: list[str] = []
+    read: set[etree._Element] = set()  # price containers already read
+    for el in _CANDIDATES(root):
+        if not _visible(el):
+            continue
+        if el.tag == "h1":
+            text = " ".join(element_text(el).split())
+            if text:
+                h1.append(text)
+        elif el.tag == "time":
+            _add(times, (el.get("datetime") or "").strip() or " ".join(element_text(el).split()))
+        if el.tag in ("meta", "link") or not _price_container(el):
+            continue
+        if any(a in read for a in el.iterancestors()):
+            continue
+        read.add(el)
+        for price in find_prices(_visible_text(el)):
+            _add(prices, price)
+    return VisibleFacts(
+        title=_title(root),
+        h1=h1,
+        canonical=_canonical(document),
+        prices=prices,
+        times=times,
+    )
+
+
+def _visible_text(el: etree._Element) -> str:
+    """The text of ``el`` without its hidden or non-rendered descendants."""
+    parts: list[str] = []
+    stack: list[etree._Element | str] = [el]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        if node.tail and node is not el:
+            stack.append(node.tail)
+        if not isinstance(node.tag, str) or node.tag in _SKIP_TAGS or _hidden(node):
+            continue
+        children: list[etree._Element | str] = list(node)
+        stack.extend(reversed(children))
+        if node.text:
+            stack.append(node.text)
+    return "".join(parts)

@@ -1,0 +1,269 @@
+"""Semantic data against what the page shows: disagreements become conflicts, never a
+silent choice of one side.
+
+>>> facts = VisibleFacts(title="Trail Runner X | Northwind", h1=["Trail Runner X"],
+...                      canonical=None, prices=["$139.99"], times=[])
+>>> record = {"kind": "entity", "type": ["Product"], "properties": {
+...     "name": "Trail Runner X",
+...     "offers": {"type": ["Offer"], "properties": {"price": "129.99"}}}}
+>>> [(c["field"], c["code"]) for c in check_visible(record, facts)]
+[('offers.price', 'price-vs-visible')]
+
+Checks (each only when both sides have something to compare):
+
+* ``name`` / ``headline`` of a page-subject record (a Product, Article, Event, Recipe,
+  JobPosting, LocalBusiness, WebPage, ... or subtype) against the ``<title>`` and the
+  ``<h1>``s, after normalization (Unicode NFKC, case folding, punctuation and whitespace
+  runs as one space): it agrees when it contains or is contained in the title (titles carry
+  " | Site" suffixes) or an h1, word for word. Code ``name-vs-title`` / ``headline-vs-title``.
+* the offer prices (``offers[...].price``, ``lowPrice``, ``highPrice``,
+  ``priceSpecification.price``, or the record's own when it is an Offer) against the
+  visible prices, compared as decimals; visible strings such as ``€1.299,00`` are parsed
+  with price-parser. When none of the record's prices is among the visible ones, each is a
+  conflict (code ``price-vs-visible``; ``visible_value`` is the list of visible price
+  strings). When one is, the others (a second seller, the ``highPrice`` of "from $349") may
+  simply not be shown: no conflict.
+* ``datePublished`` and ``startDate`` against the ``<time>`` values: the same calendar date,
+  or the same instant when both sides carry a time zone. Code ``date-vs-time``;
+  ``visible_value`` is the list of visible times.
+* ``url`` of a WebPage (or subtype) against ``<link rel=canonical>``, canonicalized.
+  Code ``url-vs-canonical``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from price_parser import Price
+from w3lib.url import canonicalize_url
+
+from structcrawl.validate._issues import join_path
+from structcrawl.validate.vocabulary import Vocabulary
+
+__all__ = ["SUBJECT_TYPES", "VisibleFacts", "check_visible"]
+
+#: Types whose name is expected to be what the page is titled after (subtypes included).
+SUBJECT_TYPES = frozenset(
+    {
+        "Product",
+        "Article",
+        "Event",
+        "Recipe",
+        "JobPosting",
+        "LocalBusiness",
+        "WebPage",
+        "Course",
+        "Book",
+        "Movie",
+        "SoftwareApplication",
+        "Dataset",
+        "HowTo",
+    }
+)
+_DATE_FIELDS = ("datePublished", "startDate")
+_PRICE_FIELDS = ("price", "lowPrice", "highPrice")
+_PLAIN_DECIMAL = re.compile(r"^\s*[+-]?\d+(\.\d+)?\s*$")
+_ISO_DATE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})")
+_NON_WORD = re.compile(r"[\W_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class VisibleFacts:
+    """What a person sees on the page (collected from the parsed document elsewhere)."""
+
+    title: str | None = None
+    h1: list[str] = field(default_factory=list)
+    canonical: str | None = None
+    prices: list[str] = field(default_factory=list)
+    times: list[str] = field(default_factory=list)
+
+    @classmethod
+    def coerce(cls, value: Any) -> VisibleFacts | None:
+        """A VisibleFacts from itself, a mapping of its fields, or None for anything else."""
+        if isinstance(value, VisibleFacts) or value is None:
+            return value
+        if isinstance(value, Mapping):
+
+            def texts(name: str) -> list[str]:
+                items = value.get(name) or []
+                return [s for s in items if isinstance(s, str)] if isinstance(items, list) else []
+
+            title, canonical = value.get("title"), value.get("canonical")
+            return cls(
+                title=title if isinstance(title, str) else None,
+                h1=texts("h1"),
+                canonical=canonical if isinstance(canonical, str) else None,
+                prices=texts("prices"),
+                times=texts("times"),
+            )
+        return None
+
+
+def check_visible(record: dict[str, Any], facts: VisibleFacts | None) -> list[dict[str, Any]]:
+    """Conflicts between one record and the page's visible facts (``[]`` without facts)."""
+    facts = VisibleFacts.coerce(facts)
+    if facts is None or not isinstance(record, dict) or record.get("kind", "entity") != "entity":
+        return []
+    props = record.get("properties")
+    if not isinstance(props, dict):
+        return []
+    scope = _scope(record)
+    conflicts: list[dict[str, Any]] = []
+    if scope & SUBJECT_TYPES:
+        for name in ("name", "headline"):
+            conflicts.extend(_name_conflict(name, _first_text(props.get(name)), facts))
+    conflicts.extend(_price_conflicts(record, props, scope, facts))
+    for name in _DATE_FIELDS:
+        conflicts.extend(_date_conflict(name, _first_text(props.get(name)), facts))
+    if "WebPage" in scope:
+        conflicts.extend(_canonical_conflict(_first_text(props.get("url")), facts))
+    return conflicts
+
+
+def _scope(record: Mapping[str, Any]) -> frozenset[str]:
+    vocab = Vocabulary.default()
+    types = record.get("type")
+    names = [types] if isinstance(types, str) else types if isinstance(types, list) else []
+    return frozenset().union(*(vocab.ancestors(t) for t in names if isinstance(t, str)))
+
+
+def _first_text(value: Any) -> str | None:
+    if isinstance(value, list):
+        value = value[0] if value else None
+    if isinstance(value, dict):
+        value = value.get("@value")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _norm(text: str) -> str:
+    return _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def _agrees(a: str, b: str) -> bool:
+    na, nb = _norm(a), _norm(b)
+    return bool(na and nb) and (f" {na} " in f" {nb} " or f" {nb} " in f" {na} ")
+
+
+def _conflict(
+    field_: str, record_value: Any, visible: Any, source: str, code: str
+) -> dict[str, Any]:
+    return {
+        "field": field_,
+        "record_value": record_value,
+        "visible_value": visible,
+        "visible_source": source,
+        "code": code,
+    }
+
+
+def _name_conflict(name: str, value: str | None, facts: VisibleFacts) -> list[dict[str, Any]]:
+    headings = [h for h in facts.h1 if h.strip()]
+    title = facts.title if facts.title and facts.title.strip() else None
+    if value is None or (title is None and not headings):
+        return []
+    if any(_agrees(value, seen) for seen in ([title] if title else []) + headings):
+        return []
+    source, visible = ("title", title) if title else ("h1", headings[0])
+    return [_conflict(name, value, visible, source, f"{name}-vs-title")]
+
+
+def _decimal(value: Any) -> Decimal | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return Decimal(str(value))
+    if not isinstance(value, str):
+        return None
+    try:
+        if _PLAIN_DECIMAL.match(value):
+            return Decimal(value.strip())
+        amount = Price.fromstring(value).amount
+    except (InvalidOperation, ValueError):
+        return None
+    return amount if isinstance(amount, Decimal) else None
+
+
+def _offer_prices(record: Mapping[str, Any], path: str) -> Iterator[tuple[str, Any]]:
+    """(path, raw value) of each price of an offer record and its price specifications."""
+    props = record.get("properties") or {}
+    for key in _PRICE_FIELDS:
+        for i, value in _each(props.get(key)):
+            yield _indexed(join_path(path, key), i), value
+    for i, spec in _each(props.get("priceSpecification")):
+        if isinstance(spec, dict):
+            yield from _offer_prices(spec, _indexed(join_path(path, "priceSpecification"), i))
+
+
+def _each(value: Any) -> Iterator[tuple[int | None, Any]]:
+    """(index, item) of a list, or (None, value) of a single value."""
+    if isinstance(value, list):
+        yield from enumerate(value)
+    elif value is not None:
+        yield None, value
+
+
+def _indexed(path: str, index: int | None) -> str:
+    return path if index is None else join_path(path, index)
+
+
+def _price_conflicts(
+    record: Mapping[str, Any], props: Mapping[str, Any], scope: frozenset[str], facts: VisibleFacts
+) -> list[dict[str, Any]]:
+    visible = {d for d in map(_decimal, facts.prices) if d is not None}
+    if not visible:
+        return []
+    prices: list[tuple[str, Any]] = []
+    if scope & {"Offer", "AggregateOffer"}:
+        prices.extend(_offer_prices(record, ""))
+    for i, offer in _each(props.get("offers")):
+        if isinstance(offer, dict) and isinstance(offer.get("properties"), dict):
+            prices.extend(_offer_prices(offer, _indexed("offers", i)))
+    amounts = [(path, raw, _decimal(raw)) for path, raw in prices]
+    amounts = [(path, raw, amount) for path, raw, amount in amounts if amount is not None]
+    if any(amount in visible for _, _, amount in amounts):
+        return []  # the page shows one of the prices; the others may simply not be shown
+    return [
+        _conflict(path, raw, list(facts.prices), "price", "price-vs-visible")
+        for path, raw, _ in amounts
+    ]
+
+
+def _instant(text: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+def _date_conflict(name: str, value: str | None, facts: VisibleFacts) -> list[dict[str, Any]]:
+    day = _ISO_DATE.match(value) if value else None
+    seen = [(m.group(1), t) for t in facts.times if (m := _ISO_DATE.match(t))]
+    if value is None or day is None or not seen:
+        return []
+    moment = _instant(value)
+    for visible_day, text in seen:
+        if visible_day == day.group(1):
+            return []
+        other = _instant(text)
+        if moment is not None and other is not None and moment == other:
+            return []
+    return [_conflict(name, value, list(facts.times), "time", "date-vs-time")]
+
+
+def _canonical_conflict(url: str | None, facts: VisibleFacts) -> list[dict[str, Any]]:
+    if not url or not facts.canonical:
+        return []
+    try:
+        same = canonicalize_url(url) == canonicalize_url(facts.canonical)
+    except ValueError:
+        same = url.strip() == facts.canonical.strip()
+    return [] if same else [_conflict("url", url, facts.canonical, "canonical", "url-vs-canonical")]

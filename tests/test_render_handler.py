@@ -1,0 +1,302 @@
+"""The render download handler's decisions, with stand-ins for Scrapy's HTTP handler and for
+scrapy-playwright (both named in settings, as the real ones are). The real browser runs in
+tests/test_render_crawl.py."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any, ClassVar
+
+import pytest
+from scrapy import Request
+from scrapy.http import HtmlResponse
+from scrapy.utils.test import get_crawler
+from scrapy_playwright.page import PageMethod
+
+from structcrawl.render.browser import ResourceBlocker
+from structcrawl.render.handler import (
+    CONTEXT_NAME,
+    BrowserLaunchFailed,
+    RenderDownloadHandler,
+    RenderFailed,
+)
+
+BASE = "http://shop.example/"
+SHELL = b'<html><body><div id="root"></div><script src="/app.js"></script></body></html>'
+PLAIN = (b'<html><head><script type="application/ld+json">{"@type": "Product", "name": "A"}'
+         b"</script></head><body><h1>A</h1><script>x()</script></body></html>")
+RENDERED = (b'<html><head><script type="application/ld+json">{"@type": "Product", "name": "B"}'
+            b'</script></head><body><div id="root"><h1>B</h1></div></body></html>')
+
+
+class FakeHttp:
+    """Stands in for Scrapy's HTTP/1.1 handler: canned responses by URL."""
+
+    lazy = False
+    pages: ClassVar[dict[str, Any]] = {}
+    calls: ClassVar[list[str]] = []
+    closed: ClassVar[int] = 0
+
+    def __init__(self, crawler: Any):
+        pass
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> FakeHttp:
+        return cls(crawler)
+
+    async def download_request(self, request: Request) -> HtmlResponse:
+        assert not request.meta.get("playwright")
+        FakeHttp.calls.append(request.url)
+        spec = self.pages[request.url]
+        if isinstance(spec, Exception):
+            raise spec
+        status, body = spec
+        return HtmlResponse(request.url, status=status, body=body, request=request,
+                            headers={"Content-Type": "text/html; charset=utf-8"})
+
+    async def close(self) -> None:
+        FakeHttp.closed += 1
+
+
+class FakeBrowser:
+    """Stands in for scrapy-playwright's handler."""
+
+    calls: ClassVar[list[Request]] = []
+    fail_with: ClassVar[Exception | None] = None
+    instances: ClassVar[list[FakeBrowser]] = []
+    closed: ClassVar[int] = 0
+
+    def __init__(self, crawler: Any):
+        self.abort_request = None
+        FakeBrowser.instances.append(self)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> FakeBrowser:
+        return cls(crawler)
+
+    async def download_request(self, request: Request) -> HtmlResponse:
+        FakeBrowser.calls.append(request)
+        if FakeBrowser.fail_with is not None:
+            raise FakeBrowser.fail_with
+        self.browser = object()  # launched
+        return HtmlResponse(request.url, body=RENDERED, request=request, flags=["playwright"],
+                            headers={"Content-Type": "text/html; charset=utf-8"})
+
+    async def close(self) -> None:
+        FakeBrowser.closed += 1
+
+
+@pytest.fixture
+def crawler(tmp_path):
+    FakeHttp.pages = {}
+    FakeHttp.calls = []
+    FakeHttp.closed = 0
+    FakeBrowser.calls = []
+    FakeBrowser.fail_with = None
+    FakeBrowser.instances = []
+    FakeBrowser.closed = 0
+    (tmp_path / "shop.toml").write_text(
+        'name = "shop"\nhosts = ["shop.example"]\n'
+        '[[render]]\nurl_pattern = "/app/"\nwait_for = "#root h1"\n'
+        '[[render]]\nurl_pattern = "/never/"\nrender = false\n'
+    )
+
+    def make(**settings: Any):
+        base = {
+            "STRUCTCRAWL_RENDER_HTTP_HANDLER": f"{__name__}.FakeHttp",
+            "STRUCTCRAWL_RENDER_HANDLER": f"{__name__}.FakeBrowser",
+            "STRUCTCRAWL_BROWSER_EXECUTABLE": sys.executable,
+            "STRUCTCRAWL_RULES_DIR": str(tmp_path),
+            "STRUCTCRAWL_RENDER_LEARN_AFTER": 2,
+        }
+        base.update(settings)
+        return get_crawler(settings_dict=base)
+
+    return make
+
+
+def run(handler: RenderDownloadHandler, *urls: str, meta: dict | None = None) -> list[Any]:
+    async def go() -> list[Any]:
+        out: list[Any] = []
+        for url in urls:
+            request = Request(url, meta=dict(meta or {}))
+            try:
+                out.append(await handler.download_request(request))
+            except Exception as exc:  # kept for the assertions
+                out.append(exc)
+        return out
+
+    return asyncio.run(go())
+
+
+def stats(crawler) -> dict[str, Any]:
+    return {k: v for k, v in crawler.stats.get_stats().items() if k.startswith("structcrawl/")}
+
+
+def test_a_plain_page_stays_http(crawler):
+    c = crawler()
+    FakeHttp.pages = {BASE + "p/a-1.html": (200, PLAIN)}
+    (response,) = run(RenderDownloadHandler.from_crawler(c), BASE + "p/a-1.html")
+    assert response.body == PLAIN and not response.meta.get("playwright")
+    assert FakeHttp.calls == [BASE + "p/a-1.html"] and not FakeBrowser.calls
+    assert stats(c) == {"structcrawl/render/judged": 1}
+
+
+def test_a_shell_is_fetched_again_in_the_browser(crawler):
+    c = crawler()
+    FakeHttp.pages = {BASE + "p/a-1.html": (200, SHELL)}
+    (response,) = run(RenderDownloadHandler.from_crawler(c), BASE + "p/a-1.html")
+    assert response.body == RENDERED and "playwright" in response.flags
+    meta = response.meta
+    assert meta["playwright"] is True and meta["structcrawl_render_reason"] == "empty-mount"
+    assert meta["playwright_context"] == CONTEXT_NAME
+    kwargs = meta["playwright_context_kwargs"]
+    assert kwargs["viewport"] == {"width": 1280, "height": 800}
+    assert (kwargs["locale"], kwargs["timezone_id"], kwargs["service_workers"]) == (
+        "en-US", "UTC", "block")
+    assert meta["playwright_page_goto_kwargs"]["wait_until"] == "load"
+    assert "playwright_page_methods" not in meta  # released with the page
+    render = meta["structcrawl_render"]
+    assert render["reason"] == "empty-mount" and render["records_http"] == 0
+    assert "empty-mount:#root" in render["signals"] and render["render_ms"] >= 0
+    assert render["browser"]["executable"] == sys.executable
+    assert render["browser"]["found_by"] == "setting"
+    s = stats(c)
+    assert s["structcrawl/render/escalated/empty-mount"] == 1
+    assert s["structcrawl/render/mispredicted/http_needed_render"] == 1
+    assert s["structcrawl/render/pages"] == 1
+
+
+def test_the_browser_request_carries_a_page_method_and_a_response_handler(crawler):
+    c = crawler()
+    seen: dict[str, Any] = {}
+
+    async def spy(request: Request) -> HtmlResponse:
+        seen.update(request.meta)
+        return HtmlResponse(request.url, body=RENDERED, request=request)
+
+    handler = RenderDownloadHandler.from_crawler(c)
+    handler.core.pool.handler.download_request = spy  # type: ignore[union-attr]
+    run(handler, BASE + "app/x")
+    (method,) = seen["playwright_page_methods"]
+    assert isinstance(method, PageMethod) and callable(method.method)
+    assert callable(seen["playwright_page_event_handlers"]["response"])
+    assert seen["playwright_include_page"] is False
+
+
+def test_after_n_escalations_a_template_goes_straight_to_the_browser(crawler):
+    c = crawler()
+    urls = [BASE + f"p/item-{i}.html" for i in range(1, 5)]
+    FakeHttp.pages = {u: (200, SHELL) for u in urls}
+    responses = run(RenderDownloadHandler.from_crawler(c), *urls)
+    assert [r.meta["structcrawl_render_reason"] for r in responses] == [
+        "empty-mount", "empty-mount", "learned", "learned"]
+    assert FakeHttp.calls == urls[:2]  # HTTP-first paid twice (the threshold), not per page
+    s = stats(c)
+    assert s["structcrawl/render/escalated/learned"] == 2
+    assert s["structcrawl/render/learned_templates"] == 1
+    assert s["structcrawl/render/mispredicted/http_needed_render"] == 2
+
+
+@pytest.mark.parametrize("status", [500, 503, 404])
+def test_a_failed_http_fetch_is_not_escalated(crawler, status):
+    c = crawler()
+    FakeHttp.pages = {BASE + "x": (status, SHELL)}
+    (response,) = run(RenderDownloadHandler.from_crawler(c), BASE + "x")
+    assert response.status == status and not FakeBrowser.calls
+    assert "structcrawl/render/escalated/empty-mount" not in stats(c)
+
+
+def test_an_http_exception_is_not_escalated(crawler):
+    c = crawler()
+    FakeHttp.pages = {BASE + "x": TimeoutError("took too long")}
+    (error,) = run(RenderDownloadHandler.from_crawler(c), BASE + "x")
+    assert isinstance(error, TimeoutError) and not FakeBrowser.calls
+
+
+def test_rules_and_requests_route_without_http(crawler):
+    c = crawler()
+    FakeHttp.pages = {BASE + "never/x": (200, SHELL), BASE + "p/q-1.html": (200, SHELL)}
+    handler = RenderDownloadHandler.from_crawler(c)
+    (ruled,) = run(handler, BASE + "app/x")
+    assert ruled.meta["structcrawl_render_reason"] == "rule" and not FakeHttp.calls
+    assert ruled.meta["structcrawl_render"]["rule"] == {"site": "shop", "url_pattern": "/app/"}
+    assert ruled.meta["structcrawl_render"]["records_http"] is None  # no navigation body seen
+    (never,) = run(handler, BASE + "never/x")
+    assert not never.meta.get("playwright")  # render = false: not even judged
+    (forbidden,) = run(handler, BASE + "p/q-1.html", meta={"playwright": False})
+    assert not forbidden.meta.get("playwright")
+    (asked,) = run(handler, BASE + "anything", meta={"playwright": True})
+    assert asked.meta["structcrawl_render_reason"] == "requested"
+    assert len(FakeBrowser.calls) == 2
+
+
+def test_detection_can_be_switched_off(crawler):
+    c = crawler(STRUCTCRAWL_RENDER_DETECT=False)
+    FakeHttp.pages = {BASE + "p/a-1.html": (200, SHELL)}
+    (response,) = run(RenderDownloadHandler.from_crawler(c), BASE + "p/a-1.html")
+    assert not response.meta.get("playwright") and not FakeBrowser.calls
+
+
+def test_rendering_off_means_plain_http_and_no_browser_handler(crawler):
+    c = crawler(STRUCTCRAWL_RENDER_ENABLED=False)
+    FakeHttp.pages = {BASE + "app/x": (200, SHELL)}
+    handler = RenderDownloadHandler.from_crawler(c)
+    (response,) = run(handler, BASE + "app/x")
+    assert response.body == SHELL and not FakeBrowser.instances
+
+
+def test_a_browser_that_cannot_launch_fails_fast_and_counts_a_failure(crawler):
+    c = crawler()
+    FakeBrowser.fail_with = RuntimeError(
+        "BrowserType.launch: Failed to launch chromium because executable doesn't exist")
+    FakeHttp.pages = {BASE + "plain": (200, PLAIN)}
+    handler = RenderDownloadHandler.from_crawler(c)
+    first, second, plain = run(handler, BASE + "app/a", BASE + "app/b", BASE + "plain")
+    for error in (first, second):
+        assert isinstance(error, BrowserLaunchFailed)
+        assert error.fetch_error_code == "browser-launch-failed"
+        assert "executable doesn't exist" in str(error) and sys.executable in str(error)
+    assert len(FakeBrowser.calls) == 1  # the second request did not try again
+    assert plain.status == 200 and plain.body == PLAIN  # pages without the browser complete
+    s = stats(c)
+    assert s["structcrawl/failure/browser"] == 2
+    assert s["structcrawl/render/error/browser-launch-failed"] == 2
+
+
+def test_a_missing_executable_fails_without_trying(crawler):
+    c = crawler(STRUCTCRAWL_BROWSER_EXECUTABLE="/nonexistent/chromium")
+    (error,) = run(RenderDownloadHandler.from_crawler(c), BASE + "app/a")
+    assert isinstance(error, BrowserLaunchFailed) and not FakeBrowser.calls
+    assert "no executable Chromium at /nonexistent/chromium (from setting)" in str(error)
+    assert stats(c)["structcrawl/failure/browser"] == 1
+
+
+def test_a_page_that_fails_in_a_running_browser_is_a_render_error(crawler):
+    c = crawler()
+    handler = RenderDownloadHandler.from_crawler(c)
+    ok, = run(handler, BASE + "app/a")
+    FakeBrowser.fail_with = RuntimeError("Page.goto: net::ERR_CONNECTION_RESET")
+    (error,) = run(handler, BASE + "app/b")
+    assert isinstance(error, RenderFailed) and error.fetch_error_code == "browser-render-failed"
+    s = stats(c)
+    assert s["structcrawl/render/error/browser-render-failed"] == 1
+    assert "structcrawl/failure/browser" not in s
+
+
+def test_http_and_https_share_one_browser_and_close_it_once(crawler):
+    c = crawler()
+    first = RenderDownloadHandler.from_crawler(c)
+    second = RenderDownloadHandler.from_crawler(c)
+    assert first.core is second.core and len(FakeBrowser.instances) == 1
+    assert isinstance(FakeBrowser.instances[0].abort_request, ResourceBlocker)
+    assert FakeBrowser.instances[0].abort_request.types == frozenset({"image", "font", "media"})
+
+    async def close_both() -> None:
+        await first.close()
+        assert FakeBrowser.closed == 0
+        await second.close()
+
+    asyncio.run(close_both())
+    assert FakeBrowser.closed == 1 and FakeHttp.closed == 1
