@@ -38,9 +38,10 @@ _URL_ATTR = {
 }
 _VALUE_ATTR = {"data": "value", "meter": "value"}
 _string = etree.XPath("string()")
-_TOP_ITEMS = etree.XPath("//*[@itemscope and not(@itemprop)]")
-_WITH_ID = etree.XPath("//*[@id]")
-_WITH_ITEMPROP = etree.XPath("//*[@itemprop]")
+# Attribute nodes, then their elements: libxml2 answers //@a far faster than //*[@a].
+_ITEMSCOPES = etree.XPath("//@itemscope")
+_IDS = etree.XPath("//@id")
+_ITEMPROPS = etree.XPath("//@itemprop")
 
 
 def property_value(doc: Document, el: etree._Element) -> tuple[Any, Any]:
@@ -76,15 +77,15 @@ class _Extractor:
     def by_id(self, ident: str) -> etree._Element | None:
         if self._ids is None:
             self._ids = {}
-            for el in _WITH_ID(self.doc.root):
-                self._ids.setdefault(el.get("id"), el)
+            for attribute in _IDS(self.doc.root):
+                self._ids.setdefault(str(attribute), attribute.getparent())
         return self._ids.get(ident)
 
     def doc_order(self, elements: list[etree._Element]) -> list[etree._Element]:
         if len(elements) < 2:
             return elements
         if self._order is None:  # property elements are all elements with itemprop
-            self._order = {el: i for i, el in enumerate(_WITH_ITEMPROP(self.doc.root))}
+            self._order = {a.getparent(): i for i, a in enumerate(_ITEMPROPS(self.doc.root))}
         return sorted(elements, key=self._order.__getitem__)
 
     def crawl(self, root: etree._Element) -> list[etree._Element]:
@@ -142,7 +143,10 @@ class _Extractor:
 def extract(doc: Document) -> list[Record]:
     ex = _Extractor(doc)
     records = []
-    for el in _TOP_ITEMS(doc.root):
+    for attribute in _ITEMSCOPES(doc.root):
+        el = attribute.getparent()
+        if el.get("itemprop") is not None:
+            continue
         attrs = {k: v for k, v in el.attrib.items() if k.startswith("item") or k == "id"}
         records.append(ex.item(el, set(), attrs))
     return records

@@ -19,19 +19,20 @@ True
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from lxml import etree
 
 from ._parser import Mf2Parser, document_base
-from ._vocab import BACKCOMPAT_ROOTS, split_tokens
+from ._vocab import BACKCOMPAT_ROOTS
 
 __all__ = ["has_microformats", "parse_mf2"]
 
-_CLASS_CANDIDATES: Final = etree.XPath(
-    "descendant-or-self::*/@class[contains(., 'h-')"
-    + "".join(f" or contains(., '{name}')" for name in sorted(BACKCOMPAT_ROOTS))
-    + "]"
+_CLASSES: Final = etree.XPath("//@class")
+_WS = "[ \\t\\n\\f\\r]"  # ASCII whitespace: what class tokens are split on
+_ROOT_TOKEN: Final = re.compile(
+    rf"(?:^|{_WS})(?:h-|(?:{'|'.join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, reverse=True))})(?:{_WS}|$))"
 )
 
 
@@ -40,15 +41,11 @@ def has_microformats(root: etree._Element) -> bool:
     root class (``vcard``, ``hentry``, ``hreview``, ``vevent``, ``hproduct``, ``hfeed``, ``adr``,
     ``geo``, ``hresume``, ``hrecipe``, ``hnews``, ``hreview-aggregate``)?
 
-    One XPath selects the class attributes containing one of those strings; their tokens
-    (split on ASCII whitespace, as the parser does) are then checked until the first hit.
-    A False answer guarantees that :func:`parse_mf2` finds no items (rels may still exist).
+    All class attributes are fetched by one XPath and searched by one regular expression over
+    their tokens (split on ASCII whitespace, as the parser does). A False answer guarantees
+    that :func:`parse_mf2` finds no items (rels may still exist).
     """
-    for value in _CLASS_CANDIDATES(root):
-        for token in split_tokens(value):
-            if token.startswith("h-") or token in BACKCOMPAT_ROOTS:
-                return True
-    return False
+    return _ROOT_TOKEN.search("\n".join(_CLASSES(root))) is not None
 
 
 def parse_mf2(root: etree._Element, base_url: str, *, with_paths: bool = False) -> dict[str, Any]:

@@ -170,11 +170,16 @@ class _Processor:
         root = self.root
         relevant = _RELEVANT
         inert_leaf = _INERT_LEAF
+        on_path = _generating_paths(root)
         while stack:
             children, ctx, pending = stack[-1]
             for element in children:
                 if not isinstance(element.tag, str):
                     continue  # comment, processing instruction, entity
+                if element not in on_path and not ctx.incomplete:
+                    # Nothing below can generate a triple: no @property/@rel/@rev/@typeof/
+                    # @vocab in the subtree, and no incomplete triple waiting for a subject.
+                    continue
                 keys = element.keys()
                 if element is not root:
                     if not keys or (relevant.isdisjoint(keys) and not _has_xmlns(keys)):
@@ -364,7 +369,16 @@ class _Processor:
             predicates = _predicates(prefixes.tokens(prop, vocab))
             if predicates:
                 value = self.property_value(
-                    el, local, a, prefixes, vocab, language, rel, rev, content, datatype,
+                    el,
+                    local,
+                    a,
+                    prefixes,
+                    vocab,
+                    language,
+                    rel,
+                    rev,
+                    content,
+                    datatype,
                     resource or href or src,
                     typed if typeof is not None and "about" not in a else None,
                 )
@@ -391,15 +405,24 @@ class _Processor:
                 child = ctx
             else:
                 child = _Context(
-                    ctx.parent_subject, ctx.parent_object, prefixes, ctx.incomplete,
-                    ctx.list_mapping, language, vocab,
+                    ctx.parent_subject,
+                    ctx.parent_object,
+                    prefixes,
+                    ctx.incomplete,
+                    ctx.list_mapping,
+                    language,
+                    vocab,
                 )
         else:
             subject = new_subject if new_subject is not None else ctx.parent_subject
             child = _Context(
                 subject,
                 current_object if current_object is not None else subject,
-                prefixes, incomplete, lists, language, vocab,
+                prefixes,
+                incomplete,
+                lists,
+                language,
+                vocab,
             )
 
         # Step 14 happens after the children: only lists created here are emitted here.
@@ -462,6 +485,24 @@ def _predicates(resolved: tuple[Resource, ...]) -> tuple[IRI, ...]:
     if all(isinstance(r, IRI) for r in resolved):
         return resolved  # type: ignore[return-value]
     return tuple(r for r in resolved if isinstance(r, IRI))
+
+
+# attribute nodes, then their elements: ~4x faster in libxml2 than //*[@a or @b ...]
+_GENERATING = etree.XPath("//@property | //@rel | //@rev | //@typeof | //@vocab")
+
+
+def _generating_paths(root: etree._Element) -> set[etree._Element]:
+    """Elements that generate triples themselves (@property, @rel, @rev, @typeof, @vocab) and
+    their ancestors: the only subtrees the walk must enter while no incomplete triple is
+    pending. On typical pages (navigation, text, a few Open Graph tags) this leaves most of
+    the tree unvisited."""
+    found: set[etree._Element] = set()
+    for attribute in _GENERATING(root):
+        node: etree._Element | None = attribute.getparent()
+        while node is not None and node not in found:
+            found.add(node)
+            node = node.getparent()
+    return found
 
 
 def process(root: etree._Element, base: str) -> list[Triple]:
