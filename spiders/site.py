@@ -23,7 +23,7 @@ from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 from twisted.python.failure import Failure
 
 from structcrawl.config import DEFAULTS
-from structcrawl.document import parse_html
+from structcrawl.document import PARSED_META, parse_html
 from structcrawl.items import PageItem
 from structcrawl.links import LinkRules, page_links
 from structcrawl.payload import classify, split_content_type
@@ -149,7 +149,14 @@ class SiteSpider(scrapy.Spider):
             body=body,
         )
         if response.status < 400 and classify(content_type, body) in ("html", "xhtml"):
-            item.document = parse_html(body, response.url, content_type=content_type)
+            parsed = response.meta.pop(PARSED_META, None)
+            stats = self.crawler.stats
+            if parsed and parsed[0] == len(body) and parsed[1].url == response.url:
+                item.document = parsed[1]  # parsed once already, by the download handler
+                stats.inc_value("structcrawl/site/parse_reused")
+            else:
+                item.document = parse_html(body, response.url, content_type=content_type)
+                stats.inc_value("structcrawl/site/parsed")
             item.charset = item.charset or item.document.encoding
         return item
 

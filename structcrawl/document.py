@@ -17,7 +17,11 @@ from urllib.parse import urljoin, urlsplit
 from lxml import etree
 from w3lib.encoding import html_to_unicode
 
-__all__ = ["Document", "parse_html", "resolve_base"]
+__all__ = ["PARSED_META", "Document", "parse_html", "resolve_base"]
+
+#: Request meta key under which a component that already parsed a response (the render
+#: handler judges every HTML page) leaves ``(body length, Document)`` for the spider.
+PARSED_META = "structcrawl_parsed"
 
 _SAFE_BASE_SCHEMES = frozenset({"http", "https", "file", ""})
 

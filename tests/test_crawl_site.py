@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,16 @@ def test_entities_csv_has_the_documented_columns(crawl):
     assert len(rows) - 1 == len(crawl["entities"])
     by_key = {json.loads(r[-1])["key"]: r for r in rows[1:]}
     assert set(by_key) == {e["key"] for e in crawl["entities"]}
+
+
+def test_each_page_is_parsed_once(crawl):
+    """The download handler parses HTML to judge it; the spider reuses that tree."""
+    log = (crawl["out"] / "crawl.log").read_text()
+    reused = int(re.search(r"'structcrawl/site/parse_reused': (\d+)", log).group(1))
+    parsed = re.search(r"'structcrawl/site/parsed': (\d+)", log)
+    http_html = [p for p in crawl["pages"]
+                 if p["payload_kind"] == "html" and p["fetched_with"] == "http"]
+    assert reused == len(http_html)
+    # only rendered pages (a new DOM) are parsed by the spider itself
+    rendered = [p for p in crawl["pages"] if p["fetched_with"] == "browser"]
+    assert (int(parsed.group(1)) if parsed else 0) == len(rendered)

@@ -43,6 +43,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_playwright.page import PageMethod
 
 from structcrawl.config import ExtractConfig, RenderConfig
+from structcrawl.document import PARSED_META
 from structcrawl.extract import extract_payload
 from structcrawl.render._body import decoded_body
 from structcrawl.render._browserpool import (
@@ -52,7 +53,13 @@ from structcrawl.render._browserpool import (
     close_handler,
 )
 from structcrawl.render.capture import RenderSession
-from structcrawl.render.routing import Route, ShellVerdict, TemplateLearner, decide, judge_response
+from structcrawl.render.routing import (
+    Route,
+    ShellVerdict,
+    TemplateLearner,
+    decide,
+    judge_and_parse,
+)
 from structcrawl.render.rules import RenderRules, load_render_rules
 
 __all__ = ["CONTEXT_NAME", "BrowserLaunchFailed", "RenderDownloadHandler", "RenderFailed"]
@@ -121,7 +128,7 @@ class _Core:
         response: Response = await self.http.download_request(request)
         if not route.detect or request.method != "GET":
             return response
-        verdict = self._judge(response, route)
+        verdict = self._judge(request, response, route)
         if verdict is None or not verdict.js_only:
             return response
         if self.learner.record(request.url) == self.config.learn_after:
@@ -131,7 +138,7 @@ class _Core:
         escalated = Route("browser", verdict.reason, route.rule, route.plan)
         return await self.render(request, escalated, http_response=response, verdict=verdict)
 
-    def _judge(self, response: Response, route: Route) -> ShellVerdict | None:
+    def _judge(self, request: Request, response: Response, route: Route) -> ShellVerdict | None:
         if not 200 <= response.status < 300:
             return None
         body = decoded_body(response.body, response.headers.getlist(b"Content-Encoding"))
@@ -139,7 +146,12 @@ class _Core:
             return None
         raw_type = response.headers.get(b"Content-Type")
         content_type = raw_type.decode("latin-1") if raw_type else None
-        verdict = judge_response(body, response.url, content_type, response.status, route.expect)
+        verdict, doc = judge_and_parse(
+            body, response.url, content_type, response.status, route.expect
+        )
+        if doc is not None and not verdict.js_only:
+            # the spider reuses this tree instead of parsing the page a second time
+            request.meta[PARSED_META] = (len(body), doc)
         if not any(s.startswith("payload:") for s in verdict.signals):
             self.stats.inc_value("structcrawl/render/judged")  # a 2xx HTML page
         if verdict.js_only:

@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from lxml import etree
 
-from structcrawl.document import parse_html
+from structcrawl.document import Document, parse_html
 from structcrawl.payload import classify
 from structcrawl.render.rules import Action, RenderRule, RenderRules, css_to_xpath
 
@@ -161,7 +161,7 @@ def _any_match(root: etree._Element, selectors: Sequence[str]) -> bool:
 def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict:
     """Judge one parsed HTML page (the HTTP version) for JS-only-ness.
 
-    >>> from structcrawl.document import parse_html
+    >>> from structcrawl.document import Document, parse_html
     >>> shell = parse_html(b'<html><body><div id="root"></div>'
     ...     b'<script src="/app.js"></script></body></html>', "http://a.example/")
     >>> judge_html(shell.root).reason
@@ -212,13 +212,25 @@ def judge_response(
     >>> judge_response(b'{"a": 1}', "http://a.example/a.json", "application/json", 200).js_only
     False
     """
+    return judge_and_parse(body, url, content_type, status, expect)[0]
+
+
+def judge_and_parse(
+    body: bytes,
+    url: str,
+    content_type: str | None,
+    status: int,
+    expect: Sequence[str] = (),
+) -> tuple[ShellVerdict, Document | None]:
+    """:func:`judge_response`, also returning the parsed page (None when not parsed), so the
+    page is parsed once for judging and extraction."""
     if not 200 <= status < 300:
-        return ShellVerdict(False, None, (f"status:{status}",))
+        return ShellVerdict(False, None, (f"status:{status}",)), None
     kind = classify(content_type, body)
     if kind not in ("html", "xhtml"):
-        return ShellVerdict(False, None, (f"payload:{kind}",))
+        return ShellVerdict(False, None, (f"payload:{kind}",)), None
     doc = parse_html(body, url, content_type=content_type)
-    return judge_html(doc.root, expect)
+    return judge_html(doc.root, expect), doc
 
 
 _NUMERIC = re.compile(r"\d+\Z")
