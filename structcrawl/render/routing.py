@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl, urlsplit
 from lxml import etree
 
 from structcrawl.document import Document, parse_html
+from structcrawl.mf2 import has_microformats
 from structcrawl.payload import classify
 from structcrawl.render.rules import Action, RenderRule, RenderRules, css_to_xpath
 
@@ -65,27 +66,31 @@ SETTLE_SELECTOR = (
 )
 
 _MOUNT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-app", "app-root")
-_MOUNTS = etree.XPath(
-    " | ".join(f"//*[@id='{i}']" for i in _MOUNT_IDS) + " | //app-root | //*[@data-reactroot]"
+# attribute-node paths (one pass each in libxml2) rather than one element scan per mount id
+_MOUNT_ATTRS = etree.XPath(
+    "//@id[" + " or ".join(f".='{i}'" for i in _MOUNT_IDS) + "] | //@data-reactroot"
 )
+_MOUNT_TAGS = etree.XPath("//app-root")
 _JS_TYPES = frozenset(
-    {"", "text/javascript", "application/javascript", "module", "text/ecmascript",
-     "application/ecmascript", "text/jsx", "text/babel"}
+    {
+        "",
+        "text/javascript",
+        "application/javascript",
+        "module",
+        "text/ecmascript",
+        "application/ecmascript",
+        "text/jsx",
+        "text/babel",
+    }
 )
 _NOSCRIPT_HINT = re.compile(
     r"javascript.{0,80}\b(enable|enabled|required|require|requires|need|needs|turn on|"
     r"activate|disabled|support)|\b(enable|requires?|needs?|turn on|activate)\b.{0,80}javascript",
     re.I | re.S,
 )
-_MF2_ROOTS = frozenset(
-    {"h-card", "h-entry", "h-event", "h-product", "h-recipe", "h-review", "h-feed", "h-adr",
-     "h-geo", "h-item", "h-resume", "h-review-aggregate", "h-cite", "vcard", "hentry",
-     "vevent", "hproduct", "hrecipe", "hreview", "hfeed"}
-)
 _JSONLD = etree.XPath("//script[contains(translate(@type, 'LDJSON', 'ldjson'), 'ld+json')]")
 _DATA = etree.XPath("//script[@type]")
-_LAYER_ATTRS = etree.XPath("(//*[@itemscope] | //*[@typeof] | //*[@vocab])[1]")
-_CLASSED = etree.XPath("//*[@class]")
+_LAYER_ATTRS = etree.XPath("(//@itemscope | //@typeof | //@vocab)[1]")
 _TEXT_SKIP = frozenset({"script", "style", "noscript", "template"})
 
 
@@ -108,7 +113,8 @@ def _script_count(root: etree._Element) -> int:
 
 
 def _empty_mount(root: etree._Element) -> str | None:
-    for el in _MOUNTS(root):
+    mounts = [a.getparent() for a in _MOUNT_ATTRS(root)] + _MOUNT_TAGS(root)
+    for el in mounts:
         has_children = any(isinstance(c.tag, str) for c in el)
         if not has_children and not "".join(el.itertext()).strip():
             return f"#{el.get('id')}" if el.get("id") else el.tag
@@ -128,7 +134,7 @@ def _content_layers(root: etree._Element) -> list[str]:
         ):
             layers.append("data-block")
             break
-    if any(set((el.get("class") or "").split()) & _MF2_ROOTS for el in _CLASSED(root)):
+    if has_microformats(root):
         layers.append("microformats")
     return layers
 
@@ -174,7 +180,7 @@ def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict
     'missing-expected'
     """
     scripts = _script_count(root)
-    signals = [f"scripts:{scripts}", f"text:{_visible_text_length(root)}"]
+    signals = [f"scripts:{scripts}"]
     if not scripts:
         return ShellVerdict(False, None, (*signals, "no-scripts"))
     if expect:
@@ -189,13 +195,20 @@ def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict
     hint = _noscript_hint(root)
     if hint:
         signals.append("noscript-hint")
-    if mount and not layers:
-        return ShellVerdict(True, "empty-mount", tuple(signals))
-    if hint and not layers:
-        return ShellVerdict(True, "noscript", tuple(signals))
-    if expect:
-        return ShellVerdict(True, "missing-expected", tuple(signals))
-    return ShellVerdict(False, None, tuple(signals))
+    reason = (
+        "empty-mount"
+        if mount and not layers
+        else "noscript"
+        if hint and not layers
+        else "missing-expected"
+        if expect
+        else None
+    )
+    if reason is None:
+        return ShellVerdict(False, None, tuple(signals))
+    # the visible text length explains an escalation; not worth a walk on every other page
+    signals.insert(1, f"text:{_visible_text_length(root)}")
+    return ShellVerdict(True, reason, tuple(signals))
 
 
 def judge_response(
