@@ -78,6 +78,8 @@ def short_schema_name(name: str) -> str:
     >>> short_schema_name("http://ogp.me/ns#title")
     'http://ogp.me/ns#title'
     """
+    if ":" not in name:  # already a local name (the common case)
+        return name
     for prefix in _SCHEMA_PREFIXES:
         if name.startswith(prefix):
             local = name[len(prefix) :]

@@ -88,11 +88,15 @@ class ValidationPipeline:
     def process_item(self, item: Any) -> Any:
         adapter = ItemAdapter(item)
         if "conflicts" in adapter.field_names() and "properties" in adapter.field_names():
-            # a merged entity: validate what the feed will say about it
-            result = self.validator.validate(entity_record(adapter))
-            adapter["validation"] = result.as_dict()
-            if result.skipped is None:
-                state = "valid" if result.valid else "invalid"
+            sources = adapter.get("source_validation") or []
+            if adapter.get("sightings") == 1 and len(sources) == 1:
+                # seen once: the entity is its one record, already validated on its page
+                validation = {k: v for k, v in sources[0].items() if k not in ("format", "url")}
+            else:  # a merged entity: validate what the feed will say about it
+                validation = self.validator.validate(entity_record(adapter)).as_dict()
+            adapter["validation"] = validation
+            if "skipped" not in validation:
+                state = "valid" if validation.get("valid") else "invalid"
                 self.stats.inc_value(f"{_PREFIX}/entities/{state}")
             return item
         records = adapter.get("records")
