@@ -31,9 +31,8 @@ __all__ = ["has_microformats", "parse_mf2"]
 
 _CLASSES: Final = etree.XPath("//@class")
 _WS = "[ \\t\\n\\f\\r]"  # ASCII whitespace: what class tokens are split on
-_ROOT_TOKEN: Final = re.compile(
-    rf"(?:^|{_WS})(?:h-|(?:{'|'.join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, reverse=True))})(?:{_WS}|$))"
-)
+_CLASSIC: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, reverse=True))
+_ROOT_TOKEN: Final = re.compile(rf"(?:^|{_WS})(?:h-|(?:{_CLASSIC})(?:{_WS}|$))")
 
 
 def has_microformats(root: etree._Element) -> bool:
