@@ -70,3 +70,12 @@ bench-render: venv browser
 .PHONY: bench-validate
 bench-validate: venv
 	$(PY) -m bench.bench_validate
+
+# Deploy to scrapyd with scrapyd-deploy (scrapy.cfg [deploy] target; README, "Deployment").
+# Fails when scrapyd refuses the egg (scrapyd-deploy alone exits 0 on {"status": "error"}).
+# TARGET=name picks [deploy:name]; SCRAPYD_URL, SCRAPYD_USERNAME, SCRAPYD_PASSWORD come from
+# the environment.
+TARGET ?= default
+.PHONY: deploy
+deploy: venv
+	$(PY) -m structcrawl.deploy $(TARGET)

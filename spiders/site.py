@@ -11,6 +11,7 @@ non-http(s) URLs are refused.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -25,9 +26,13 @@ from twisted.python.failure import Failure
 from structcrawl.config import DEFAULTS
 from structcrawl.document import PARSED_META, parse_html
 from structcrawl.items import PageItem
+from structcrawl.ledger_ext import page_accounted
 from structcrawl.links import LinkRules, page_links
 from structcrawl.payload import classify, split_content_type
 from structcrawl.redact import redact_headers
+from structcrawl.retry import fetch_error_code, fetch_error_message
+
+logger = logging.getLogger(__name__)
 
 
 def _csv(value: str | None) -> list[str]:
@@ -36,6 +41,15 @@ def _csv(value: str | None) -> list[str]:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _requested_url(response: Response) -> str:
+    """The URL that was asked for: the first of a redirect chain, else the request's own
+    (a browser may have followed redirects itself: ``response.url`` is where it ended)."""
+    redirects = response.meta.get("redirect_urls") if response.request is not None else None
+    if redirects:
+        return str(redirects[0])
+    return response.request.url if response.request is not None else response.url
 
 
 class SiteSpider(scrapy.Spider):
@@ -90,10 +104,18 @@ class SiteSpider(scrapy.Spider):
         for url in self.start_urls:
             yield scrapy.Request(url, callback=self.parse, errback=self.failed)
 
+    def _accounted(self, response: Response, outcome: str, message: str) -> None:
+        """Tell the page ledger about a response that yields no page item by design."""
+        self.crawler.signals.send_catch_log(
+            page_accounted, url=_requested_url(response), outcome=outcome, message=message
+        )
+
     def parse_sitemap(self, response: Response) -> Iterator[Any]:
         body = response.body
         if response.url.endswith("/robots.txt"):
-            for url in sitemap_urls_from_robots(response.text, base_url=response.url):
+            found = list(sitemap_urls_from_robots(response.text, base_url=response.url))
+            self._accounted(response, "sitemap", f"robots.txt naming {len(found)} sitemap(s)")
+            for url in found:
                 yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.failed)
             return
         try:
@@ -101,6 +123,7 @@ class SiteSpider(scrapy.Spider):
         except Exception:  # not a sitemap: account for it as a page
             yield from self.parse(response)
             return
+        self._accounted(response, "sitemap", f"sitemap ({sitemap.type})")
         for entry in sitemap:
             loc = entry.get("loc")
             if not loc or not self.link_rules.accepts(loc):
@@ -111,7 +134,17 @@ class SiteSpider(scrapy.Spider):
                 yield scrapy.Request(loc, callback=self.parse, errback=self.failed)
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
-        item = self.page_item(response)
+        try:
+            item = self.page_item(response)
+        except Exception as exc:  # a bug, but the page still ends as a record saying so
+            logger.exception("could not read the page %s", response.url)
+            yield self._error_item(
+                response.request or scrapy.Request(response.url),
+                "parse-failed",
+                f"{type(exc).__name__}: {exc}",
+                status=response.status,
+            )
+            return
         yield item
         depth = response.meta.get("depth", 0)
         if item.document is None or (self.max_depth is not None and depth >= self.max_depth):
@@ -131,7 +164,7 @@ class SiteSpider(scrapy.Spider):
         redirects = list(response.meta.get("redirect_urls", []))
         body = response.body
         item = PageItem(
-            url=redirects[0] if redirects else response.url,
+            url=_requested_url(response),
             final_url=response.url,
             redirect_urls=redirects,
             status=response.status,
@@ -166,18 +199,22 @@ class SiteSpider(scrapy.Spider):
         if failure.check(HttpError):
             yield self.page_item(failure.value.response)
             return
-        yield PageItem(
+        # a component may name the error (fetch_error_code: browser-launch-failed,
+        # redirect-loop, too-large, ...); else structcrawl.retry names it (fetch-TimeoutError)
+        exc = failure.value
+        yield self._error_item(request, fetch_error_code(exc), fetch_error_message(exc))
+
+    def _error_item(
+        self, request: Any, code: str, message: str, status: int | None = None
+    ) -> PageItem:
+        return PageItem(
             url=request.meta.get("redirect_urls", [request.url])[0],
             final_url=request.url,
             redirect_urls=list(request.meta.get("redirect_urls", [])),
+            status=status,
             retrieved_at=_now(),
             depth=request.meta.get("depth", 0),
             fetched_with="browser" if request.meta.get("playwright") else "http",
             fetch_reason=request.meta.get("structcrawl_render_reason"),
-            # a download handler may name the error (structcrawl.render: browser-launch-failed)
-            fetch_error={
-                "code": getattr(failure.value, "fetch_error_code", None)
-                or f"fetch-{failure.type.__name__}",
-                "message": str(failure.value),
-            },
+            fetch_error={"code": code, "message": message},
         )

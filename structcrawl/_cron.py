@@ -161,11 +161,12 @@ def _parse_part(part: str, field: int) -> tuple[range | None, str | None]:
     first, error = _value(first_text, field)
     if first is None:
         return None, error
-    last: int | None = top if slash else first
+    last = top if slash else first
     if dash:
-        last, error = _value(last_text, field)
-        if last is None:
+        end, error = _value(last_text, field)
+        if end is None:
             return None, error
+        last = end
     if last < first:
         return None, f"{name}: range {base!r} runs backwards"
     return range(first, last + 1, step), None

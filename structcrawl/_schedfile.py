@@ -71,8 +71,9 @@ class Job:
         """The fields of scrapyd's ``schedule.json`` request for this job.
 
         >>> job = Job("j", "site", parse_cron("* * * * *")[0], (("depth", "1"),), (("A", "b"),))
-        >>> job.form("structcrawl", "j-1")
-        [('project', 'structcrawl'), ('spider', 'site'), ('jobid', 'j-1'), ('setting', 'A=b'), ('depth', '1')]
+        >>> job.form("structcrawl", "j-1")  # doctest: +NORMALIZE_WHITESPACE
+        [('project', 'structcrawl'), ('spider', 'site'), ('jobid', 'j-1'),
+         ('setting', 'A=b'), ('depth', '1')]
         """
         fields = [("project", project), ("spider", self.spider), ("jobid", jobid)]
         if self.version:
@@ -140,6 +141,10 @@ def _expand(value: Any, env: Mapping[str, str], where: str, errors: list[str]) -
     return value
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float)
+
+
 def _arg_value(value: Any) -> str:
     if isinstance(value, list):
         return ",".join(_arg_value(v) for v in value)
@@ -191,11 +196,10 @@ def _parse_job(raw: Any, index: int, env: Mapping[str, str], errors: list[str]) 
     errors.extend(
         f"{where}: argument {k!r} is reserved by scrapyd" for k, _ in args if k in _RESERVED_ARGS
     )
-    settings = [
-        (k, _setting_value(v)) for k, v in _pairs(raw.get("settings"), "settings", where, env, errors)
-    ]
+    raw_settings = _pairs(raw.get("settings"), "settings", where, env, errors)
+    settings = [(k, _setting_value(v)) for k, v in raw_settings]
     priority = raw.get("priority")
-    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int | float)):
+    if priority is not None and (isinstance(priority, bool) or not _is_number(priority)):
         errors.append(f"{where}: priority must be a number")
     version = raw.get("version")
     if version is not None and not isinstance(version, str):
@@ -255,7 +259,7 @@ def parse_schedule(
     if errors:
         return None, errors
     if state:
-        state = str((Path(path).parent / state)) if path != "<schedule>" else state
+        state = str(Path(path).parent / state) if path != "<schedule>" else state
     return (
         Schedule(
             path=path,
@@ -270,9 +274,7 @@ def parse_schedule(
     )
 
 
-def load_schedule(
-    path: str | Path, env: Mapping[str, str]
-) -> tuple[Schedule | None, list[str]]:
+def load_schedule(path: str | Path, env: Mapping[str, str]) -> tuple[Schedule | None, list[str]]:
     """Read and check a schedule file (see the module docstring)."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))

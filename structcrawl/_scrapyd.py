@@ -78,7 +78,8 @@ class ScrapydClient:
     def _call(self, endpoint: str, form: list[tuple[str, str]] | None, query: str = "") -> Answer:
         url = urljoin(self.url, endpoint) + (f"?{query}" if query else "")
         data = urlencode(form).encode() if form is not None else None
-        request = urllib.request.Request(url, data=data, method="POST" if form is not None else "GET")
+        method = "POST" if form is not None else "GET"
+        request = urllib.request.Request(url, data=data, method=method)
         request.add_header("User-Agent", f"structcrawl/{__version__}")
         if self._auth:
             request.add_header("Authorization", self._auth)
@@ -93,13 +94,21 @@ class ScrapydClient:
             return Answer(False, {}, f"{url}: {reason}")
         return answer_from_text(body)
 
+    def get(self, endpoint: str, **params: str) -> Answer:
+        """GET ``endpoint`` (``daemonstatus.json``, ``listspiders.json``, ...)."""
+        return self._call(endpoint, None, urlencode(params))
+
+    def post(self, endpoint: str, form: list[tuple[str, str]]) -> Answer:
+        """POST a form to ``endpoint`` (``cancel.json``, ...)."""
+        return self._call(endpoint, form)
+
     def schedule(self, form: list[tuple[str, str]]) -> Answer:
         """POST ``schedule.json``; ``answer.data["jobid"]`` on success."""
-        return self._call("schedule.json", form)
+        return self.post("schedule.json", form)
 
     def listjobs(self, project: str) -> Answer:
         """GET ``listjobs.json``: ``pending``, ``running`` and ``finished`` lists."""
-        return self._call("listjobs.json", None, urlencode({"project": project}))
+        return self.get("listjobs.json", project=project)
 
     def job_ids(self, project: str) -> tuple[set[str] | None, str | None]:
         """Ids of the project's pending, running and finished jobs (scrapyd keeps

@@ -5,6 +5,16 @@
 
 prints the records of one page with the same code the crawl pipeline uses, and exits 0; or
 exits 2 with a message on stderr when the input cannot be read.
+
+    structcrawl schedule FILE (--once | --loop) [--dry-run] [--state PATH] [--url URL]
+
+submits the due jobs of a schedule file to scrapyd (:mod:`structcrawl.schedule`).
+
+    structcrawl ledger [LEDGER.jsonl] [--pages pages.jsonl]
+
+checks that every requested URL of a crawl has exactly one outcome and that the pages feed
+agrees (:mod:`structcrawl.ledger`): exits 0, or 1 printing the mismatches, or 2 when a file
+cannot be read.
 """
 
 from __future__ import annotations
@@ -19,6 +29,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from structcrawl import __version__
+from structcrawl import ledger as _ledger
+from structcrawl import schedule as _schedule
 from structcrawl.extract import SYNTAXES, extract_payload, parse_syntaxes
 
 __all__ = ["main", "read_input"]
@@ -85,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--format", choices=("json", "jsonl"), default="json")
     ex.add_argument("--syntaxes", help=f"comma-separated subset of: {', '.join(SYNTAXES)}")
     ex.set_defaults(func=_extract)
+    sc = sub.add_parser("schedule", help="submit due scheduled crawls to scrapyd")
+    _schedule.add_arguments(sc)
+    sc.set_defaults(func=_schedule.run)
+    lg = sub.add_parser("ledger", help="check a crawl's page ledger against its pages feed")
+    _ledger.add_arguments(lg)
+    lg.set_defaults(func=_ledger.run)
     args = parser.parse_args(argv)
     return int(args.func(args))
 

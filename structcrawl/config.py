@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.extract import parse_syntaxes
 
 __all__ = [
@@ -63,17 +64,7 @@ DEFAULTS: dict[str, Setting] = {
         "resumed job, else output/state/entities.sqlite, reset per crawl).",
     ),
     "STRUCTCRAWL_FORMAT_PRECEDENCE": Setting(
-        [
-            "json-ld",
-            "microdata",
-            "rdfa",
-            "microformats",
-            "opengraph",
-            "network-json",
-            "json",
-            "data-block",
-            "selector",
-        ],
+        list(DEFAULT_PRECEDENCE),
         "Layer precedence when sources disagree, highest first.",
     ),
     "STRUCTCRAWL_REPORT_ENABLED": Setting(True, "Write the quality report when the crawl ends."),
@@ -296,6 +287,11 @@ DEFAULTS.update(
         "STRUCTCRAWL_BROWSER_ARGS": Setting(
             "", "Extra Chromium command-line flags (comma-separated)."
         ),
+        "STRUCTCRAWL_RENDER_ALLOWED_HOSTS": Setting(
+            "",
+            "Hosts the browser may load from or navigate to besides the crawl's allowed "
+            "domains (comma-separated; a domain includes its subdomains; '*' = any host).",
+        ),
     }
 )
 
@@ -329,6 +325,7 @@ class RenderConfig:
     executable: str | None
     browser_args: tuple[str, ...]
     rules_dir: str | None
+    allowed_hosts: tuple[str, ...] = ()
 
     @classmethod
     def from_settings(cls, settings: Any) -> RenderConfig:
@@ -360,6 +357,10 @@ class RenderConfig:
             executable=str(executable) if executable else None,
             browser_args=_csv_setting(_get(settings, "STRUCTCRAWL_BROWSER_ARGS")),
             rules_dir=str(rules_dir) if rules_dir else None,
+            allowed_hosts=tuple(
+                h.lower().lstrip(".")
+                for h in _csv_setting(_get(settings, "STRUCTCRAWL_RENDER_ALLOWED_HOSTS"))
+            ),
         )
 
 
@@ -384,7 +385,8 @@ DEFAULTS.update(
         ),
         "STRUCTCRAWL_CHANGE_STORE": Setting(
             "output/state/changes.sqlite",
-            "SQLite file keeping entity fingerprints between runs (never reset).",
+            "SQLite file (a path or file:// URI) keeping entity fingerprints between runs "
+            "(never reset).",
         ),
         "STRUCTCRAWL_CHANGE_SCOPE": Setting(
             None,
@@ -432,3 +434,27 @@ class ChangeConfig:
         '/s/httpcache'
         """
         return str(Path(self.store_path).absolute().parent / "httpcache")
+
+
+# reliability: retries with backoff (structcrawl.middlewares) and the page ledger
+# (structcrawl.ledger_ext)
+DEFAULTS.update(
+    {
+        "STRUCTCRAWL_RETRY_BACKOFF_BASE": Setting(
+            1.0, "Seconds before the first retry of a transient failure, doubled per retry."
+        ),
+        "STRUCTCRAWL_RETRY_BACKOFF_MAX": Setting(30.0, "Longest backoff before a retry, seconds."),
+        "STRUCTCRAWL_RETRY_AFTER_MAX": Setting(
+            60.0,
+            "Longest Retry-After (429, 503) honoured, seconds; a longer one is not retried.",
+        ),
+        "STRUCTCRAWL_LEDGER_ENABLED": Setting(
+            True, "Account for every requested URL (the page ledger); a mismatch fails the crawl."
+        ),
+        "STRUCTCRAWL_LEDGER_FILE": Setting(
+            None,
+            "Where the ledger's JSON lines go (one per requested URL); None = "
+            "<STRUCTCRAWL_REPORT_DIR>/ledger.jsonl.",
+        ),
+    }
+)

@@ -56,6 +56,8 @@ def run_crawl(start_url: str | None, out: Path, *extra: str, timeout: float = 60
         f"{out / 'entities.csv'}:entities-csv",
         "-s",
         f"STRUCTCRAWL_ENTITY_STORE={out / 'state' / 'entities.sqlite'}",
+        "-s",  # entity fingerprints of the previous run in <out> (structcrawl.changes)
+        f"STRUCTCRAWL_CHANGE_STORE={out / 'state' / 'changes.sqlite'}",
         "-s",
         f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
         "-s",

@@ -6,18 +6,26 @@ response URL, the document base (``<base href>`` counts, but never a ``javascrip
 ``data:`` base), and gives element paths for provenance.
 
 The parser never loads DTDs, never touches the network and never expands entity definitions.
+
+Bounds (:mod:`structcrawl.limits`): only the first ``max_body_bytes`` of a body are parsed, and a
+page nested deeper than libxml2 builds (2,048 levels: it stops reading there and drops the rest
+of the page) is rebuilt with its deeper elements attached at that depth, so nothing after them
+is lost. Either is noted in :attr:`Document.problems` and becomes a page-level error record.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 from w3lib.encoding import html_to_unicode
 
-__all__ = ["PARSED_META", "Document", "parse_html", "resolve_base"]
+from structcrawl.limits import DEFAULT_LIMITS, Limits
+
+__all__ = ["PARSED_META", "Document", "ElementPaths", "parse_html", "resolve_base"]
 
 #: Request meta key under which a component that already parsed a response (the render
 #: handler judges every HTML page) leaves ``(body length, Document)`` for the spider.
@@ -69,21 +77,116 @@ def resolve_base(url: str, base_href: str | None) -> str:
     return candidate if scheme in _SAFE_BASE_SCHEMES else url
 
 
+class ElementPaths:
+    """Element XPaths exactly as ``root.getroottree().getpath(el)`` writes them, without its
+    quadratic cost on wide trees.
+
+    lxml's ``getpath`` counts the same-name siblings of the element *and of every ancestor* on
+    each call, so the paths of n siblings (a page of 50,000 ``<meta>`` or ``<script>`` tags, or
+    of 50,000 items with a property each) cost O(n²). Here ancestors' paths are remembered and
+    a parent asked about more than a few times has its children indexed once.
+
+    >>> root = etree.fromstring(b"<html><body><p>a</p><p>b<b>c</b></p><i/></body></html>", _PARSER)
+    >>> paths, tree = ElementPaths(root), root.getroottree()
+    >>> all(paths(el) == tree.getpath(el) for _ in range(10) for el in root.iter())
+    True
+    >>> paths(root.find(".//b"))
+    '/html/body/p[2]/b'
+    """
+
+    __slots__ = ("_tree", "_calls", "_steps", "_known")
+    _NATIVE_CALLS = 8  # per parent, before its children are indexed
+
+    def __init__(self, root: etree._Element) -> None:
+        self._tree = root.getroottree()
+        self._calls: dict[Any, int] = {}
+        self._steps: dict[Any, dict[Any, str]] = {}  # indexed parent -> child -> "div[2]"
+        self._known: dict[Any, str] = {}  # element -> its path (ancestors of asked elements)
+
+    def __call__(self, element: etree._Element) -> str:
+        if not isinstance(element.tag, str):
+            return self._tree.getpath(element)
+        known = self._known
+        chain = [element]
+        node = element.getparent()
+        while node is not None and node not in known:
+            chain.append(node)
+            node = node.getparent()
+        if any(el.tag.startswith("{") for el in chain):  # namespaced: lxml writes prefixes
+            return self._tree.getpath(element)
+        if node is None:  # chain[-1] is the root element
+            top = chain.pop()
+            path = known[top] = self._tree.getpath(top)
+        else:
+            path = known[node]
+        for el in reversed(chain):
+            path = f"{path}/{self._step(el)}"
+            if el is not element:
+                known[el] = path
+        return path
+
+    def _step(self, element: etree._Element) -> str:
+        parent = element.getparent()
+        steps = self._steps.get(parent)
+        if steps is None:
+            calls = self._calls.get(parent, 0) + 1
+            self._calls[parent] = calls
+            if calls <= self._NATIVE_CALLS:
+                return _step(element)
+            steps = self._index(parent)
+        return steps[element]
+
+    def _index(self, parent: etree._Element) -> dict[Any, str]:
+        children = [c for c in parent if isinstance(c.tag, str)]
+        counts: dict[str, int] = {}
+        for child in children:
+            counts[child.tag] = counts.get(child.tag, 0) + 1
+        seen: dict[str, int] = {}
+        steps: dict[Any, str] = {}
+        for child in children:
+            tag = child.tag
+            if counts[tag] == 1:
+                steps[child] = tag
+            else:
+                seen[tag] = seen.get(tag, 0) + 1
+                steps[child] = f"{tag}[{seen[tag]}]"
+        self._steps[parent] = steps
+        return steps
+
+
+def _step(element: etree._Element) -> str:
+    """``tag``, or ``tag[n]`` when the parent has other children of that name."""
+    tag = element.tag
+    before = sum(1 for _ in element.itersiblings(tag, preceding=True))
+    if before:
+        return f"{tag}[{before + 1}]"
+    if next(element.itersiblings(tag), None) is not None:
+        return f"{tag}[1]"
+    return str(tag)
+
+
 @dataclass(slots=True)
 class Document:
-    """A parsed HTML page: the tree plus what every extractor needs to know about it."""
+    """A parsed HTML page: the tree plus what every extractor needs to know about it.
+
+    ``limits`` are the bounds extractors apply to this page; ``problems`` lists
+    ``(code, message)`` for bounds the parse itself ran into (``document-too-large``,
+    ``document-too-deep``), which extraction reports as page-level error records.
+    """
 
     url: str
     base_url: str
     root: etree._Element
     encoding: str = "utf-8"
-    _tree: etree._ElementTree | None = field(default=None, repr=False)
+    limits: Limits = DEFAULT_LIMITS
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    _paths: ElementPaths | None = field(default=None, repr=False)
 
     def path_of(self, element: etree._Element) -> str:
         """An XPath locating ``element`` (``/html/body/div[2]/script``)."""
-        if self._tree is None:
-            self._tree = self.root.getroottree()
-        return self._tree.getpath(element)
+        if self._paths is None:
+            self._paths = ElementPaths(self.root)
+        return self._paths(element)
 
     def resolve(self, value: str) -> str:
         """Resolve a (possibly relative) URL against the document base; a value that is not
@@ -106,14 +209,132 @@ def _unnest(void: etree._Element) -> None:
         anchor.tail = (anchor.tail or "") + after
 
 
+class _Stop(Exception):
+    """Raised by :class:`_CappedBuilder` to end a rebuild at the element bound."""
+
+
+class _CappedBuilder:
+    """An lxml parser target that builds the tree libxml2 would, but attaches elements nested
+    deeper than ``max_depth`` at that depth (their content stays, in document order)."""
+
+    def __init__(self, max_depth: int, max_elements: int) -> None:
+        self.root = etree.fromstring(b"<html></html>", parser=_PARSER)  # an HTML document
+        self.stack: list[etree._Element] = []
+        self.max_depth = max(max_depth, 2)
+        self.max_elements = max_elements
+        self.elements = 0
+        self.flattened = 0
+        self.stopped = False
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        stack = self.stack
+        if not stack and tag == "html":
+            el = self.root
+        else:
+            self.elements += 1
+            if self.elements > self.max_elements:
+                self.stopped = True
+                raise _Stop
+            if len(stack) >= self.max_depth:
+                self.flattened += 1
+            parent = stack[min(len(stack), self.max_depth - 1) - 1] if stack else self.root
+            try:
+                el = etree.SubElement(parent, tag)
+            except ValueError:  # a name lxml cannot hold: keep the content, not the element
+                stack.append(parent if not stack else stack[-1])
+                return
+        for name, value in attrib.items():
+            try:
+                el.set(name, value)
+            except ValueError:
+                continue
+        stack.append(el)
+
+    def end(self, tag: str) -> None:
+        if self.stack:
+            self.stack.pop()
+
+    def data(self, text: str) -> None:
+        current = self.stack[-1] if self.stack else self.root
+        if len(current):
+            last = current[-1]
+            last.tail = (last.tail or "") + text
+        else:
+            current.text = (current.text or "") + text
+
+    def comment(self, text: str) -> None:
+        current = self.stack[-1] if self.stack else self.root
+        try:
+            current.append(etree.Comment(text))
+        except ValueError:  # "--" inside: lxml refuses such a comment
+            return
+
+    def close(self) -> etree._Element:
+        return self.root
+
+
+def _rebuild(data: bytes, limits: Limits) -> tuple[etree._Element, list[tuple[str, str]]]:
+    """Parse again through :class:`_CappedBuilder` (no depth bound in libxml2's tokenizer)."""
+    builder = _CappedBuilder(limits.max_dom_depth, limits.max_rebuilt_elements)
+    parser = etree.HTMLParser(
+        target=builder, encoding="utf-8", no_network=True, huge_tree=True, default_doctype=False
+    )
+    try:
+        etree.fromstring(data, parser=parser)
+    except _Stop:
+        pass
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        pass
+    problems = [
+        (
+            "document-too-deep",
+            f"elements nest deeper than {limits.max_dom_depth} levels: "
+            f"{builder.flattened} deeper elements were attached at that depth "
+            "(max_dom_depth); their content was kept",
+        )
+    ]
+    if builder.stopped:
+        problems.append(
+            (
+                "document-too-large",
+                f"the too-deep page was rebuilt only up to {limits.max_rebuilt_elements} "
+                "elements (max_rebuilt_elements); the rest of the page was not read",
+            )
+        )
+    return builder.root, problems
+
+
+def _too_deep(parser: etree.HTMLParser) -> bool:
+    """Whether libxml2 stopped reading at its depth bound (it halts: the rest is dropped)."""
+    last = parser.error_log.last_error
+    return last is not None and "Excessive depth" in (last.message or "")
+
+
 def parse_html(
     body: bytes | str,
     url: str,
     *,
     content_type: str | None = None,
     encoding: str | None = None,
+    limits: Limits | None = None,
 ) -> Document:
-    """Decode and parse ``body`` once. ``url`` is the final response URL."""
+    """Decode and parse ``body`` once. ``url`` is the final response URL.
+
+    Never raises on bad input: a body that parses to nothing gives an empty document, and
+    bounds met on the way are listed in :attr:`Document.problems`.
+    """
+    limits = limits or DEFAULT_LIMITS
+    problems: list[tuple[str, str]] = []
+    if len(body) > limits.max_body_bytes:
+        unit = "bytes" if isinstance(body, bytes) else "characters"
+        problems.append(
+            (
+                "document-too-large",
+                f"body of {len(body):,} {unit}: only the first {limits.max_body_bytes:,} were "
+                "parsed (max_body_bytes)",
+            )
+        )
+        body = body[: limits.max_body_bytes]
     if isinstance(body, bytes):
         header = content_type
         if encoding:
@@ -129,6 +350,9 @@ def parse_html(
         root = etree.fromstring(data, parser=_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         root = None
+    if root is not None and _too_deep(_PARSER):
+        root, deep = _rebuild(data, limits)
+        problems.extend(deep)
     if root is None:  # nothing parseable: an empty document, so every layer finds nothing
         root = etree.fromstring(b"<html></html>", parser=_PARSER)
     for void in reversed(_VOID_WITH_CONTENT(root)):  # innermost first
@@ -137,4 +361,11 @@ def parse_html(
     for base in root.iterfind(".//base[@href]"):
         base_href = base.get("href")
         break
-    return Document(url=url, base_url=resolve_base(url, base_href), root=root, encoding=used)
+    return Document(
+        url=url,
+        base_url=resolve_base(url, base_href),
+        root=root,
+        encoding=used,
+        limits=limits,
+        problems=problems,
+    )

@@ -106,7 +106,8 @@ def due_slot(
     now = _minute(now)
     earliest = now - timedelta(minutes=grace_minutes)
     wall_now = now.astimezone(zone).replace(tzinfo=None)
-    window = cron.between(wall_now - timedelta(minutes=grace_minutes) - _DST_SLACK, wall_now + _DST_SLACK)
+    start = wall_now - timedelta(minutes=grace_minutes) - _DST_SLACK
+    window = cron.between(start, wall_now + _DST_SLACK)
     slots = [i for w in window if (i := _instant(w, zone)) is not None and earliest <= i <= now]
     if not slots:
         return None
@@ -155,7 +156,8 @@ def default_state_path(schedule: Schedule, env: Mapping[str, str]) -> Path:
     """The file's ``state``, else ``$XDG_STATE_HOME/structcrawl/<file stem>.json``."""
     if schedule.state:
         return Path(schedule.state)
-    base = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME") or "~").expanduser() / ".local/state")
+    home = Path(env.get("HOME") or "~").expanduser()
+    base = env.get("XDG_STATE_HOME") or str(home / ".local" / "state")
     return Path(base) / "structcrawl" / f"{Path(schedule.path).stem}.json"
 
 
@@ -231,10 +233,11 @@ def run_once(
     *,
     dry_run: bool = False,
     url: str = "",
-    out: TextIO = sys.stdout,
-    err: TextIO = sys.stderr,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
 ) -> int:
     """Submit every enabled job that is due at ``now``; the exit code (0, 1 or 2)."""
+    out, err = out or sys.stdout, err or sys.stderr
     if dry_run:
         state, error = load_state(state_path)
         if state is None:
@@ -290,13 +293,14 @@ def run_loop(
     sleep: Callable[[float], None] = time.sleep,
     max_sleep: float = 60.0,
     iterations: int | None = None,
-    out: TextIO = sys.stdout,
-    err: TextIO = sys.stderr,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
 ) -> int:
     """Submit due jobs, sleep until the next slot (at most ``max_sleep``), repeat.
 
     The file is re-read on each wake; a broken edit is reported and the last good schedule
     kept (a file broken from the start exits 2). ``iterations`` bounds the loop (tests)."""
+    out, err = out or sys.stdout, err or sys.stderr
     schedule: Schedule | None = None
     done = 0
     while iterations is None or done < iterations:
@@ -311,9 +315,8 @@ def run_loop(
         run_once(schedule, client, state_path(schedule), clock(), url=url, out=out, err=err)
         out.flush()
         now = clock()
-        upcoming = [
-            t for job in schedule.jobs if job.enabled and (t := next_due(job.cron, now, schedule.zone))
-        ]
+        zone = schedule.zone
+        upcoming = [t for j in schedule.jobs if j.enabled and (t := next_due(j.cron, now, zone))]
         delay = (min(upcoming) - now).total_seconds() + 0.5 if upcoming else max_sleep
         if iterations is None or done < iterations:
             sleep(min(max(delay, 0.5), max_sleep))
@@ -374,7 +377,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="structcrawl schedule", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="structcrawl schedule", description="scheduled crawls")
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

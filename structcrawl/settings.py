@@ -45,13 +45,25 @@ ADDONS = {
     # STRUCTCRAWL_INCREMENTAL: Scrapy's HTTP cache with revalidation (structcrawl.changes)
     "structcrawl.changes.httpcache.IncrementalAddon": 0,
 }
-# page items say how the HTTP cache served them (only when the cache is on)
-SPIDER_MIDDLEWARES = {
-    "structcrawl.changes.httpcache.HttpCacheStatusMiddleware": 800,
-}
 EXTENSIONS = {
+    # the page ledger closes before the report, which shows its figures
+    "structcrawl.ledger_ext.PageLedger": 400,
     "structcrawl.report.extension.QualityReport": 500,
 }
+# Reliability (README, "Reliability"): retries of transient failures only, with backoff and
+# Retry-After (Scrapy's RetryMiddleware retries at once); redirect loops, over-long chains and
+# off-site redirects end as error records instead of vanishing.
+DOWNLOADER_MIDDLEWARES = {
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "structcrawl.middlewares.BackoffRetryMiddleware": 550,
+    "structcrawl.middlewares.RedirectGuardMiddleware": 610,
+}
+RETRY_TIMES = 3  # 4 attempts: waits of 1, 2, 4 s (STRUCTCRAWL_RETRY_BACKOFF_*)
+# a page given up on ends as an error record (accounted): not a crawl error
+RETRY_GIVE_UP_LOG_LEVEL = "WARNING"
+DOWNLOAD_MAXSIZE = 32 * 1024 * 1024  # larger responses end as too-large error records
+DOWNLOAD_WARNSIZE = 8 * 1024 * 1024
+REDIRECT_MAX_TIMES = 10
 FEED_EXPORTERS = {
     "records": "structcrawl.exporters.RecordsJsonLinesExporter",
     "pages": "structcrawl.exporters.PagesJsonLinesExporter",

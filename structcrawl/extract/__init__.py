@@ -4,6 +4,7 @@
 classifies the payload, parses HTML once (or JSON strictly), runs each requested syntax over
 the shared tree and returns the page's records, errors included. A syntax that fails never
 loses the others: its failure becomes an error record naming the syntax and the exception.
+Bounds met on the way (:mod:`structcrawl.limits`) become error records naming the bound.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from structcrawl.extract import (
     opengraph,
     rdfa,
 )
+from structcrawl.limits import DEFAULT_LIMITS, Limits, raw_excerpt
 from structcrawl.payload import EXTRACTABLE, classify, split_content_type
 from structcrawl.records import Record, error_record
 
@@ -67,8 +69,18 @@ class PageExtraction:
 
 
 def extract_document(doc: Document, syntaxes: Iterable[str] | None = None) -> list[Record]:
-    """Run the selected extractors over one parsed document."""
-    records: list[Record] = []
+    """Run the selected extractors over one parsed document (page-level problems of the parse,
+    such as a truncated body, come first as ``page`` error records)."""
+    records: list[Record] = [
+        error_record(
+            source_url=doc.url,
+            format="page",
+            code=code,
+            message=message,
+            parser="structcrawl.document",
+        )
+        for code, message in doc.problems
+    ]
     for name in parse_syntaxes(syntaxes) if syntaxes is not None else SYNTAXES:
         try:
             records.extend(SYNTAXES[name](doc))
@@ -92,12 +104,15 @@ def extract_payload(
     *,
     syntaxes: Iterable[str] | None = None,
     document: Document | None = None,
+    limits: Limits | None = None,
 ) -> PageExtraction:
     """Classify ``body`` and extract every record it carries (or say why it carries none).
 
     ``document``, when the caller already parsed the page (the spider does, to find links),
-    is used instead of parsing again.
+    is used instead of parsing again (with the bounds it was parsed with). ``limits`` bound the
+    work (:mod:`structcrawl.limits`; default :data:`~structcrawl.limits.DEFAULT_LIMITS`).
     """
+    limits = limits or DEFAULT_LIMITS
     kind = classify(content_type, body)
     if kind not in EXTRACTABLE:
         mime, _ = split_content_type(content_type)
@@ -117,6 +132,22 @@ def extract_payload(
         )
     if kind == "json":
         _, charset = split_content_type(content_type)
+        if len(body) > limits.max_body_bytes:
+            return PageExtraction(
+                payload_kind=kind,
+                records=[
+                    error_record(
+                        source_url=url,
+                        format="json",
+                        code="json-too-large",
+                        message=f"JSON body of {len(body):,} bytes is larger than "
+                        f"{limits.max_body_bytes:,} (max_body_bytes): not parsed; raw holds "
+                        "its beginning",
+                        raw=raw_excerpt(body[:4096].decode("utf-8", "replace")),
+                        parser=jsondata.PARSER,
+                    )
+                ],
+            )
         try:
             text = body.decode(charset or "utf-8-sig")
         except (UnicodeDecodeError, LookupError) as exc:
@@ -133,9 +164,15 @@ def extract_payload(
                     )
                 ],
             )
-        records = jsondata.extract_json_text(text, source_url=url, base_url=url, fmt="json")
+        records = jsondata.extract_json_text(
+            text, source_url=url, base_url=url, fmt="json", limits=limits
+        )
         return PageExtraction(payload_kind=kind, records=records, encoding=charset, base_url=url)
-    doc = document if document is not None else parse_html(body, url, content_type=content_type)
+    doc = (
+        document
+        if document is not None
+        else parse_html(body, url, content_type=content_type, limits=limits)
+    )
     return PageExtraction(
         payload_kind=kind,
         records=extract_document(doc, syntaxes),

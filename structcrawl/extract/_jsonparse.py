@@ -5,6 +5,11 @@ characters, one value). Only when that fails does it try repairs, one at a time 
 cumulatively, in a fixed order; each repair that changed the text is named in the result,
 so a record can say exactly what was done to its source. Nothing is ever evaluated.
 
+Bounds: text nested deeper than ``max_depth`` arrays/objects is refused (``too_deep``; the C
+parser's own recursion bound counts too), and text longer than ``max_repair_chars`` is not
+repaired (the repairs are character scans in Python). Every regular expression here runs in
+linear time, whatever the text.
+
 >>> parse_json('{"a": 1,}').repairs
 ['remove-trailing-commas']
 >>> parse_json('{"a": 1}{"b": 2}').values
@@ -21,6 +26,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from structcrawl.limits import json_depth_exceeds
 
 __all__ = ["JsonParse", "parse_json", "REPAIRS"]
 
@@ -39,6 +46,7 @@ class JsonParse:
     values: list[Any] = field(default_factory=list)
     repairs: list[str] = field(default_factory=list)
     error: str | None = None
+    too_deep: bool = False
 
     @property
     def ok(self) -> bool:
@@ -65,8 +73,11 @@ def _strict_one(text: str) -> list[Any]:
 # --- repairs: each takes text and returns (possibly) changed text --------------------------
 
 _COMMENT_WRAP = re.compile(r"^\s*<!--(.*?)-->\s*$", re.S)
-_LEADING_COMMENTS = re.compile(r"^\s*(?:<!--.*?-->\s*)+(?=[\[{])", re.S)
-_TRAILING_COMMENTS = re.compile(r"(?<=[\]}])\s*(?:<!--.*?-->\s*)+$", re.S)
+# One comment ends at its first "-->" (as in HTML): a run of comments splits one way only, so
+# these never backtrack exponentially (``<!--.*?-->`` repeated did, on ~25 empty comments).
+_COMMENT = r"<!--(?:[^-]|-(?!->))*-->"
+_LEADING_COMMENTS = re.compile(rf"^\s*(?:{_COMMENT}\s*)+(?=[\[{{])", re.S)
+_TRAILING_COMMENTS = re.compile(rf"(?<=[\]}}])\s*(?:{_COMMENT}\s*)+$", re.S)
 _CDATA_WRAP = re.compile(
     r"^\s*(?://|/\*)?\s*<!\[CDATA\[(.*?)(?://|/\*)?\s*\]\]>\s*(?:\*/)?\s*$", re.S
 )
@@ -173,18 +184,57 @@ def _message(exc: Exception) -> str:
     return str(exc)
 
 
-def parse_json(text: str, *, repair: bool = True) -> JsonParse:
+def _too_deep(text: str, values: list[Any], max_depth: int | None) -> bool:
+    if max_depth is None or text.count("[") + text.count("{") <= max_depth:
+        return False  # cheap: fewer brackets than the bound cannot nest past it
+    return any(json_depth_exceeds(v, max_depth) for v in values)
+
+
+def _bounded(parsed: JsonParse, text: str, max_depth: int | None) -> JsonParse:
+    if parsed.ok and _too_deep(text, parsed.values, max_depth):
+        return JsonParse(
+            error=f"JSON nested deeper than {max_depth} arrays/objects (max_json_depth)",
+            too_deep=True,
+        )
+    return parsed
+
+
+def parse_json(
+    text: str,
+    *,
+    repair: bool = True,
+    max_depth: int | None = None,
+    max_repair_chars: int | None = None,
+) -> JsonParse:
     """Parse ``text`` strictly; if that fails and ``repair`` is on, try labelled repairs.
 
     Concatenated values (``{..}{..}``) are split as the last repair. The error message is the
     strict parser's message on the original text, which is what a person needs to fix it.
+    ``max_depth`` refuses values nested deeper (``too_deep``); text longer than
+    ``max_repair_chars`` is not repaired.
+
+    >>> parse_json("[[[1]]]", max_depth=2).too_deep
+    True
+    >>> parse_json("[" * 100_000).too_deep
+    True
     """
+    return _bounded(_parse(text, repair, max_repair_chars), text, max_depth)
+
+
+def _parse(text: str, repair: bool, max_repair_chars: int | None) -> JsonParse:
     try:
         return JsonParse(values=_strict_one(text))
-    except (ValueError, RecursionError) as exc:
+    except RecursionError as exc:  # no repair makes text shallower
+        return JsonParse(error=_message(exc), too_deep=True)
+    except ValueError as exc:
         first_error = _message(exc)
     if not repair:
         return JsonParse(error=first_error)
+    if max_repair_chars is not None and len(text) > max_repair_chars:
+        return JsonParse(
+            error=f"{first_error} (not repaired: {len(text):,} characters, more than "
+            f"{max_repair_chars:,} (max_repair_chars))"
+        )
     applied: list[str] = []
     current = text
     for label, fn in REPAIRS:
@@ -202,7 +252,9 @@ def parse_json(text: str, *, repair: bool = True) -> JsonParse:
             continue
     try:
         values = _decode_all(current)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        return JsonParse(error=first_error, too_deep=True)
+    except ValueError:
         return JsonParse(error=first_error)
     if len(values) > 1:
         return JsonParse(values=values, repairs=[*applied, "split-concatenated-values"])

@@ -7,6 +7,11 @@ properties, JSON-path provenance), plus one record per embedded typed node (an o
 application state is found. A JSON document with a top-level ``@context`` is JSON-LD and is
 read as such. Parsing is strict: no repairs, no regular expressions over JavaScript, no
 evaluation. Invalid JSON becomes an error record with the raw text and the parser's message.
+
+Bounds (:mod:`structcrawl.limits`): a block longer than ``max_json_chars`` (``json-too-large``)
+or nested deeper than ``max_json_depth`` (``json-too-deep``) is not extracted; typed records
+after the ``max_items``-th (``json-too-many-items``) and blocks after the ``max_blocks``-th
+(``data-block-too-many-blocks``) are not read.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 from structcrawl.document import Document
 from structcrawl.extract._jsonnodes import json_path, node_records
 from structcrawl.extract._jsonparse import parse_json
+from structcrawl.limits import DEFAULT_LIMITS, Limits, raw_excerpt
 from structcrawl.payload import split_content_type
 from structcrawl.records import Provenance, Record, error_record
 
@@ -80,22 +86,42 @@ def extract_json_text(
     fmt: str,
     element: str = "",
     type_: list[str] | None = None,
+    limits: Limits | None = None,
 ) -> list[Record]:
     """Records for one strict-JSON document (a data block or a response body)."""
-    parsed = parse_json(text, repair=False)
-    if not parsed.ok:
+    limits = limits or DEFAULT_LIMITS
+
+    def error(code: str, message: str, raw: str) -> list[Record]:
         return [
             error_record(
                 source_url=source_url,
                 format=fmt,
-                code="json-invalid",
-                message=parsed.error or "invalid JSON",
+                code=code,
+                message=message,
                 source_element=element or "$",
-                raw=text,
+                raw=raw,
                 parser=PARSER,
                 type=type_ or [],
             )
         ]
+
+    if len(text) > limits.max_json_chars:
+        return error(
+            "json-too-large",
+            f"JSON of {len(text):,} characters is larger than {limits.max_json_chars:,} "
+            "(max_json_chars): not parsed; raw holds its beginning",
+            raw_excerpt(text),
+        )
+    parsed = parse_json(text, repair=False, max_depth=limits.max_json_depth)
+    if parsed.too_deep:
+        return error(
+            "json-too-deep",
+            f"JSON nested deeper than {limits.max_json_depth} arrays/objects "
+            f"(max_json_depth): not extracted ({parsed.error})",
+            text,
+        )
+    if not parsed.ok:
+        return error("json-invalid", parsed.error or "invalid JSON", text)
     value = parsed.values[0]
     if (
         isinstance(value, dict)
@@ -114,9 +140,26 @@ def extract_json_text(
             parser=PARSER,
             element=element,
         )
+        if len(records) > limits.max_items:
+            return records[: limits.max_items] + error(
+                "json-too-many-items",
+                f"{len(records):,} JSON-LD nodes: only the first {limits.max_items:,} were "
+                "kept as records (max_items)",
+                "",
+            )
         return records
     typed = list(typed_nodes(value))
     records = []
+    if len(typed) > limits.max_items:
+        records.extend(
+            error(
+                "json-too-many-items",
+                f"{len(typed):,} typed objects: only the first {limits.max_items:,} were "
+                "extracted as records (max_items)",
+                "",
+            )
+        )
+        typed = typed[: limits.max_items]
     if not (typed and typed[0][0] == "$"):  # a typed top-level object is its own record
         records.append(
             _document_record(
@@ -140,10 +183,24 @@ def extract_json_text(
 
 
 def extract(doc: Document) -> list[Record]:
+    limits = doc.limits
     records: list[Record] = []
-    for script in doc.root.iter("script"):
-        if not _is_data_block(script.get("type")):
-            continue
+    blocks = [s for s in doc.root.iter("script") if _is_data_block(s.get("type"))]
+    for index, script in enumerate(blocks):
+        if index == limits.max_blocks or len(records) >= limits.max_items:
+            bound = "max_blocks" if index == limits.max_blocks else "max_items"
+            records.append(
+                error_record(
+                    source_url=doc.url,
+                    format="data-block",
+                    code="data-block-too-many-blocks",
+                    message=f"{len(blocks):,} JSON data blocks: the {len(blocks) - index:,} "
+                    f"from this one on were not read ({bound})",
+                    source_element=doc.path_of(script),
+                    parser=PARSER,
+                )
+            )
+            break
         block_id = script.get("id")
         records.extend(
             extract_json_text(
@@ -153,6 +210,7 @@ def extract(doc: Document) -> list[Record]:
                 fmt="data-block",
                 element=doc.path_of(script),
                 type_=[block_id] if block_id else [],
+                limits=limits,
             )
         )
     return records

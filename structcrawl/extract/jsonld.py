@@ -6,6 +6,12 @@ schema.org properties are resolved against the document base. ``@context`` is ke
 record. A block that is not valid JSON becomes an error record with its raw text and the
 parser's message; labelled repairs (:mod:`structcrawl.extract._jsonparse`) recover common
 publisher mistakes and say so on each record. Nothing is evaluated.
+
+Bounds (``doc.limits``): a block longer than ``max_json_chars`` (``json-ld-too-large``, its
+beginning kept in ``raw``) or nested deeper than ``max_json_depth`` (``json-ld-too-deep``) is
+not extracted; blocks after the ``max_blocks``-th and records after the ``max_items``-th are
+not read (one ``json-ld-too-many-blocks`` / ``json-ld-too-many-items`` record says how many).
+The page's other blocks are unaffected.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 from structcrawl.document import Document
 from structcrawl.extract._jsonnodes import node_records
 from structcrawl.extract._jsonparse import parse_json
+from structcrawl.limits import raw_excerpt
 from structcrawl.payload import split_content_type
 from structcrawl.records import Record, error_record
 
@@ -32,11 +39,61 @@ def ld_json_scripts(doc: Document) -> list:
     return found
 
 
+def _error(doc: Document, code: str, message: str, element: str = "", raw: str = "") -> Record:
+    return error_record(
+        source_url=doc.url,
+        format=FORMAT,
+        code=code,
+        message=message,
+        source_element=element,
+        raw=raw,
+        parser=PARSER,
+    )
+
+
 def extract(doc: Document) -> list[Record]:
+    limits = doc.limits
     records: list[Record] = []
-    for script in ld_json_scripts(doc):
+    scripts = ld_json_scripts(doc)
+    entities = 0
+    for index, script in enumerate(scripts):
+        if index == limits.max_blocks:
+            records.append(
+                _error(
+                    doc,
+                    "json-ld-too-many-blocks",
+                    f"{len(scripts):,} JSON-LD blocks: only the first {limits.max_blocks:,} "
+                    f"were read (max_blocks); {len(scripts) - index:,} were not",
+                    doc.path_of(script),
+                )
+            )
+            break
+        if entities >= limits.max_items:
+            records.append(
+                _error(
+                    doc,
+                    "json-ld-too-many-items",
+                    f"more than {limits.max_items:,} JSON-LD records on the page (max_items): "
+                    f"the {len(scripts) - index:,} blocks from this one on were not read",
+                    doc.path_of(script),
+                )
+            )
+            break
         element = doc.path_of(script)
         text = script.text or ""
+        if len(text) > limits.max_json_chars:
+            records.append(
+                _error(
+                    doc,
+                    "json-ld-too-large",
+                    f"JSON-LD block of {len(text):,} characters is larger than "
+                    f"{limits.max_json_chars:,} (max_json_chars): not parsed; raw holds its "
+                    "beginning",
+                    element,
+                    raw_excerpt(text),
+                )
+            )
+            continue
         if not text.strip():
             records.append(
                 error_record(
@@ -51,18 +108,19 @@ def extract(doc: Document) -> list[Record]:
                 )
             )
             continue
-        parsed = parse_json(text)
+        parsed = parse_json(
+            text, max_depth=limits.max_json_depth, max_repair_chars=limits.max_repair_chars
+        )
+        if parsed.too_deep:
+            message = (
+                f"JSON-LD block nested deeper than {limits.max_json_depth} arrays/objects "
+                f"(max_json_depth): not extracted ({parsed.error})"
+            )
+            records.append(_error(doc, "json-ld-too-deep", message, element, text))
+            continue
         if not parsed.ok:
             records.append(
-                error_record(
-                    source_url=doc.url,
-                    format=FORMAT,
-                    code="json-ld-invalid",
-                    message=parsed.error or "invalid JSON",
-                    source_element=element,
-                    raw=text,
-                    parser=PARSER,
-                )
+                _error(doc, "json-ld-invalid", parsed.error or "invalid JSON", element, text)
             )
             continue
         value = parsed.values[0] if len(parsed.values) == 1 else parsed.values
@@ -75,21 +133,60 @@ def extract(doc: Document) -> list[Record]:
             element=element,
             keep_raw=text if parsed.repairs else None,
         )
-        for rec in block_records:
-            rec.repairs = list(parsed.repairs)
-        records.extend(block_records)
-        for path, message in problems:
-            null = message.endswith("found NoneType")
+        if entities + len(block_records) > limits.max_items:
+            kept = max(limits.max_items - entities, 0)
             records.append(
-                error_record(
-                    source_url=doc.url,
-                    format=FORMAT,
-                    code="json-ld-null" if null else "json-ld-not-a-node",
-                    message=message,
-                    source_element=f"{element}#{path}",
-                    raw=text,
-                    parser=PARSER,
-                    kind="skip" if null else "error",
+                _error(
+                    doc,
+                    "json-ld-too-many-items",
+                    f"this block holds {len(block_records):,} records; only {kept:,} were kept, "
+                    f"so that the page has at most {limits.max_items:,} (max_items)",
+                    element,
                 )
             )
+            block_records = block_records[:kept]
+        entities += len(block_records)
+        for i, rec in enumerate(block_records):
+            rec.repairs = list(parsed.repairs)
+            if i and parsed.repairs:  # one full copy of a repaired block's text is enough
+                rec.raw = raw_excerpt(text)
+        records.extend(block_records)
+        records.extend(_problem_records(doc, problems, element, text))
     return records
+
+
+_MAX_PROBLEMS = 20  # per block: non-node values reported one by one
+
+
+def _problem_records(
+    doc: Document, problems: list[tuple[str, str]], element: str, text: str
+) -> list[Record]:
+    """Skip/error records for top-level values that are not node objects (the first few; one
+    more record counts the rest). The first holds the block's text, the others its start."""
+    out = []
+    for i, (path, message) in enumerate(problems[:_MAX_PROBLEMS]):
+        null = message.endswith("found NoneType")
+        out.append(
+            error_record(
+                source_url=doc.url,
+                format=FORMAT,
+                code="json-ld-null" if null else "json-ld-not-a-node",
+                message=message,
+                source_element=f"{element}#{path}",
+                raw=text if i == 0 else raw_excerpt(text),
+                parser=PARSER,
+                kind="skip" if null else "error",
+            )
+        )
+    if len(problems) > _MAX_PROBLEMS:
+        out.append(
+            _error(
+                doc,
+                "json-ld-not-a-node",
+                f"{len(problems) - _MAX_PROBLEMS:,} more top-level values of this block are not "
+                "node objects (not reported one by one)",
+                element,
+                raw_excerpt(text),
+            )
+        )
+    return out

@@ -7,6 +7,12 @@ cycles and self-references terminate), and sorted in document order. Values come
 attribute the spec names per element; nested items become nested records; a nested item that
 is already being built (a cycle) becomes a reference instead of recursing. Items without
 properties get none: nothing is invented.
+
+Bounds (``doc.limits``): an item nested deeper than ``max_nesting`` becomes a reference
+(``microdata-too-deep``); after ``max_items`` items (nested ones included) or ``max_visits``
+element visits (``itemref`` lets items share, and so re-visit, elements) no more items are
+built: further nested items become references and further top-level items are not read
+(``microdata-too-many-items`` / ``microdata-too-complex``).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import Any
 from lxml import etree
 
 from structcrawl.document import Document
-from structcrawl.records import Provenance, Record, short_schema_name
+from structcrawl.records import Provenance, Record, error_record, short_schema_name
 
 __all__ = ["FORMAT", "PARSER", "extract", "property_value"]
 
@@ -71,8 +77,16 @@ def property_value(doc: Document, el: etree._Element) -> tuple[Any, Any]:
 class _Extractor:
     def __init__(self, doc: Document):
         self.doc = doc
+        self.limits = doc.limits
         self._ids: dict[str, etree._Element] | None = None
         self._order: dict[etree._Element, int] | None = None
+        self.items = 0  # items built, nested ones included
+        self.visits = 0  # elements visited by the property crawl
+        self.too_deep = 0  # nested items left as references for depth
+        self.refused = 0  # items not (fully) built because a bound was reached
+
+    def exhausted(self) -> bool:
+        return self.items >= self.limits.max_items or self.visits >= self.limits.max_visits
 
     def by_id(self, ident: str) -> etree._Element | None:
         if self._ids is None:
@@ -97,11 +111,16 @@ class _Extractor:
             target = self.by_id(ref)
             if target is not None:
                 pending.append(target)
+        budget = self.limits.max_visits
         while pending:
             current = pending.pop()
             if current in memory:
                 continue
             memory.add(current)
+            self.visits += 1
+            if self.visits >= budget:
+                self.refused += 1
+                break
             if current.get("itemscope") is None:
                 pending.extend(c for c in current if isinstance(c.tag, str))
             if (current.get("itemprop") or "").split():
@@ -109,8 +128,11 @@ class _Extractor:
         ordered = self.doc_order(results) if len(results) > 1 else results
         return ordered
 
-    def item(self, el: etree._Element, building: set[etree._Element], raw: Any) -> Record:
+    def item(
+        self, el: etree._Element, building: set[etree._Element], raw: Any, depth: int = 0
+    ) -> Record:
         doc = self.doc
+        self.items += 1
         rec = Record(
             source_url=doc.url,
             format=FORMAT,
@@ -127,12 +149,16 @@ class _Extractor:
             names = list(dict.fromkeys((prop_el.get("itemprop") or "").split()))
             path = doc.path_of(prop_el)
             if prop_el.get("itemscope") is not None:
-                if prop_el in building:
+                cycle = prop_el in building
+                deep = not cycle and depth >= self.limits.max_nesting
+                if cycle or deep or self.exhausted():
+                    self.too_deep += deep
+                    self.refused += not (cycle or deep)
                     ref_id = prop_el.get("itemid")
                     value: Any = {"@id": doc.resolve(ref_id)} if ref_id else {"@ref": path}
                     raw_v: Any = None
                 else:
-                    value, raw_v = self.item(prop_el, building, None), None
+                    value, raw_v = self.item(prop_el, building, None, depth + 1), None
             else:
                 value, raw_v = property_value(doc, prop_el)
             for name in names:
@@ -142,11 +168,53 @@ class _Extractor:
 
 def extract(doc: Document) -> list[Record]:
     ex = _Extractor(doc)
+    limits = doc.limits
     records = []
-    for attribute in _ITEMSCOPES(doc.root):
-        el = attribute.getparent()
-        if el.get("itemprop") is not None:
-            continue
+    tops = [a.getparent() for a in _ITEMSCOPES(doc.root)]
+    tops = [el for el in tops if el.get("itemprop") is None]
+    unread = 0
+    for index, el in enumerate(tops):
+        if ex.exhausted():
+            unread = len(tops) - index
+            break
         attrs = {k: v for k, v in el.attrib.items() if k.startswith("item") or k == "id"}
         records.append(ex.item(el, set(), attrs))
+    if unread or ex.refused:
+        many = ex.items >= limits.max_items
+        bound = (
+            f"{limits.max_items:,} items (max_items)"
+            if many
+            else f"{limits.max_visits:,} element visits (max_visits; itemref makes items "
+            "share elements)"
+        )
+        records.append(
+            _error(
+                doc,
+                "microdata-too-many-items" if many else "microdata-too-complex",
+                f"after {bound} no more items were built: nested items from there on are "
+                f"references, and {unread:,} top-level items were not read",
+                doc.path_of(tops[len(tops) - unread]) if unread else "",
+            )
+        )
+    if ex.too_deep:
+        records.append(
+            _error(
+                doc,
+                "microdata-too-deep",
+                f"{ex.too_deep:,} items nested deeper than {limits.max_nesting} levels "
+                "(max_nesting) were kept as references ({'@ref': path} or {'@id': itemid}), "
+                "not built",
+            )
+        )
     return records
+
+
+def _error(doc: Document, code: str, message: str, element: str = "") -> Record:
+    return error_record(
+        source_url=doc.url,
+        format=FORMAT,
+        code=code,
+        message=message,
+        source_element=element,
+        parser=PARSER,
+    )

@@ -3,6 +3,10 @@
 Runs only when the page has microformat root classes, over the shared tree. Each top-level
 item becomes a record (``type`` such as ``h-card``); nested items, in properties or as
 ``children``, become nested records; single values are scalars, repeated ones lists.
+
+Bounds (``doc.limits``): items nested deeper than ``max_nesting`` are left out with their
+subtree (``microformats-too-deep``), and after ``max_items`` items nothing more is read
+(``microformats-too-many-items``); each says so in one error record.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from typing import Any
 
 from structcrawl.document import Document
 from structcrawl.mf2 import has_microformats, parse_mf2
-from structcrawl.records import Provenance, Record
+from structcrawl.records import Provenance, Record, error_record
 
 __all__ = ["FORMAT", "PARSER", "extract"]
 
@@ -63,5 +67,39 @@ def _clean(item: Any) -> Any:
 def extract(doc: Document) -> list[Record]:
     if not has_microformats(doc.root):
         return []
-    parsed = parse_mf2(doc.root, doc.url, with_paths=True)
-    return [_record(doc, item, True) for item in parsed.get("items", [])]
+    limits = doc.limits
+    parsed = parse_mf2(
+        doc.root,
+        doc.url,
+        with_paths=True,
+        max_items=limits.max_items,
+        max_nesting=limits.max_nesting,
+        rels=False,  # rels are not records
+    )
+    records = [_record(doc, item, True) for item in parsed.get("items", [])]
+    bounds = parsed.get("_limits", {})
+    if bounds.get("too_deep"):
+        records.append(
+            _error(
+                doc,
+                "microformats-too-deep",
+                f"{bounds['too_deep']:,} microformats nested deeper than {limits.max_nesting} "
+                "levels (max_nesting) were left out, with their content",
+            )
+        )
+    if bounds.get("truncated"):
+        records.append(
+            _error(
+                doc,
+                "microformats-too-many-items",
+                f"more than {limits.max_items:,} microformats on the page (max_items): only the "
+                "first were read",
+            )
+        )
+    return records
+
+
+def _error(doc: Document, code: str, message: str) -> Record:
+    return error_record(
+        source_url=doc.url, format=FORMAT, code=code, message=message, parser=PARSER
+    )

@@ -10,6 +10,13 @@ N-Triples form; each property's provenance is the XPath of the element that prod
 Open Graph and Twitter properties (``og:``, ``article:``, ``twitter:``... which RDFa also reads
 from ``<meta property>``) are left to the ``opengraph`` layer, which keeps their structure
 (which width belongs to which image); repeating them here would only pool those details.
+
+Nothing is dropped: a blank node no record reaches (a cycle of blank nodes) gets a record of
+its own. Bounds (``doc.limits``): a blank node nested deeper than ``max_nesting``
+(``rdfa-too-deep``), or met after ``max_visits`` values were placed in records (blank nodes
+shared by several subjects are nested in each: ``rdfa-too-complex``), becomes a record of its
+own, referenced by ``{"@id": "_:..."}``; subjects after the ``max_items``-th record are not
+read (``rdfa-too-many-items``).
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from typing import Any
 
 from structcrawl.document import Document
 from structcrawl.rdfa import IRI, BNode, Literal, Triple, rdfa_triples
-from structcrawl.records import Provenance, Record, short_schema_name
+from structcrawl.records import Provenance, Record, error_record, short_schema_name
 
 __all__ = ["FORMAT", "PARSER", "extract", "records_from_triples"]
 
@@ -64,6 +71,7 @@ def _literal_raw(term: Literal) -> Any:
 
 
 def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
+    limits = doc.limits
     by_subject: dict[Any, list[Triple]] = {}
     referenced: set[Any] = set()
     for t in triples:
@@ -72,30 +80,37 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
         by_subject.setdefault(t.subject, []).append(t)
         if isinstance(t.object, BNode) and t.object != t.subject:
             referenced.add(t.object)
+    reached: set[Any] = set()  # subjects whose triples are in some record
+    promoted: list[Any] = []  # blank nodes cut from nesting: records of their own
+    counts = {"placed": 0, "too_deep": 0, "too_complex": 0}
 
     def as_list(node: Any) -> list[Triple] | None:
         """The ``rdf:first`` triples of a well-formed RDF collection at ``node``, else None."""
         items: list[Triple] = []
-        seen: set[Any] = set()
+        seen: list[Any] = []
         while not (isinstance(node, IRI) and node.value == _RDF + "nil"):
             group = by_subject.get(node)
             if not isinstance(node, BNode) or node in seen or group is None or len(group) != 2:
                 return None
-            seen.add(node)
+            seen.append(node)
             preds = {t.predicate.value: t for t in group}
             if set(preds) != {_RDF + "first", _RDF + "rest"}:
                 return None
             items.append(preds[_RDF + "first"])
             node = preds[_RDF + "rest"].object
+        reached.update(seen)
         return items
 
-    def value(obj: Any, subject: Any, inner: frozenset[Any]) -> tuple[Any, Any]:
+    def value(obj: Any, subject: Any, inner: frozenset[Any], depth: int) -> tuple[Any, Any]:
         """``(value, raw)`` of one object term."""
         if isinstance(obj, Literal):
             return obj.value, _literal_raw(obj)
         if isinstance(obj, BNode):
             if obj in by_subject and obj not in inner:
-                return build(obj, inner, False), None
+                if depth < limits.max_nesting and counts["placed"] < limits.max_visits:
+                    return build(obj, inner, False, depth + 1), None
+                counts["too_deep" if depth >= limits.max_nesting else "too_complex"] += 1
+                promoted.append(obj)
             return {"@id": f"_:{obj.id}"}, _nt(obj)
         if obj.value == _RDF + "nil":
             return [], []
@@ -103,8 +118,10 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
             return {"@id": obj.value}, obj.value
         return obj.value, obj.value
 
-    def build(subject: Any, building: frozenset[Any], top: bool) -> Record:
+    def build(subject: Any, building: frozenset[Any], top: bool, depth: int) -> Record:
         group = by_subject[subject]
+        reached.add(subject)
+        counts["placed"] += len(group)
         first = next((t for t in group if t.predicate.value == RDF_TYPE), group[0])
         rec = Record(
             source_url=doc.url,
@@ -125,11 +142,11 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
             prop = short_schema_name(t.predicate.value)
             items = as_list(obj) if isinstance(obj, BNode) else None
             if items is None:
-                val, raw = value(obj, subject, inner)
+                val, raw = value(obj, subject, inner, depth)
                 rec.add_value(prop, val, doc.path_of(t.element), raw)
                 continue
             # an RDF collection (inlist): a list value, each item with its own element
-            values = [value(item.object, subject, inner) for item in items]
+            values = [value(item.object, subject, inner, depth) for item in items]
             current = rec.properties.get(prop, [])
             rec.properties[prop] = (current if isinstance(current, list) else [current]) + [
                 v for v, _ in values
@@ -138,11 +155,69 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
                 rec.provenance.add(prop, doc.path_of(item.element), raw)
         return rec
 
-    return [
-        build(subject, frozenset(), True)
-        for subject in by_subject
-        if isinstance(subject, IRI) or subject not in referenced
-    ]
+    records: list[Record] = []
+    tops = [s for s in by_subject if isinstance(s, IRI) or s not in referenced]
+    # then blank nodes cut from nesting (the list grows while it is read), then any subject
+    # no record reached (blank nodes that only point at each other)
+    # (these two kinds carry their blank node label as id, so references to them resolve)
+    emitted: set[Any] = set()
+    unread = 0
+    for queue in (tops, promoted, list(by_subject)):
+        i = 0
+        while i < len(queue):
+            subject = queue[i]
+            i += 1
+            if subject in emitted or (queue is not promoted and subject in reached):
+                continue
+            emitted.add(subject)
+            if len(records) >= limits.max_items:
+                unread += 1
+                continue
+            rec = build(subject, frozenset(), True, 0)
+            if queue is not tops:
+                rec.id = f"_:{subject.id}"
+            records.append(rec)
+    return records + _bound_records(doc, counts, unread)
+
+
+def _bound_records(doc: Document, counts: dict[str, int], unread: int) -> list[Record]:
+    limits = doc.limits
+    out = []
+    if counts["too_deep"]:
+        out.append(
+            _error(
+                doc,
+                "rdfa-too-deep",
+                f"{counts['too_deep']:,} blank nodes nested deeper than {limits.max_nesting} "
+                "levels (max_nesting) are records of their own, referenced by @id",
+            )
+        )
+    if counts["too_complex"]:
+        out.append(
+            _error(
+                doc,
+                "rdfa-too-complex",
+                f"after {limits.max_visits:,} values placed in records (max_visits; shared "
+                f"blank nodes are nested in each subject), {counts['too_complex']:,} nested "
+                "blank nodes became records of their own, referenced by @id",
+            )
+        )
+    if unread:
+        out.append(
+            _error(
+                doc,
+                "rdfa-too-many-items",
+                f"more than {limits.max_items:,} RDFa records (max_items): {unread:,} subjects "
+                "were not read",
+            )
+        )
+    return out
+
+
+def _error(doc: Document, code: str, message: str) -> Record:
+    return error_record(
+        source_url=doc.url, format=FORMAT, code=code, message=message, parser=PARSER
+    )
 
 
 def extract(doc: Document) -> list[Record]:

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from lxml import etree
 
-from ._parser import Mf2Parser, document_base
+from ._parser import MAX_NESTING, Mf2Parser, document_base
 from ._vocab import BACKCOMPAT_ROOTS
 
 __all__ = ["has_microformats", "parse_mf2"]
@@ -47,14 +47,32 @@ def has_microformats(root: etree._Element) -> bool:
     return _ROOT_TOKEN.search("\n".join(_CLASSES(root))) is not None
 
 
-def parse_mf2(root: etree._Element, base_url: str, *, with_paths: bool = False) -> dict[str, Any]:
+def parse_mf2(
+    root: etree._Element,
+    base_url: str,
+    *,
+    with_paths: bool = False,
+    max_items: int | None = None,
+    max_nesting: int = MAX_NESTING,
+    rels: bool = True,
+) -> dict[str, Any]:
     """Parse the document under ``root`` (the ``<html>`` element) for microformats.
 
     ``base_url`` is the document URL; a ``<base href>`` in the document is applied to it.
     Returns ``{"items": [...], "rels": {...}, "rel-urls": {...}}`` in the microformats2 JSON
     format. With ``with_paths=True`` every item dict also carries ``"_path"``, the XPath of its
     root element, and ``"_paths"``, per property the XPath of the element each value came from
-    (implied values: the item element), both as ``root.getroottree().getpath(el)`` gives them.
+    (implied values: the item element), both as ``root.getroottree().getpath(el)`` gives them,
+    and the result carries ``"_limits": {"too_deep": n, "truncated": bool}``.
+
+    Bounds: items nested deeper than ``max_nesting`` are ignored with their subtree; after
+    ``max_items`` items nothing more is parsed. ``rels=False`` skips ``rels``/``rel-urls``.
     """
     base = document_base(root, base_url)
-    return Mf2Parser(root, base, with_paths).parse()
+    parser = Mf2Parser(
+        root, base, with_paths, max_items=max_items, max_nesting=max_nesting, rels=rels
+    )
+    result = parser.parse()
+    if with_paths:
+        result["_limits"] = {"too_deep": parser.too_deep, "truncated": parser.truncated}
+    return result

@@ -14,6 +14,8 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
+from structcrawl.document import ElementPaths
+
 from ._implied import implied_name, implied_photo, implied_url
 from ._text import resolve_url, tag_last_segment, text_content
 from ._values import DOC_HAS_VALUE_CLASS, Boundary, parse_dt, parse_e, parse_p, parse_u
@@ -134,11 +136,26 @@ class _Item:
 class Mf2Parser:
     """One parse of one document (see :func:`structcrawl.mf2.parse_mf2`)."""
 
-    def __init__(self, root: etree._Element, base: str, with_paths: bool) -> None:
+    def __init__(
+        self,
+        root: etree._Element,
+        base: str,
+        with_paths: bool,
+        *,
+        max_items: int | None = None,
+        max_nesting: int = MAX_NESTING,
+        rels: bool = True,
+    ) -> None:
         self.root = root
         self.base = base
         self.with_paths = with_paths
-        self._tree = root.getroottree() if with_paths else None
+        self.max_items = max_items
+        self.max_nesting = max_nesting
+        self.rels = rels
+        self.opened = 0  # items parsed
+        self.too_deep = 0  # items ignored for nesting deeper than max_nesting
+        self.truncated = False  # items not read after max_items
+        self._paths = ElementPaths(root) if with_paths else None  # getpath, linear
         self._visited: set[etree._Element] = set()
         self._includes_used = 0
         self._ids: dict[str, etree._Element] | None = None
@@ -155,10 +172,13 @@ class Mf2Parser:
         for el in CANDIDATES_XPATH(self.root):
             if el in self._visited:
                 continue
+            if self.max_items is not None and self.opened >= self.max_items:
+                self.truncated = True
+                break
             tokens = split_tokens(el.get("class"))
             if mf2_roots(tokens) or any(t in BACKCOMPAT_ROOTS for t in tokens):
                 self._walk(el, items)
-        rels, rel_urls = self._rels()
+        rels, rel_urls = self._rels() if self.rels else ({}, {})
         return {"items": items, "rels": rels, "rel-urls": rel_urls}
 
     # -- walk -----------------------------------------------------------------------------
@@ -229,13 +249,20 @@ class Mf2Parser:
             stack.append([el, iter(el), None, ctx, depth, None])
             return
         level = 1 if ctx is None else ctx.level + 1
-        if level > MAX_NESTING:
-            # Too deep: ignore the subtree, and keep its roots from counting as top-level.
+        full = self.max_items is not None and self.opened >= self.max_items
+        if level > self.max_nesting or full:
+            # Too deep (or too many): ignore the subtree, and keep its roots from counting as
+            # top-level.
+            if full:
+                self.truncated = True
+            else:
+                self.too_deep += 1
             self._visited.add(el)
             self._visited.update(d for d in el.iterdescendants() if d.get("class"))
             stack.append([el, iter(()), None, ctx, depth, None])
             return
         item = _Item(el, types, bc_roots, level)
+        self.opened += 1
         if depth == 0:
             self._visited.add(el)
         if ctx is None:
@@ -305,8 +332,8 @@ class Mf2Parser:
                 core["id"] = el_id
         if item.children:
             core["children"] = item.children
-        if self._tree is not None:
-            getpath = self._tree.getpath
+        if self._paths is not None:
+            getpath = self._paths
             core["_path"] = getpath(el)
             # per value, the element it came from (implied values come from the item itself)
             core["_paths"] = {

@@ -3,7 +3,9 @@ one :class:`~structcrawl.items.EntityItem` per entity when the crawl runs out of
 
 Emission goes through the engine (a ``data:`` request whose callback yields the entity
 items), so entity items pass the item pipelines after this one and reach Scrapy's FEEDS like
-any item: JSONL, CSV and S3 feeds of entities need nothing special.
+any item: JSONL, CSV and S3 feeds of entities need nothing special. With change detection on
+(:mod:`structcrawl.changes.detector`), each entity item carries ``change`` and the previous
+run's entities not seen in this one follow as ``gone`` entity items.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ from structcrawl.render._browserpool import (
     RenderFailed,
     close_handler,
 )
-from structcrawl.render.capture import RenderSession
+from structcrawl.render.capture import NavigationGuard, RenderSession
 from structcrawl.render.routing import (
     Route,
     ShellVerdict,
@@ -86,6 +86,7 @@ class _Core:
         if config.enabled:
             self.rules = load_render_rules(config.rules_dir)
             self.pool = BrowserPool(crawler, config)
+            self._guard_browser(crawler)
             width, height = config.viewport
             self.context_kwargs: dict[str, Any] = {
                 "viewport": {"width": width, "height": height},
@@ -95,6 +96,20 @@ class _Core:
             }
             if config.user_agent:
                 self.context_kwargs["user_agent"] = config.user_agent
+
+    def _guard_browser(self, crawler: Crawler) -> None:
+        """Pages the browser renders stay on the crawl's hosts and on http(s): every request a
+        page makes goes through a :class:`NavigationGuard` (a route the page init callback
+        installs before navigation, ahead of the wrapped handler's own)."""
+
+        def blocked(reason: str, url: str) -> None:
+            self.stats.inc_value(f"structcrawl/render/blocked/{reason}")
+
+        self.guard = NavigationGuard(
+            allowed_domains=lambda: getattr(crawler.spider, "allowed_domains", None) or (),
+            extra_hosts=self.config.allowed_hosts,
+            on_block=blocked,
+        )
 
     async def close(self) -> None:
         await close_handler(self.http)
@@ -184,6 +199,7 @@ class _Core:
                 "playwright_context_kwargs": self.context_kwargs,
                 "playwright_include_page": False,
                 "playwright_page_methods": [PageMethod(session.prepare)],
+                "playwright_page_init_callback": self.guard.install,
                 "playwright_page_event_handlers": {"response": session.on_response},
                 "playwright_page_goto_kwargs": {
                     "wait_until": "load",
@@ -202,6 +218,7 @@ class _Core:
             session.page = None  # the wrapped handler closed it (or abandon did)
             for key in ("playwright_page_methods", "playwright_page_event_handlers"):
                 meta.pop(key, None)  # they hold the session: let it go with the page
+            meta.pop("playwright_page_init_callback", None)
         render_ms = round(seconds * 1000)
         queued_ms = max(round((time.monotonic() - started) * 1000) - render_ms, 0)
         self.stats.inc_value("structcrawl/render/pages")

@@ -15,7 +15,13 @@ from typing import Any
 
 from structcrawl.changes.detect import STATUSES
 
-__all__ = ["QualityAggregator", "check_thresholds", "field_paths", "page_outcome"]
+__all__ = [
+    "QualityAggregator",
+    "check_thresholds",
+    "field_paths",
+    "ledger_figures",
+    "page_outcome",
+]
 
 _RESERVOIR = 10_000
 
@@ -45,6 +51,31 @@ def field_paths(properties: Mapping[str, Any], prefix: str = "", depth: int = 0)
         elif isinstance(value, list) and value and isinstance(value[0], dict) and depth < 2:
             out.extend(field_paths(value[0], f"{prefix}{key}.", depth + 1))
     return out
+
+
+_LEDGER = "structcrawl/ledger/"
+
+
+def ledger_figures(stats: Mapping[str, Any]) -> dict[str, Any]:
+    """The page ledger's figures (:mod:`structcrawl.ledger_ext`) from the crawl's stats.
+
+    >>> ledger_figures({"structcrawl/ledger/requested": 3, "structcrawl/ledger/accounted": 2,
+    ...     "structcrawl/ledger/unaccounted": 1, "structcrawl/ledger/outcome/records": 2})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'requested': 3, 'accounted': 2, 'unaccounted': 1, 'unfinished': 0, 'duplicate': 0,
+     'unrequested': 0, 'filtered': {}, 'by_outcome': {'records': 2}}
+    """
+    figures: dict[str, Any] = {
+        name: int(stats.get(_LEDGER + name, 0) or 0)
+        for name in ("requested", "accounted", "unaccounted", "unfinished", "duplicate")
+    }
+    figures["unrequested"] = int(stats.get(_LEDGER + "unrequested", 0) or 0)
+    for group in ("filtered", "outcome"):
+        prefix = f"{_LEDGER}{group}/"
+        values = {k[len(prefix) :]: v for k, v in stats.items() if k.startswith(prefix) and v}
+        key = "by_outcome" if group == "outcome" else group
+        figures[key] = dict(sorted(values.items(), key=lambda kv: (-kv[1], kv[0])))
+    return figures
 
 
 def _percentile(sorted_values: list[float], q: float) -> float | None:
@@ -185,6 +216,7 @@ class QualityAggregator:
                 **{status: self.changes[status] for status in STATUSES},
                 "top_changed_fields": dict(self.changed_fields.most_common(20)),
             },
+            "ledger": ledger_figures(stats),
             "stats": {k: v for k, v in stats.items() if isinstance(v, (int, float, str))},
         }
 

@@ -53,6 +53,30 @@ def _table(rows: list[list[Any]], head: list[str]) -> str:
     return "<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + f"</tr>{body}</table>"
 
 
+def _ledger_section(ledger: Mapping[str, Any]) -> list[str]:
+    """The page ledger: every requested URL and its one outcome (structcrawl.ledger)."""
+    if not ledger.get("requested"):
+        return []
+    rows = [
+        [name, ledger.get(name, 0)]
+        for name in ("requested", "accounted", "unfinished", "unaccounted", "duplicate")
+    ]
+    rows += [[f"filtered ({k}, not requested)", v] for k, v in ledger.get("filtered", {}).items()]
+    problems = sum(ledger.get(k, 0) for k in ("unaccounted", "duplicate", "unrequested"))
+    verdict = (
+        f'<p class="bad">{problems} URL outcome(s) do not match the requests: the crawl failed '
+        "(see <code>structcrawl ledger</code>).</p>"
+        if problems
+        else '<p class="ok">Every requested URL has exactly one outcome.</p>'
+    )
+    return [
+        "<h2>Page ledger</h2>",
+        verdict,
+        _table(rows, ["", "URLs"]),
+        _bars(ledger.get("by_outcome") or {}, color="#3d6f8e"),
+    ]
+
+
 def render_html(report: Mapping[str, Any], title: str = "structcrawl quality report") -> str:
     pages, entities = report["pages"], report["entities"]
     thresholds = report.get("thresholds") or []
@@ -75,6 +99,17 @@ def render_html(report: Mapping[str, Any], title: str = "structcrawl quality rep
                 "{new} new / {changed} changed / {gone} gone".format(**changed),
             )
         )
+    ledger = report.get("ledger") or {}
+    if ledger.get("requested"):
+        lost = ledger.get("unaccounted", 0) + ledger.get("duplicate", 0)
+        lost += ledger.get("unrequested", 0)
+        cards.append(
+            (
+                "page ledger",
+                f"{ledger.get('accounted', 0)}/{ledger['requested']} accounted"
+                + (f", {lost} MISMATCHED" if lost else ""),
+            )
+        )
     out = [
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
         f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1><div class=cards>",
@@ -92,6 +127,7 @@ def render_html(report: Mapping[str, Any], title: str = "structcrawl quality rep
             for t in thresholds
         ]
         out += ["<h2>Thresholds</h2>", _table(rows, ["threshold", "value", "limit", ""])]
+    out += _ledger_section(ledger)
     out += [
         "<h2>Pages by outcome</h2>",
         _bars(pages["by_outcome"]),

@@ -1,0 +1,100 @@
+"""Per-page extraction bounds: what one hostile or broken page may cost, at most.
+
+Every bound has a sensible default for real pages and turns into an error record naming it
+when a page goes past it, instead of a crash, a hang or unbounded memory:
+
+==========================  ============================  =====================================
+bound                       default                       past it
+==========================  ============================  =====================================
+``max_body_bytes``          15,000,000 bytes              HTML: only the first bytes are parsed
+                                                          (``document-too-large``); JSON
+                                                          response: ``json-too-large``
+``max_dom_depth``           2,048 levels (libxml2's)      deeper elements are attached at that
+                                                          depth, nothing dropped
+                                                          (``document-too-deep``)
+``max_rebuilt_elements``    500,000 elements              a too-deep page is rebuilt only up to
+                                                          here (``document-too-large``)
+``max_json_chars``          5,000,000 characters          ``json-ld-too-large`` /
+                                                          ``json-too-large``
+``max_json_depth``          100 nested arrays/objects     ``json-ld-too-deep`` / ``json-too-deep``
+``max_repair_chars``        1,000,000 characters          a larger invalid block is not repaired
+                                                          (still ``json-ld-invalid``)
+``max_blocks``              10,000 scripts per layer      ``json-ld-too-many-blocks`` /
+                                                          ``data-block-too-many-blocks``
+``max_items``               10,000 records per layer      ``<layer>-too-many-items``
+``max_visits``              2,000,000 per layer           ``<layer>-too-complex``: microdata
+                                                          element visits (``itemref`` can make
+                                                          items share elements), RDFa values
+                                                          placed (shared blank nodes)
+``max_nesting``             100 nested items              ``<layer>-too-deep`` (the deeper item
+                                                          becomes a reference)
+==========================  ============================  =====================================
+
+Pure module: no Scrapy imports.
+
+>>> DEFAULT_LIMITS.max_json_depth
+100
+>>> json_depth_exceeds({"a": [[1]]}, 2), json_depth_exceeds({"a": [[1]]}, 3)
+(True, False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["DEFAULT_LIMITS", "Limits", "json_depth_exceeds", "raw_excerpt"]
+
+#: How much of an oversized block an error record keeps in ``raw`` (the whole body stays in
+#: the body store, named by the record's ``provenance.fetch.body_ref``).
+RAW_EXCERPT_CHARS = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on the work one page may cause; see the module docstring for each one."""
+
+    max_body_bytes: int = 15_000_000
+    max_dom_depth: int = 2048
+    max_rebuilt_elements: int = 500_000
+    max_json_chars: int = 5_000_000
+    max_json_depth: int = 100
+    max_repair_chars: int = 1_000_000
+    max_blocks: int = 10_000
+    max_items: int = 10_000
+    max_visits: int = 2_000_000
+    max_nesting: int = 100
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def json_depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests more than ``limit`` arrays/objects deep (iterative walk).
+
+    >>> json_depth_exceeds([1, 2], 1), json_depth_exceeds([[]], 1), json_depth_exceeds(3, 0)
+    (False, True, False)
+    """
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        depth += 1
+        if depth > limit:
+            return True
+        stack.extend((c, depth) for c in children if isinstance(c, dict | list))
+    return False
+
+
+def raw_excerpt(text: str, limit: int = RAW_EXCERPT_CHARS) -> str:
+    """The first ``limit`` characters of ``text`` (all of it when short enough).
+
+    >>> raw_excerpt("abcdef", 3)
+    'abc'
+    """
+    return text if len(text) <= limit else text[:limit]
