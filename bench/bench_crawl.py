@@ -68,6 +68,7 @@ def measure(pages: int, tmp: Path) -> dict[str, float]:
              "-O", f"{tmp / 'records.jsonl'}:records", "-O", f"{tmp / 'entities.jsonl'}:entities",
              "-s", f"STRUCTCRAWL_BODY_STORE={tmp / 'bodies'}",
              "-s", f"STRUCTCRAWL_ENTITY_STORE={tmp / 'entities.sqlite'}",
+             "-s", f"STRUCTCRAWL_CHANGE_STORE={tmp / 'changes.sqlite'}",
              "-s", f"STRUCTCRAWL_REPORT_DIR={tmp / 'report'}", *common],
             tmp / f"pipeline-{pages}.log",
         )

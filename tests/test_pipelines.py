@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import asyncio
+
 import io
 import json
 
@@ -43,7 +45,7 @@ def test_disabled_pipelines_raise_not_configured():
 
 def test_extraction_attaches_records_with_fetch_provenance_and_stats(tmp_path):
     c = crawler(STRUCTCRAWL_BODY_STORE=str(tmp_path))
-    item = BodyStorePipeline.from_crawler(c).process_item(page())
+    item = asyncio.run(BodyStorePipeline.from_crawler(c).process_item(page()))
     item = ExtractionPipeline.from_crawler(c).process_item(item)
     assert item.body_ref.startswith("sha256:") and item.payload_kind == "html"
     kinds = [(r["kind"], r["format"]) for r in item.records]

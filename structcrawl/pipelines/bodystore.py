@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -27,14 +28,15 @@ class BodyStorePipeline:
             raise NotConfigured("STRUCTCRAWL_BODY_STORE_ENABLED is off")
         return cls(crawler, open_store(config.uri))
 
-    def process_item(self, item: Any) -> Any:
+    async def process_item(self, item: Any) -> Any:
         adapter = ItemAdapter(item)
         if "body_ref" not in adapter.field_names():
             return item
         body = adapter.get("body") or b""
         if not body:
             return item
-        ref, uri = self.store.put(body)
+        # hashing, gzip and the write release the GIL: off the event loop, on another core
+        ref, uri = await asyncio.to_thread(self.store.put, body)
         adapter["body_ref"] = ref
         adapter["body_uri"] = uri
         self.stats.inc_value("structcrawl/bodystore/stored")
