@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import asyncio
-
 import io
 import json
 
