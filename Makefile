@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: venv
 
-test: venv lint browser
+test: venv lint browser redis
 	$(BIN)/pytest -q
 
 lint: venv
@@ -79,3 +79,17 @@ TARGET ?= default
 .PHONY: deploy
 deploy: venv
 	$(PY) -m structcrawl.deploy $(TARGET)
+
+# The Redis server the distributed-crawl tests start on 127.0.0.1 (README, "Distributed
+# crawls"): Debian's redis-server package when missing and root; otherwise those tests skip.
+.PHONY: redis
+redis:
+	@if ! command -v redis-server >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "no redis-server: installing Debian's redis-server package"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server; \
+	  else \
+	    echo "no redis-server and not root: run 'sudo apt-get install redis-server'" \
+	      "(the distributed-crawl tests skip without it)" >&2; \
+	  fi; \
+	fi

@@ -110,20 +110,24 @@ class SiteSpider(scrapy.Spider):
             page_accounted, url=_requested_url(response), outcome=outcome, message=message
         )
 
+    # A response's outcome comes after the requests it found (links, sitemap entries): the
+    # requests are scheduled as they are yielded, so when the outcome reaches the page ledger
+    # (and, with JOBDIR, the job journal) every URL the page led to is already requested. A
+    # crawl killed in between asks for the page again; never for a page whose links are lost.
+
     def parse_sitemap(self, response: Response) -> Iterator[Any]:
         body = response.body
         if response.url.endswith("/robots.txt"):
             found = list(sitemap_urls_from_robots(response.text, base_url=response.url))
-            self._accounted(response, "sitemap", f"robots.txt naming {len(found)} sitemap(s)")
             for url in found:
                 yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.failed)
+            self._accounted(response, "sitemap", f"robots.txt naming {len(found)} sitemap(s)")
             return
         try:
             sitemap = Sitemap(body)
         except Exception:  # not a sitemap: account for it as a page
             yield from self.parse(response)
             return
-        self._accounted(response, "sitemap", f"sitemap ({sitemap.type})")
         for entry in sitemap:
             loc = entry.get("loc")
             if not loc or not self.link_rules.accepts(loc):
@@ -132,6 +136,7 @@ class SiteSpider(scrapy.Spider):
                 yield scrapy.Request(loc, callback=self.parse_sitemap, errback=self.failed)
             else:
                 yield scrapy.Request(loc, callback=self.parse, errback=self.failed)
+        self._accounted(response, "sitemap", f"sitemap ({sitemap.type})")
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
         try:
@@ -145,16 +150,23 @@ class SiteSpider(scrapy.Spider):
                 status=response.status,
             )
             return
-        yield item
-        depth = response.meta.get("depth", 0)
+        try:
+            yield from self._link_requests(item, response.meta.get("depth", 0))
+        except Exception:  # a bug: the page item is still yielded
+            logger.exception("could not follow the links of %s", response.url)
+        yield item  # after its links (see above)
+
+    def _link_requests(self, item: PageItem, depth: int) -> list[scrapy.Request]:
         if item.document is None or (self.max_depth is not None and depth >= self.max_depth):
-            return
+            return []
+        requests = []
         for url in page_links(item.document, self.link_rules):
             marker = hash(url)  # requests already yielded are not fingerprinted again
             if marker in self._yielded:
                 continue
             self._yielded.add(marker)
-            yield scrapy.Request(url, callback=self.parse, errback=self.failed)
+            requests.append(scrapy.Request(url, callback=self.parse, errback=self.failed))
+        return requests
 
     def page_item(self, response: Response) -> PageItem:
         headers = response.headers

@@ -458,3 +458,33 @@ DEFAULTS.update(
         ),
     }
 )
+
+
+# distributed crawls: one crawl across several workers through Redis (structcrawl.distributed)
+DEFAULTS.update(
+    {
+        "STRUCTCRAWL_REDIS_URL": Setting(
+            None,
+            "Redis server of a distributed crawl (redis://host:port/db); set, the workers share "
+            "the request queue, duplicate filter, entity merge state and change state there.",
+        ),
+        "STRUCTCRAWL_CRAWL_ID": Setting(
+            None,
+            "Name of one distributed crawl, the same on every worker and new for each run "
+            "(A-Za-z0-9._-); None = scrapyd's job id.",
+        ),
+        "STRUCTCRAWL_REDIS_HEARTBEAT": Setting(
+            1.0, "Seconds between a worker's heartbeats (and its polls of the queue when idle)."
+        ),
+        "STRUCTCRAWL_REDIS_WORKER_TIMEOUT": Setting(
+            60.0,
+            "Seconds without a heartbeat after which a worker is presumed dead and the others "
+            "stop waiting for it (at least 3 heartbeats).",
+        ),
+        "STRUCTCRAWL_REDIS_EXPIRE": Setting(
+            7 * 86400,
+            "Seconds a distributed crawl's Redis keys outlive its last activity (and its done "
+            "marker its end).",
+        ),
+    }
+)

@@ -17,6 +17,7 @@ deeper elements attached at that depth, so nothing after them is lost. Each is n
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -54,6 +55,8 @@ _PARSER = _html_parser()
 # Void elements libxml2's HTML parser does not know (HTML5 additions): it nests the following
 # content inside them, so paths and text would differ from what a browser builds.
 _VOID_TAGS = ("source", "track", "wbr", "embed", "param", "keygen")
+_START_TAG = re.compile(rb"<[A-Za-z]")
+_START_TAG_STR = re.compile(r"<[A-Za-z]")
 _DOCTYPE_SUBSET = re.compile(rb"<!DOCTYPE[^\[>]*\[.*?\]\s*>", re.I | re.S)
 
 
@@ -195,16 +198,38 @@ class Document:
             return value.strip()
 
 
+# Characters libxml2's HTML parser keeps in the tree but lxml refuses to set from Python.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_safe(text: str | None) -> str | None:
+    """``text`` with characters lxml cannot store replaced by U+FFFD.
+
+    >>> _xml_safe("a\x1fb")
+    'a\ufffdb'
+    """
+    return _NOT_XML.sub("\ufffd", text) if text else text
+
+
+def _set(el: etree._Element, attr: str, value: str | None) -> None:
+    """``el.text``/``el.tail`` = ``value``, made storable if lxml refuses it as it is."""
+    try:
+        setattr(el, attr, value)
+    except ValueError:
+        setattr(el, attr, _xml_safe(value))
+
+
 def _unnest(void: etree._Element) -> None:
     """Move what libxml2 put inside a void element to just after it, as browsers have it."""
     after = void.tail
-    void.tail, void.text = void.text, None
+    _set(void, "tail", void.text)
+    void.text = None
     anchor = void
     for child in list(void):
         anchor.addnext(child)  # addnext moves the child's tail along with it
         anchor = child
     if after:
-        anchor.tail = (anchor.tail or "") + after
+        _set(anchor, "tail", (anchor.tail or "") + after)
 
 
 class _Stop(Exception):
@@ -246,7 +271,10 @@ class _CappedBuilder:
             try:
                 el.set(name, value)
             except ValueError:
-                continue
+                try:
+                    el.set(name, _xml_safe(value) or "")
+                except ValueError:  # a name lxml cannot hold
+                    continue
         stack.append(el)
 
     def end(self, tag: str) -> None:
@@ -257,14 +285,14 @@ class _CappedBuilder:
         current = self.stack[-1] if self.stack else self.root
         if len(current):
             last = current[-1]
-            last.tail = (last.tail or "") + text
+            _set(last, "tail", (last.tail or "") + text)
         else:
-            current.text = (current.text or "") + text
+            _set(current, "text", (current.text or "") + text)
 
     def comment(self, text: str) -> None:
         current = self.stack[-1] if self.stack else self.root
         try:
-            current.append(etree.Comment(text))
+            current.append(etree.Comment(_xml_safe(text)))
         except ValueError:  # "--" inside: lxml refuses such a comment
             return
 
@@ -306,8 +334,8 @@ def _rebuild(data: bytes, limits: Limits) -> tuple[etree._Element, list[tuple[st
 def _bounded_body(
     body: bytes | str, limits: Limits
 ) -> tuple[bytes | str, list[tuple[str, str]]]:
-    """``body`` cut to ``max_body_bytes``, then before its ``max_elements``-th tag after that
-    (every ``<`` counts, so the bound on elements is conservative)."""
+    """``body`` cut to ``max_body_bytes``, then before its ``max_elements + 1``-th start tag
+    (``<`` and a letter, wherever it is: the bound on elements is conservative)."""
     problems: list[tuple[str, str]] = []
     unit = "bytes" if isinstance(body, bytes) else "characters"
     if len(body) > limits.max_body_bytes:
@@ -320,16 +348,24 @@ def _bounded_body(
         )
         body = body[: limits.max_body_bytes]
     lt: Any = b"<" if isinstance(body, bytes) else "<"
-    tags = body.count(lt)
-    if tags > limits.max_elements:
-        cut = -1
-        for _ in range(limits.max_elements + 1):
-            cut = body.find(lt, cut + 1)
+    if body.count(lt) <= limits.max_elements:  # cheap: fewer '<' than the bound
+        return body, problems
+    starts: Iterator[int] = (
+        (m.start() for m in _START_TAG.finditer(body))
+        if isinstance(body, bytes)
+        else (m.start() for m in _START_TAG_STR.finditer(body))
+    )
+    cut = -1
+    for count, start in enumerate(starts):
+        if count == limits.max_elements:
+            cut = start
+            break
+    if cut >= 0:
         problems.append(
             (
                 "document-too-large",
-                f"body with {tags:,} tags ('<'): only the {cut:,} {unit} before the "
-                f"{limits.max_elements + 1:,}th were parsed (max_elements)",
+                f"more than {limits.max_elements:,} start tags: only the first {cut:,} {unit}, "
+                f"before the {limits.max_elements + 1:,}th, were parsed (max_elements)",
             )
         )
         body = body[:cut]

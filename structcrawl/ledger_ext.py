@@ -15,7 +15,9 @@ Each outcome becomes a line of the ledger file (``STRUCTCRAWL_LEDGER_FILE``, def
 without one are written as ``unaccounted`` (or ``unfinished:<reason>`` after a
 ``closespider_*`` stop). With ``JOBDIR`` the pending URLs are kept in
 ``<JOBDIR>/structcrawl-ledger.json``: the resumed run counts them as requested (``resumed``)
-and accounts for them.
+and accounts for them. A run that never stopped (killed) is recovered from the job journal
+(:mod:`structcrawl.ledger_resume`): its pending URLs are requested again, its feeds cut back
+to their last committed outcome.
 
 Stats: ``structcrawl/ledger/requested``, ``/accounted``, ``/outcome/<outcome>``,
 ``/filtered/dupefilter``, ``/filtered/offsite``, ``/resumed``, ``/unaccounted``,
@@ -35,12 +37,13 @@ from typing import IO, Any
 from itemadapter import ItemAdapter
 from scrapy import Request, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 
 from structcrawl.config import DEFAULTS
 from structcrawl.health import FAILURE_PREFIX
 from structcrawl.ledger import Ledger, ledger_only_line, page_line
+from structcrawl.ledger_resume import JobJournal
 from structcrawl.middlewares import offsite_filtered
 from structcrawl.pipelines.entities import INTERNAL_META
 
@@ -99,6 +102,8 @@ class PageLedger:
         connect(self.spider_error, signal=signals.spider_error)
         connect(self.page_accounted, signal=page_accounted)
         connect(self.spider_closed, signal=signals.spider_closed)
+        # JOBDIR: the job journal, which a killed run is resumed from (before the engine opens)
+        self.journal = JobJournal(crawler, config.jobdir) if config.jobdir else None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PageLedger:
@@ -117,13 +122,19 @@ class PageLedger:
         path.parent.mkdir(parents=True, exist_ok=True)
         state = self._state_path()
         resumed = {}
-        if state is not None and state.exists():
+        if self.journal is not None and self.journal.recovering:  # the last run was killed
+            resumed = {url: len(specs) for url, specs in self.journal.state.pending.items()}
+        elif state is not None and state.exists():
             resumed = json.loads(state.read_text(encoding="utf-8")).get("pending", {})
         self._file = path.open("w", encoding="utf-8")  # each run's ledger describes that run
         for url, count in resumed.items():
             for _ in range(int(count)):
                 self.ledger.request(url)
             self.stats.inc_value("structcrawl/ledger/resumed", int(count))
+        if self.journal is not None and self.journal.recovering:
+            spider = self.crawler.spider
+            for request in self.journal.pending_requests(spider, LEDGER_META):
+                self.crawler.engine.crawl(request)
 
     def _write(self, line: dict[str, Any]) -> None:
         if self._file is not None:
@@ -134,6 +145,8 @@ class PageLedger:
         if line["problem"] is None:
             self.stats.inc_value("structcrawl/ledger/accounted")
             self.stats.inc_value(f"structcrawl/ledger/outcome/{line['outcome']}")
+            if self.journal is not None:  # the commit: the page's feed lines are flushed
+                self.journal.accounted(str(line["url"]))
         else:
             self.stats.inc_value(f"structcrawl/ledger/{line['problem']}")
         self._write(line)
@@ -158,10 +171,17 @@ class PageLedger:
             self.stats.inc_value("structcrawl/ledger/filtered/offsite")
             self._fresh = None
             return
+        if self.journal is not None and self.journal.known(request):
+            # an earlier run of the job requested it (Scrapy's requests.seen may have lost it)
+            self._fresh = None
+            self.stats.inc_value("structcrawl/ledger/filtered/journal")
+            raise IgnoreRequest("requested by an earlier run of the job")
         meta[LEDGER_META] = request.url
         self._fresh = request
         self.ledger.request(request.url)
         self.stats.inc_value("structcrawl/ledger/requested")
+        if self.journal is not None:
+            self.journal.requested(request)
 
     def request_dropped(self, request: Request) -> None:
         if request is self._fresh:  # new, refused by the scheduler's duplicate filter
@@ -169,6 +189,8 @@ class PageLedger:
             self.ledger.withdraw(request.url)
             self.stats.inc_value("structcrawl/ledger/requested", -1)
             self.stats.inc_value("structcrawl/ledger/filtered/dupefilter")
+            if self.journal is not None:
+                self.journal.dropped(request.url)
             return
         if LEDGER_META not in request.meta:
             return
@@ -185,6 +207,8 @@ class PageLedger:
         adapter = ItemAdapter(item)
         if "records" in adapter.field_names():
             self._account(page_line(adapter))
+        elif self.journal is not None:  # entity items: emitted at the end, all at once
+            self.journal.entities_started()
 
     def page_accounted(self, url: str, outcome: str, message: str | None = None) -> None:
         self._account(ledger_only_line(url, outcome, message))
@@ -223,6 +247,9 @@ class PageLedger:
             else:
                 self.stats.inc_value(f"structcrawl/ledger/{line['problem']}")
             self._write(line)
+            if self.journal is not None and line["problem"] is None:
+                if not line["outcome"].startswith("unfinished:"):
+                    self.journal.accounted(str(line["url"]), commit=False)
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -231,6 +258,8 @@ class PageLedger:
             kept = pending if reason != "finished" else {}
             state.parent.mkdir(parents=True, exist_ok=True)
             state.write_text(json.dumps({"pending": kept}), encoding="utf-8")
+        if self.journal is not None:
+            self.journal.closed(reason)
         summary = self.ledger.summary()
         for problem in ("unaccounted", "duplicate", "unrequested"):
             if summary[problem]:

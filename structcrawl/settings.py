@@ -44,6 +44,8 @@ ADDONS = {
     "structcrawl.feeds.InvalidFeedAddon": 0,
     # STRUCTCRAWL_INCREMENTAL: Scrapy's HTTP cache with revalidation (structcrawl.changes)
     "structcrawl.changes.httpcache.IncrementalAddon": 0,
+    # STRUCTCRAWL_REDIS_URL: one crawl across several workers (structcrawl.distributed)
+    "structcrawl.distributed.DistributedAddon": 0,
 }
 EXTENSIONS = {
     # the page ledger closes before the report, which shows its figures

@@ -122,5 +122,6 @@ def test_store_locations(tmp_path):
     assert isinstance(store, SqliteChangeStore) and (tmp_path / "a b" / "changes.sqlite").exists()
     store.close()
     open_change_store(str(tmp_path / "plain.sqlite"), "s").close()
-    with pytest.raises(ValueError, match="redis://"):
-        open_change_store("redis://127.0.0.1:6379/0", "s")
+    with pytest.raises(ValueError, match="ftp://"):
+        open_change_store("ftp://127.0.0.1/changes", "s")
+    # redis:// is the distributed store (tests/test_distributed_store.py)

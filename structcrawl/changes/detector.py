@@ -12,6 +12,8 @@ that compares each emitted entity with the previous run.
   run commits nothing, so the next run compares with the last finished one and reports its
   changes again (deltas are at-least-once). After a finished run that recorded failures, the
   entities seen are committed and the unseen ones kept.
+* With ``JOBDIR``, the failed pages are also kept in ``<JOBDIR>/changes-failed-pages.txt``, so
+  a run resumed after a stop or a crash still defers the entities of pages that failed before.
 
 Stats: ``structcrawl/changes/<status>``, ``structcrawl/changes/deferred``,
 ``structcrawl/changes/withheld``.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -71,12 +74,21 @@ def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 
 
 class ChangeDetector:
-    def __init__(self, crawler: Crawler, config: ChangeConfig, store: ChangeStore):
+    def __init__(
+        self,
+        crawler: Crawler,
+        config: ChangeConfig,
+        store: ChangeStore,
+        failed_file: Path | None = None,
+    ):
         self.crawler = crawler
         self.stats = crawler.stats
         self.config = config
         self.tracker = ChangeTracker(store, ignore=config.ignore_fields)
         self.closed = False
+        self.failed_file = failed_file  # JOBDIR: failed pages of earlier runs of the job
+        if failed_file is not None and failed_file.exists():
+            self.tracker.page_failed(failed_file.read_text(encoding="utf-8").splitlines())
         crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
 
     @classmethod
@@ -85,13 +97,20 @@ class ChangeDetector:
         if not config.enabled:
             raise NotConfigured("STRUCTCRAWL_CHANGES_ENABLED is off")
         scope = config.scope or default_scope(getattr(crawler, "spider", None))
-        return cls(crawler, config, open_change_store(config.store_path, scope))
+        jobdir = crawler.settings.get("JOBDIR")
+        failed = Path(jobdir) / "changes-failed-pages.txt" if jobdir else None
+        return cls(crawler, config, open_change_store(config.store_path, scope), failed)
 
     def see_page(self, item: Any) -> None:
         """Remember a page item that failed (its entities may not be gone)."""
         adapter = ItemAdapter(item)
         if page_failed(adapter):
-            self.tracker.page_failed([adapter.get("url") or "", adapter.get("final_url") or ""])
+            urls = [adapter.get("url") or "", adapter.get("final_url") or ""]
+            self.tracker.page_failed(urls)
+            if self.failed_file is not None:
+                self.failed_file.parent.mkdir(parents=True, exist_ok=True)
+                with self.failed_file.open("a", encoding="utf-8") as fh:
+                    fh.write("".join(f"{u}\n" for u in urls if u and "\n" not in u))
 
     def expects_entities(self) -> bool:
         """Whether the previous run had entities (then an empty run still emits: ``gone``)."""

@@ -195,8 +195,9 @@ class SqliteChangeStore:
 
 def open_change_store(location: str, scope: str) -> ChangeStore:
     """The store a ``STRUCTCRAWL_CHANGE_STORE`` value names: a file path or ``file://`` URI
-    (SQLite). Other schemes (``redis://`` for distributed crawls) are added here; an unknown
-    one is a configuration mistake (``ValueError``).
+    (SQLite), or a ``redis://``, ``rediss://`` or ``unix://`` URL (Redis, for distributed
+    crawls: :class:`structcrawl.distributed.RedisChangeStore`). Another scheme is a
+    configuration mistake (``ValueError``).
 
     >>> open_change_store("ftp://host/x", "s")
     Traceback (most recent call last):
@@ -208,6 +209,10 @@ def open_change_store(location: str, scope: str) -> ChangeStore:
         return SqliteChangeStore(location, scope)
     if scheme.lower() == "file":
         return SqliteChangeStore(unquote(urlsplit(location).path), scope)
+    if scheme.lower() in ("redis", "rediss", "unix"):
+        from structcrawl.distributed.changestore import RedisChangeStore
+
+        return RedisChangeStore.from_url(str(location), scope)
     raise ValueError(f"STRUCTCRAWL_CHANGE_STORE: no change store for {scheme + '://'!r} URIs")
 
 

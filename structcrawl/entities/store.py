@@ -34,7 +34,9 @@ class EntityStore(Protocol):
 
 
 class SqliteEntityStore:
-    """``entities(key, state)`` and ``sources(key, url, format, element, retrieved_at)``."""
+    """``entities(key, state)``, ``sources(key, url, format, element, retrieved_at)`` and
+    ``pages(url)``: the pages whose sightings were merged, when :meth:`save` is told (a store
+    kept across the runs of a job merges a page fetched again after a crash only once)."""
 
     def __init__(self, path: str | Path, *, reset: bool = True):
         self.path = Path(path)
@@ -50,6 +52,7 @@ class SqliteEntityStore:
             " element TEXT, retrieved_at TEXT)"
         )
         self.db.execute("CREATE INDEX IF NOT EXISTS sources_key ON sources (key)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS pages (url TEXT PRIMARY KEY)")
 
     def load(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         wanted = list(dict.fromkeys(keys))
@@ -61,7 +64,14 @@ class SqliteEntityStore:
             found.update((key, json.loads(state)) for key, state in rows)
         return found
 
-    def save(self, states: dict[str, dict[str, Any]], sources: list[SourceRow]) -> None:
+    def save(
+        self,
+        states: dict[str, dict[str, Any]],
+        sources: list[SourceRow],
+        pages: Iterable[str] = (),
+    ) -> None:
+        """Write merged states and their sightings, and mark ``pages`` as merged, in one
+        transaction."""
         with self.db:
             self.db.execute("BEGIN")
             self.db.executemany(
@@ -69,6 +79,12 @@ class SqliteEntityStore:
                 [(k, json.dumps(v, ensure_ascii=False)) for k, v in states.items()],
             )
             self.db.executemany("INSERT INTO sources VALUES (?, ?, ?, ?, ?)", sources)
+            self.db.executemany("INSERT OR IGNORE INTO pages VALUES (?)", [(p,) for p in pages])
+
+    def has_page(self, url: str) -> bool:
+        """Whether a :meth:`save` marked this page as merged."""
+        row = self.db.execute("SELECT 1 FROM pages WHERE url = ?", (url,)).fetchone()
+        return row is not None
 
     def states(self) -> Iterator[dict[str, Any]]:
         cursor = self.db.cursor()

@@ -9,6 +9,7 @@ Bounds met on the way (:mod:`structcrawl.limits`) become error records naming th
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -97,6 +98,30 @@ def extract_document(doc: Document, syntaxes: Iterable[str] | None = None) -> li
     return records
 
 
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16: its BOM starts the same way
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _json_codec(body: bytes, charset: str | None) -> str:
+    """The codec for a JSON body: a byte order mark wins (as in browsers), then the declared
+    charset (UTF-8 read with its BOM dropped), then UTF-8.
+
+    >>> _json_codec(codecs.BOM_UTF16_LE + b"{}", "utf-8"), _json_codec(b"{}", "UTF-8")
+    ('utf-16', 'utf-8-sig')
+    """
+    for bom, codec in _BOMS:
+        if body.startswith(bom):
+            return codec
+    if charset is None or charset.lower().replace("_", "-") in ("utf-8", "utf8"):
+        return "utf-8-sig"
+    return charset
+
+
 def extract_payload(
     body: bytes,
     url: str,
@@ -149,7 +174,7 @@ def extract_payload(
                 ],
             )
         try:
-            text = body.decode(charset or "utf-8-sig")
+            text = body.decode(_json_codec(body, charset))
         except (UnicodeDecodeError, LookupError) as exc:
             return PageExtraction(
                 payload_kind=kind,

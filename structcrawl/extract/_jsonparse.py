@@ -10,6 +10,12 @@ parser's own recursion bound counts too), and text longer than ``max_repair_char
 repaired (the repairs are character scans in Python). Every regular expression here runs in
 linear time, whatever the text.
 
+Valid JSON that Python would turn into values no JSON writer accepts is made safe and named in
+``notes`` (callers label their records with them and keep the original text): an object
+repeating a key keeps the last value, as JavaScript does (``duplicate-keys-last-wins``); a
+number too large for a double (``1e999``) becomes null (``non-finite-number-to-null``); a lone
+UTF-16 surrogate escape (``"\\ud800"``) becomes U+FFFD (``replace-lone-surrogates``).
+
 >>> parse_json('{"a": 1,}').repairs
 ['remove-trailing-commas']
 >>> parse_json('{"a": 1}{"b": 2}').values
@@ -36,7 +42,81 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-standard JSON constant {name}")
 
 
-_STRICT = json.JSONDecoder(parse_constant=_reject_constant, strict=True)
+DUPLICATE_KEYS = "duplicate-keys-last-wins"
+NON_FINITE = "non-finite-number-to-null"
+LONE_SURROGATES = "replace-lone-surrogates"
+# a number that may overflow a double (an exponent, or a very long digit run)
+_MAYBE_OVERFLOW = re.compile(r"\d[eE]\+?\d|\d{300}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+@dataclass(slots=True)
+class _Seen:
+    duplicates: list[str] = field(default_factory=list)
+    overflow: bool = False
+
+
+def _decoder(seen: _Seen, floats: bool) -> json.JSONDecoder:
+    """A strict decoder noting repeated keys (the first few) and, when ``floats``, numbers
+    that overflow (read as None)."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) < len(items) and len(seen.duplicates) < 10:
+            keys: set[str] = set()
+            for key, _ in items:
+                if key in keys and key not in seen.duplicates:
+                    seen.duplicates.append(key)
+                keys.add(key)
+        return obj
+
+    def parse_float(literal: str) -> float | None:
+        value = float(literal)
+        if value in (_INF, -_INF):
+            seen.overflow = True
+            return None
+        return value
+
+    return json.JSONDecoder(
+        parse_constant=_reject_constant,
+        strict=True,
+        object_pairs_hook=pairs,
+        parse_float=parse_float if floats else None,
+    )
+
+
+_INF = float("inf")
+
+
+def _fix_surrogates(values: list[Any]) -> bool:
+    """Replace lone surrogates in every string (keys too) by U+FFFD, in place (iterative)."""
+
+    def fix(text: str) -> str:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+    changed = False
+    stack: list[Any] = [values]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for i, v in enumerate(node):
+                if isinstance(v, str) and _SURROGATE.search(v):
+                    node[i], changed = fix(v), True
+                elif isinstance(v, dict | list):
+                    stack.append(v)
+        elif isinstance(node, dict):
+            if any(_SURROGATE.search(k) for k in node):
+                items = [(fix(k), v) for k, v in node.items()]
+                node.clear()
+                node.update(items)
+                changed = True
+            for k, v in node.items():
+                if isinstance(v, str) and _SURROGATE.search(v):
+                    node[k], changed = fix(v), True
+                elif isinstance(v, dict | list):
+                    stack.append(v)
+    return changed
 
 
 @dataclass(slots=True)
@@ -47,27 +127,29 @@ class JsonParse:
     repairs: list[str] = field(default_factory=list)
     error: str | None = None
     too_deep: bool = False
+    duplicates: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
 
-def _decode_all(text: str) -> list[Any]:
+def _decode_all(text: str, decoder: json.JSONDecoder) -> list[Any]:
     """Decode every JSON value in ``text`` (several only when concatenated)."""
     values: list[Any] = []
     idx, end = 0, len(text)
     ws = re.compile(r"\s*")
     idx = ws.match(text, idx).end()  # type: ignore[union-attr]
     while idx < end:
-        value, idx = _STRICT.raw_decode(text, idx)
+        value, idx = decoder.raw_decode(text, idx)
         values.append(value)
         idx = ws.match(text, idx).end()  # type: ignore[union-attr]
     return values
 
 
-def _strict_one(text: str) -> list[Any]:
-    return [_STRICT.decode(text)]
+def _strict_one(text: str, decoder: json.JSONDecoder) -> list[Any]:
+    return [decoder.decode(text)]
 
 
 # --- repairs: each takes text and returns (possibly) changed text --------------------------
@@ -167,7 +249,14 @@ def _unescape_entities(text: str) -> str:
 
 
 #: Repairs in the order they are tried; the label is what records report.
+def _strip_bom(text: str) -> str:
+    """Drop byte order marks before the value (a BOM'd template included mid-page)."""
+    stripped = text.lstrip()
+    return stripped.lstrip("\ufeff") if stripped.startswith("\ufeff") else text
+
+
 REPAIRS: tuple[tuple[str, Callable[[str], str]], ...] = (
+    ("strip-byte-order-mark", _strip_bom),
     ("strip-html-comment", _strip_html_comment),
     ("strip-cdata", _strip_cdata),
     ("unescape-html-entities", _unescape_entities),
@@ -217,13 +306,32 @@ def parse_json(
     True
     >>> parse_json("[" * 100_000).too_deep
     True
+    >>> parse_json('{"a": 1, "a": 2}').notes
+    ['duplicate-keys-last-wins']
+    >>> parse_json('[1e999, "\\udc00"]').values, parse_json('[1e999]').notes
+    ([[None, '\ufffd']], ['non-finite-number-to-null'])
     """
-    return _bounded(_parse(text, repair, max_repair_chars), text, max_depth)
+    seen = _Seen()
+    decoder = _decoder(seen, bool(_MAYBE_OVERFLOW.search(text)))
+    parsed = _bounded(_parse(text, repair, max_repair_chars, decoder), text, max_depth)
+    if parsed.ok:
+        parsed.duplicates = seen.duplicates
+        if seen.duplicates:
+            parsed.notes.append(DUPLICATE_KEYS)
+        if seen.overflow and NON_FINITE not in parsed.repairs:
+            parsed.notes.append(NON_FINITE)
+        if (_SURROGATE.search(text) or _SURROGATE_ESCAPE.search(text)) and _fix_surrogates(
+            parsed.values
+        ):
+            parsed.notes.append(LONE_SURROGATES)
+    return parsed
 
 
-def _parse(text: str, repair: bool, max_repair_chars: int | None) -> JsonParse:
+def _parse(
+    text: str, repair: bool, max_repair_chars: int | None, decoder: json.JSONDecoder
+) -> JsonParse:
     try:
-        return JsonParse(values=_strict_one(text))
+        return JsonParse(values=_strict_one(text, decoder))
     except RecursionError as exc:  # no repair makes text shallower
         return JsonParse(error=_message(exc), too_deep=True)
     except ValueError as exc:
@@ -247,11 +355,11 @@ def _parse(text: str, repair: bool, max_repair_chars: int | None) -> JsonParse:
         current = changed
         applied.append(label)
         try:
-            return JsonParse(values=_strict_one(current), repairs=list(applied))
+            return JsonParse(values=_strict_one(current, decoder), repairs=list(applied))
         except (ValueError, RecursionError):
             continue
     try:
-        values = _decode_all(current)
+        values = _decode_all(current, decoder)
     except RecursionError:
         return JsonParse(error=first_error, too_deep=True)
     except ValueError:

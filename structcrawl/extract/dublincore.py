@@ -3,12 +3,13 @@
 Prefixes ``DC``/``DCTERMS`` (any case) are always recognized; other prefixes count when a
 ``<link rel="schema.X" href="http://purl.org/dc/...">`` declares them. One ``dublincore``
 record per page; keys are ``dc:<element>`` or ``dcterms:<term>``; repeated elements are lists.
+At most ``doc.limits.max_items`` values are read (``dublincore-too-many-items``).
 """
 
 from __future__ import annotations
 
 from structcrawl.document import Document
-from structcrawl.records import Provenance, Record
+from structcrawl.records import Provenance, Record, error_record
 
 __all__ = ["PARSER", "extract"]
 
@@ -30,6 +31,7 @@ def _prefixes(doc: Document) -> dict[str, str]:
 def extract(doc: Document) -> list[Record]:
     prefixes = _prefixes(doc)
     rec: Record | None = None
+    values = 0
     for el in doc.root.iter("meta"):
         name = (el.get("name") or el.get("property") or "").strip()
         prefix, dot, term = name.partition(".")
@@ -38,6 +40,18 @@ def extract(doc: Document) -> list[Record]:
         content = el.get("content")
         if content is None:
             continue
+        values += 1
+        if values > doc.limits.max_items:
+            error = error_record(
+                source_url=doc.url,
+                format="dublincore",
+                code="dublincore-too-many-items",
+                message=f"more than {doc.limits.max_items:,} Dublin Core meta tags: only the "
+                "first were read (max_items)",
+                source_element=doc.path_of(el),
+                parser=PARSER,
+            )
+            return [rec, error] if rec is not None else [error]
         if rec is None:
             rec = Record(
                 source_url=doc.url,

@@ -7,6 +7,8 @@ properties, JSON-path provenance), plus one record per embedded typed node (an o
 application state is found. A JSON document with a top-level ``@context`` is JSON-LD and is
 read as such. Parsing is strict: no repairs, no regular expressions over JavaScript, no
 evaluation. Invalid JSON becomes an error record with the raw text and the parser's message.
+Valid JSON made safe by the parser (repeated keys, overflowing numbers, lone surrogates) is
+labelled in ``repairs``, the text kept in the first record's ``raw``.
 
 Bounds (:mod:`structcrawl.limits`): a block longer than ``max_json_chars`` (``json-too-large``)
 or nested deeper than ``max_json_depth`` (``json-too-deep``) is not extracted; typed records
@@ -16,7 +18,7 @@ after the ``max_items``-th (``json-too-many-items``) and blocks after the ``max_
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from structcrawl.document import Document
@@ -122,7 +124,24 @@ def extract_json_text(
         )
     if not parsed.ok:
         return error("json-invalid", parsed.error or "invalid JSON", text)
-    value = parsed.values[0]
+    records = _records(parsed.values[0], source_url, base_url, fmt, element, type_, limits, error)
+    if parsed.notes and records and records[0].kind == "entity":
+        records[0].raw = text  # what was made safe (repeated keys, ...) lives on in raw
+        for rec in records:
+            rec.repairs.extend(parsed.notes)
+    return records
+
+
+def _records(
+    value: Any,
+    source_url: str,
+    base_url: str,
+    fmt: str,
+    element: str,
+    type_: list[str] | None,
+    limits: Limits,
+    error: Callable[[str, str, str], list[Record]],
+) -> list[Record]:
     if (
         isinstance(value, dict)
         and "@context" in value
@@ -150,16 +169,14 @@ def extract_json_text(
         return records
     typed = list(typed_nodes(value))
     records = []
-    if len(typed) > limits.max_items:
-        records.extend(
-            error(
-                "json-too-many-items",
-                f"{len(typed):,} typed objects: only the first {limits.max_items:,} were "
-                "extracted as records (max_items)",
-                "",
-            )
-        )
-        typed = typed[: limits.max_items]
+    too_many = len(typed) > limits.max_items
+    extra = error(
+        "json-too-many-items",
+        f"{len(typed):,} typed objects: only the first {limits.max_items:,} were extracted as "
+        "records (max_items)",
+        "",
+    )
+    typed = typed[: limits.max_items]
     if not (typed and typed[0][0] == "$"):  # a typed top-level object is its own record
         records.append(
             _document_record(
@@ -179,7 +196,7 @@ def extract_json_text(
         for rec in found:
             rec.raw = node
         records.extend(found)
-    return records
+    return records + extra if too_many else records
 
 
 def extract(doc: Document) -> list[Record]:

@@ -11,7 +11,11 @@ Bounds (``doc.limits``): a block longer than ``max_json_chars`` (``json-ld-too-l
 beginning kept in ``raw``) or nested deeper than ``max_json_depth`` (``json-ld-too-deep``) is
 not extracted; blocks after the ``max_blocks``-th and records after the ``max_items``-th are
 not read (one ``json-ld-too-many-blocks`` / ``json-ld-too-many-items`` record says how many).
-The page's other blocks are unaffected.
+The page's other blocks are unaffected. Valid JSON made safe by
+:func:`~structcrawl.extract._jsonparse.parse_json` (a repeated key, a number overflowing a
+double, a lone surrogate escape) is labelled like a repair, its text kept in ``raw``. Records
+of a repaired block share its text: the first holds all of it, the others its first 2,000
+characters.
 """
 
 from __future__ import annotations
@@ -124,6 +128,7 @@ def extract(doc: Document) -> list[Record]:
             )
             continue
         value = parsed.values[0] if len(parsed.values) == 1 else parsed.values
+        labels = parsed.repairs + parsed.notes  # the original text stays in raw
         block_records, problems = node_records(
             value,
             source_url=doc.url,
@@ -131,7 +136,7 @@ def extract(doc: Document) -> list[Record]:
             fmt=FORMAT,
             parser=PARSER,
             element=element,
-            keep_raw=text if parsed.repairs else None,
+            keep_raw=text if labels else None,
         )
         if entities + len(block_records) > limits.max_items:
             kept = max(limits.max_items - entities, 0)
@@ -147,8 +152,8 @@ def extract(doc: Document) -> list[Record]:
             block_records = block_records[:kept]
         entities += len(block_records)
         for i, rec in enumerate(block_records):
-            rec.repairs = list(parsed.repairs)
-            if i and parsed.repairs:  # one full copy of a repaired block's text is enough
+            rec.repairs = list(labels)
+            if i and labels:  # one full copy of a repaired block's text is enough
                 rec.raw = raw_excerpt(text)
         records.extend(block_records)
         records.extend(_problem_records(doc, problems, element, text))

@@ -6,7 +6,8 @@ Keys are the full property names (``og:title``). Structured properties (``og:ima
 tags that follow each of them, so every detail stays with the right image. Repeated
 properties become lists in document order. URL values are resolved against the base.
 Tags written with ``name=`` instead of ``property=`` (a common mistake) are accepted, and the
-record's ``repairs`` says so.
+record's ``repairs`` says so. At most ``doc.limits.max_items`` tags are read
+(``opengraph-too-many-items`` says how many were not).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from structcrawl.document import Document
-from structcrawl.records import Provenance, Record
+from structcrawl.records import Provenance, Record, error_record
 
 __all__ = ["OG_PREFIXES", "PARSER", "extract"]
 
@@ -68,7 +69,9 @@ def _record(doc: Document, fmt: str) -> Record:
 def extract(doc: Document) -> list[Record]:
     records: dict[str, Record] = {}
     current: dict[str, dict[str, Any]] = {}  # last structured value per og:image/video/audio
-    for el, attr, key, content in _meta_tags(doc):
+    tags = _meta_tags(doc)
+    extra = len(tags) - doc.limits.max_items
+    for el, attr, key, content in tags[: doc.limits.max_items]:
         fmt = "twitter" if key.startswith("twitter:") else "opengraph"
         rec = records.get(fmt)
         if rec is None:
@@ -103,4 +106,17 @@ def extract(doc: Document) -> list[Record]:
             og_type = rec.properties.get("og:type")
             if isinstance(og_type, str) and og_type:
                 rec.type = [og_type]
-    return list(records.values())
+    out = list(records.values())
+    if extra > 0:
+        out.append(
+            error_record(
+                source_url=doc.url,
+                format="opengraph",
+                code="opengraph-too-many-items",
+                message=f"{len(tags):,} Open Graph/Twitter meta tags: only the first "
+                f"{doc.limits.max_items:,} were read (max_items); {extra:,} were not",
+                source_element=doc.path_of(tags[doc.limits.max_items][0]),
+                parser=PARSER,
+            )
+        )
+    return out

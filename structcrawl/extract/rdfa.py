@@ -13,10 +13,10 @@ from ``<meta property>``) are left to the ``opengraph`` layer, which keeps their
 
 Nothing is dropped: a blank node no record reaches (a cycle of blank nodes) gets a record of
 its own. Bounds (``doc.limits``): a blank node nested deeper than ``max_nesting``
-(``rdfa-too-deep``), or met after ``max_visits`` values were placed in records (blank nodes
-shared by several subjects are nested in each: ``rdfa-too-complex``), becomes a record of its
-own, referenced by ``{"@id": "_:..."}``; subjects after the ``max_items``-th record are not
-read (``rdfa-too-many-items``).
+(``rdfa-too-deep``), or met after ``max_items`` records (nested ones included) were built or
+``max_visits`` values placed in them (blank nodes shared by several subjects are nested in
+each: ``rdfa-too-complex``), becomes a record of its own, referenced by ``{"@id": "_:..."}``;
+subjects after the ``max_items``-th top-level record are not read (``rdfa-too-many-items``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import re
 from typing import Any
 
 from structcrawl.document import Document
-from structcrawl.rdfa import IRI, BNode, Literal, Triple, rdfa_triples
+from structcrawl.rdfa import IRI, BNode, Literal, Triple, rdfa_triples_bounded
 from structcrawl.records import Provenance, Record, error_record, short_schema_name
 
 __all__ = ["FORMAT", "PARSER", "extract", "records_from_triples"]
@@ -82,7 +82,7 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
             referenced.add(t.object)
     reached: set[Any] = set()  # subjects whose triples are in some record
     promoted: list[Any] = []  # blank nodes cut from nesting: records of their own
-    counts = {"placed": 0, "too_deep": 0, "too_complex": 0}
+    counts = {"built": 0, "placed": 0, "too_deep": 0, "too_complex": 0}
 
     def as_list(node: Any) -> list[Triple] | None:
         """The ``rdf:first`` triples of a well-formed RDF collection at ``node``, else None."""
@@ -107,7 +107,11 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
             return obj.value, _literal_raw(obj)
         if isinstance(obj, BNode):
             if obj in by_subject and obj not in inner:
-                if depth < limits.max_nesting and counts["placed"] < limits.max_visits:
+                if (
+                    depth < limits.max_nesting
+                    and counts["built"] < limits.max_items
+                    and counts["placed"] < limits.max_visits
+                ):
                     return build(obj, inner, False, depth + 1), None
                 counts["too_deep" if depth >= limits.max_nesting else "too_complex"] += 1
                 promoted.append(obj)
@@ -121,6 +125,7 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
     def build(subject: Any, building: frozenset[Any], top: bool, depth: int) -> Record:
         group = by_subject[subject]
         reached.add(subject)
+        counts["built"] += 1
         counts["placed"] += len(group)
         first = next((t for t in group if t.predicate.value == RDF_TYPE), group[0])
         rec = Record(
@@ -197,9 +202,10 @@ def _bound_records(doc: Document, counts: dict[str, int], unread: int) -> list[R
             _error(
                 doc,
                 "rdfa-too-complex",
-                f"after {limits.max_visits:,} values placed in records (max_visits; shared "
-                f"blank nodes are nested in each subject), {counts['too_complex']:,} nested "
-                "blank nodes became records of their own, referenced by @id",
+                f"after {limits.max_items:,} records built (max_items, nested ones included) "
+                f"or {limits.max_visits:,} values placed in them (max_visits; shared blank "
+                f"nodes are nested in each subject), {counts['too_complex']:,} nested blank "
+                "nodes became records of their own, referenced by @id",
             )
         )
     if unread:
@@ -221,4 +227,30 @@ def _error(doc: Document, code: str, message: str) -> Record:
 
 
 def extract(doc: Document) -> list[Record]:
-    return records_from_triples(rdfa_triples(doc.root, doc.url), doc)
+    limits = doc.limits
+    triples, reached = rdfa_triples_bounded(
+        doc.root,
+        doc.url,
+        max_elements=limits.max_rdfa_elements,
+        max_copies=limits.max_visits,
+    )
+    records = records_from_triples(triples, doc)
+    if "max_elements" in reached:
+        records.append(
+            _error(
+                doc,
+                "rdfa-too-many-items",
+                f"more than {limits.max_rdfa_elements:,} elements carry RDFa attributes "
+                "(max_rdfa_elements): the page was read only up to there",
+            )
+        )
+    if "max_copies" in reached:
+        records.append(
+            _error(
+                doc,
+                "rdfa-too-complex",
+                f"rdfa:copy patterns would copy more than {limits.max_visits:,} triples "
+                "(max_visits): the copies after that were left out",
+            )
+        )
+    return records

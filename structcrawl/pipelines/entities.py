@@ -84,8 +84,11 @@ class EntityPipeline:
         config: EntityConfig,
         store: EntityStore,
         changes: ChangeDetector | None = None,
+        coordinator: Any = None,
     ):
         self.crawler = crawler
+        # distributed crawls (structcrawl.distributed): decides which worker emits
+        self.coordinator = coordinator
         self.changes = changes  # comparison with the previous run (structcrawl.changes)
         self.stats = crawler.stats
         self.config = config
@@ -103,6 +106,12 @@ class EntityPipeline:
             changes: ChangeDetector | None = ChangeDetector.from_crawler(crawler)
         except NotConfigured:
             changes = None
+        # a distributed crawl (STRUCTCRAWL_REDIS_URL) merges into Redis; one worker emits
+        from structcrawl.distributed import shared_entity_store
+
+        shared = shared_entity_store(crawler)
+        if shared is not None:
+            return cls(crawler, config, shared[0], changes, coordinator=shared[1])
         store = SqliteEntityStore(config.store_path, reset=config.reset)
         return cls(crawler, config, store, changes)
 
@@ -112,6 +121,8 @@ class EntityPipeline:
             return item
         if self.changes is not None:
             self.changes.see_page(item)
+            if self.coordinator is not None:
+                self.coordinator.see_page(item)
         page_url = str(adapter.get("final_url") or adapter.get("url") or "")
         when = adapter.get("retrieved_at")
         sightings: list[tuple[str, dict[str, Any]]] = []
@@ -122,24 +133,49 @@ class EntityPipeline:
                 sightings.append((record_key(found), found))
         if not sightings:
             return item
-        states = self.store.load(key for key, _ in sightings)
-        sources: list[SourceRow] = []
-        for key, record in sightings:
-            state = states.get(key)
-            if state is None:
-                state = states[key] = new_state(key)
-                self.stats.inc_value("structcrawl/entities/unique")
-            add_record(state, record, page_url=page_url, retrieved_at=when, ranks=self.ranks)
-            sources.append(
-                (key, page_url, record.get("format", ""), record.get("source_element", ""), when)
-            )
-        self.store.save(states, sources)
+        # a store kept across the runs of a job (JOBDIR) merges each requested page once: a
+        # page fetched again after a crash was merged before the crash
+        page_key = str(adapter.get("url") or page_url)
+        kept = self.store if not self.config.reset else None
+        kept = kept if isinstance(kept, SqliteEntityStore) else None
+        if kept is not None and kept.has_page(page_key):
+            self.stats.inc_value("structcrawl/entities/pages_merged_before")
+            return item
+        sources: list[SourceRow] = [
+            (key, page_url, record.get("format", ""), record.get("source_element", ""), when)
+            for key, record in sightings
+        ]
+
+        def merge(states: dict[str, dict[str, Any]]) -> int:
+            created = 0
+            for key, record in sightings:
+                state = states.get(key)
+                if state is None:
+                    state = states[key] = new_state(key)
+                    created += 1
+                add_record(state, record, page_url=page_url, retrieved_at=when, ranks=self.ranks)
+            return created
+
+        update = getattr(self.store, "update", None)
+        if update is not None:  # shared store: atomic, re-run on a concurrent write
+            created = update([key for key, _ in sightings], merge, sources)
+        else:
+            states = self.store.load(key for key, _ in sightings)
+            created = merge(states)
+            if kept is not None:
+                kept.save(states, sources, pages=[page_key])
+            else:
+                self.store.save(states, sources)
+        if created:
+            self.stats.inc_value("structcrawl/entities/unique", created)
         self.stats.inc_value("structcrawl/entities/sightings", len(sightings))
         return item
 
     def spider_idle(self, spider: Any) -> None:
         if self.emitted:
             return
+        if self.coordinator is not None and not self.coordinator.may_emit():
+            return  # DontCloseSpider while the crawl goes on; False: another worker emits
         if len(self.store) == 0 and not (self.changes and self.changes.expects_entities()):
             return
         self.emitted = True
@@ -153,6 +189,8 @@ class EntityPipeline:
         raise DontCloseSpider
 
     def emit(self, response: Response) -> Iterator[EntityItem]:
+        if self.changes is not None and self.coordinator is not None:
+            self.changes.tracker.page_failed(self.coordinator.failed_pages())  # every worker's
         items = self._entity_items()
         # with change detection: each item gets `change`, then the `gone` entities follow
         yield from items if self.changes is None else self.changes.annotate(items)

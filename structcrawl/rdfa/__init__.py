@@ -17,13 +17,14 @@ from __future__ import annotations
 from lxml import etree
 
 from ._context import INITIAL_PREFIXES, INITIAL_TERMS
-from ._copy import copy_properties, deduplicate
+from ._copy import copy_properties_bounded, deduplicate
 from ._iri import document_base
 from ._model import IRI, BNode, Literal, Node, Resource, Triple
-from ._processor import process
+from ._processor import process_bounded
 
 __all__ = [
     "rdfa_triples",
+    "rdfa_triples_bounded",
     "IRI",
     "BNode",
     "Literal",
@@ -42,7 +43,26 @@ def rdfa_triples(root: etree._Element, base_url: str) -> list[Triple]:
     (and the fragment is dropped). Triples come in document order, without duplicates; each
     carries the element whose processing generated it.
     """
+    return rdfa_triples_bounded(root, base_url)[0]
+
+
+def rdfa_triples_bounded(
+    root: etree._Element,
+    base_url: str,
+    *,
+    max_elements: int | None = None,
+    max_copies: int | None = None,
+) -> tuple[list[Triple], list[str]]:
+    """:func:`rdfa_triples` with bounds: at most ``max_elements`` elements carrying RDFa
+    attributes are processed, and at most ``max_copies`` triples copied by ``rdfa:copy``.
+    Returns the triples and the bounds that were reached (``"max_elements"``,
+    ``"max_copies"``)."""
     base = document_base(root, base_url)
-    triples = process(root, base)
-    triples = copy_properties(triples)
-    return deduplicate(triples)
+    reached = []
+    triples, truncated = process_bounded(root, base, max_elements)
+    if truncated:
+        reached.append("max_elements")
+    triples, cut = copy_properties_bounded(triples, max_copies)
+    if cut:
+        reached.append("max_copies")
+    return deduplicate(triples), reached

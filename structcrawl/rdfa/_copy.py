@@ -14,19 +14,30 @@ def copy_properties(triples: list[Triple]) -> list[Triple]:
     ``?s`` (chained copies are followed, cycles are cut). Referenced patterns and their triples
     are removed afterwards; patterns nobody references are left alone.
     """
+    return copy_properties_bounded(triples, None)[0]
+
+
+def copy_properties_bounded(
+    triples: list[Triple], max_triples: int | None
+) -> tuple[list[Triple], bool]:
+    """:func:`copy_properties`, copying at most ``max_triples`` triples in all (patterns that
+    copy each other several times over grow exponentially); the flag says whether copies were
+    left out."""
     patterns = {
         t.subject for t in triples if t.object == RDFA_PATTERN and t.predicate == RDF_TYPE
     }
     if not patterns:
-        return triples
+        return triples, False
     if not any(t.predicate == RDFA_COPY and t.object in patterns for t in triples):
-        return triples
+        return triples, False
     members: dict[Resource, list[Triple]] = {p: [] for p in patterns}
     for t in triples:
         if t.subject in patterns and not (t.predicate == RDF_TYPE and t.object == RDFA_PATTERN):
             members[t.subject].append(t)
 
     referenced: set[Resource] = set()
+    budget = [max_triples if max_triples is not None else -1]  # -1: unbounded
+    cut = [False]
 
     def expand(subject: Resource, pattern: Resource, out: list[Triple]) -> None:
         # Iterative depth-first expansion; `chain` holds the patterns being expanded.
@@ -43,6 +54,10 @@ def copy_properties(triples: list[Triple]) -> list[Triple]:
                     if obj not in chain:
                         nested.append((target, obj, chain | {obj}))  # type: ignore[arg-type]
                     continue
+                if budget[0] == 0:
+                    cut[0] = True
+                    return  # bounded: no more copies
+                budget[0] -= 1
                 out.append(Triple(target, t.predicate, obj, t.element))
             work.extend(reversed(nested))
 
@@ -52,7 +67,7 @@ def copy_properties(triples: list[Triple]) -> list[Triple]:
             expand(t.subject, t.object, result)  # type: ignore[arg-type]
         else:
             result.append(t)
-    return [t for t in result if t.subject not in referenced]
+    return [t for t in result if t.subject not in referenced], cut[0]
 
 
 def deduplicate(triples: list[Triple]) -> list[Triple]:

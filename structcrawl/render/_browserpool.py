@@ -2,6 +2,12 @@
 for our Chromium, with a cap on open pages, restarts after N pages, and launch failures
 remembered so later requests fail fast with the same clear message.
 
+A browser that dies while pages are being rendered (killed, out of memory) is noticed within
+a fraction of a second; the wrapped handler relaunches it (``restart_disconnected_browser``)
+and retries the pages that were open, and a page it has not finished :data:`CRASH_GRACE`
+seconds later fails with :class:`BrowserCrashed`, which the render handler retries once in
+the new browser. No page waits for the whole render bound because its browser died.
+
 The wrapped handler is named by ``STRUCTCRAWL_RENDER_HANDLER`` and built as Scrapy builds any
 handler; its launch options, navigation timeout, page cap and resource blocking are set on
 its ``config`` / ``abort_request`` before the engine starts (scrapy-playwright reads them
@@ -33,9 +39,21 @@ from structcrawl.render.browser import (
     locate_chromium,
 )
 
-__all__ = ["BrowserLaunchFailed", "BrowserPool", "RenderFailed", "close_handler"]
+__all__ = [
+    "CRASH_GRACE",
+    "BrowserCrashed",
+    "BrowserLaunchFailed",
+    "BrowserPool",
+    "RenderFailed",
+    "close_handler",
+]
 
 logger = logging.getLogger("structcrawl.render")
+
+#: Seconds a page whose browser died may still take to finish (in the relaunched browser).
+CRASH_GRACE = 5.0
+#: How often a page being rendered checks that its browser is still there, seconds.
+_CRASH_POLL = 0.25
 
 
 class BrowserLaunchFailed(Exception):
@@ -48,6 +66,23 @@ class RenderFailed(Exception):
     """The browser started but this page could not be rendered (navigation error, crash)."""
 
     fetch_error_code = "browser-render-failed"
+
+
+class BrowserCrashed(RenderFailed):
+    """The browser died while this page was being rendered (the render handler retries it)."""
+
+
+def _connected(browser: Any) -> bool:
+    try:
+        return bool(browser.is_connected())
+    except Exception:
+        return False
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    """Done callback of a cancelled download: retrieve its outcome so nothing is logged."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def close_handler(handler: Any) -> None:
@@ -90,6 +125,8 @@ class BrowserPool:
         self._inflight = 0
         self._since_restart = 0
         self._launched = False
+        self._browser_seen: Any = None  # the last browser a render saw alive
+        self._dead: list[Any] = []  # browsers seen dying (each counted once)
         self.launch_error: str | None = None
 
     def _configure(self, settings: Any, user_options: dict[str, Any]) -> None:
@@ -107,7 +144,10 @@ class BrowserPool:
             if settings.get("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT") is None:
                 cfg.navigation_timeout_ms = self.config.timeout * 1000
             if not settings.getint("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"):
-                cfg.max_pages_per_context = self.config.max_pages
+                # the cap is this pool's (self.pages). scrapy-playwright's own semaphore gets
+                # room to spare: when the browser dies, pages of the dead context never give
+                # their slots back, and a request waiting for one would hang until abandoned
+                cfg.max_pages_per_context = 2 * self.config.max_pages
             cfg.restart_disconnected_browser = True
         if getattr(self.handler, "abort_request", False) is None and self.config.block_resources:
             self.handler.abort_request = ResourceBlocker(self.config.block_resources)
@@ -150,10 +190,12 @@ class BrowserPool:
             started = time.monotonic()
             bound = 2 * self.config.timeout + self.config.wait_timeout
             try:
-                response: Response = await asyncio.wait_for(
-                    self.handler.download_request(request), timeout=bound
-                )
+                response: Response = await self._download(request, bound)
             except Exception as exc:
+                if isinstance(exc, BrowserCrashed):
+                    if abandon is not None:
+                        await abandon()
+                    raise
                 if isinstance(exc, TimeoutError) and time.monotonic() - started >= bound:
                     if abandon is not None:
                         await abandon()
@@ -167,7 +209,52 @@ class BrowserPool:
                 if not self._inflight:
                     self._idle.set()
             self._launched = True
+            self._browser_seen = getattr(self.handler, "browser", None) or self._browser_seen
             return response, time.monotonic() - started
+
+    async def _download(self, request: Request, bound: float) -> Response:
+        """The wrapped handler's download within ``bound`` seconds (``TimeoutError`` after),
+        cut short with :class:`BrowserCrashed` when the browser dies under it and the wrapped
+        handler has not finished the page :data:`CRASH_GRACE` seconds later."""
+        download = asyncio.ensure_future(self.handler.download_request(request))
+        watch = asyncio.ensure_future(self._browser_gone())
+        try:
+            await asyncio.wait(
+                {download, watch}, timeout=bound, return_when=asyncio.FIRST_COMPLETED
+            )
+            if watch.done() and not download.done():
+                await asyncio.wait({download}, timeout=CRASH_GRACE)
+                if not download.done():
+                    raise BrowserCrashed("the browser crashed while the page was rendered")
+            if not download.done():
+                raise TimeoutError(f"no response within {bound:.0f} s")
+            response: Response = download.result()
+            return response
+        finally:
+            watch.cancel()
+            if not download.done():
+                download.add_done_callback(_consume)
+                download.cancel()
+
+    async def _browser_gone(self) -> None:
+        """Return when the browser that renders the page has disconnected (polled)."""
+        browser = None
+        while True:
+            await asyncio.sleep(_CRASH_POLL)
+            current = getattr(self.handler, "browser", None)
+            if browser is None:
+                browser = current
+                self._browser_seen = current or self._browser_seen
+            elif current is not browser or not _connected(browser):
+                self._crashed(browser)
+                return
+
+    def _crashed(self, browser: Any) -> None:
+        if browser is None or any(b is browser for b in self._dead):
+            return
+        self._dead = [*self._dead[-7:], browser]
+        self.stats.inc_value("structcrawl/render/browser/crashed")
+        logger.warning("the browser died; it is relaunched and the pages it had open retried")
 
     def _failed(self, exc: Exception) -> None:
         has_browser = hasattr(self.handler, "browser")
@@ -179,7 +266,7 @@ class BrowserPool:
             self.stats.inc_value("structcrawl/failure/browser")
             raise BrowserLaunchFailed(self.launch_error) from exc
         if self._launched and not has_browser:
-            self.stats.inc_value("structcrawl/render/browser/crashed")
+            self._crashed(self._browser_seen)
 
     async def _maybe_restart(self) -> None:
         due = self.config.restart_after

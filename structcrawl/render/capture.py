@@ -229,6 +229,8 @@ class RenderSession:
                 results[waiters[task]] = not task.cancelled() and task.exception() is None
             if race and any(results.values()):
                 break
+            if _closed(page):  # the page (or the whole browser) went away: nothing to wait for
+                break
             if not race and not all(results.values()):
                 break
         for task in pending:
@@ -248,6 +250,13 @@ class RenderSession:
             except Exception:
                 outcome["settled"] = False
         return outcome
+
+
+def _closed(page: Any) -> bool:
+    try:
+        return bool(page.is_closed())
+    except Exception:
+        return False
 
 
 async def _page_environment(page: Any) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from structcrawl.document import PARSED_META
 from structcrawl.extract import extract_payload
 from structcrawl.render._body import decoded_body
 from structcrawl.render._browserpool import (
+    BrowserCrashed,
     BrowserLaunchFailed,
     BrowserPool,
     RenderFailed,
@@ -183,6 +184,31 @@ class _Core:
         http_response: Response | None = None,
         verdict: ShellVerdict | None = None,
     ) -> Response:
+        started = time.monotonic()
+        try:
+            try:
+                session, response, seconds = await self._render_once(request, route)
+            except BrowserCrashed:  # the browser died under the page: once more, in a new one
+                self.stats.inc_value("structcrawl/render/browser/crash_retries")
+                session, response, seconds = await self._render_once(request, route)
+        except (BrowserLaunchFailed, RenderFailed) as exc:
+            self.stats.inc_value(f"structcrawl/render/error/{exc.fetch_error_code}")
+            raise
+        render_ms = round(seconds * 1000)
+        queued_ms = max(round((time.monotonic() - started) * 1000) - render_ms, 0)
+        self.stats.inc_value("structcrawl/render/pages")
+        met = "met" if session.wait.get("met") else "not_met"
+        self.stats.inc_value(f"structcrawl/render/wait/{met}")
+        self.stats.inc_value("structcrawl/render/network_json/responses", len(session.captured))
+        request.meta["structcrawl_render"] = self._context(
+            session, route, (render_ms, queued_ms), http_response, verdict, request.url
+        )
+        request.meta["structcrawl_render_network"] = list(session.captured)
+        return response
+
+    async def _render_once(
+        self, request: Request, route: Route
+    ) -> tuple[RenderSession, Response, float]:
         assert self.pool is not None
         config = self.config
         session = RenderSession(
@@ -208,28 +234,14 @@ class _Core:
                 "structcrawl_render_reason": route.reason,
             }
         )
-        started = time.monotonic()
         try:
             response, seconds = await self.pool.fetch(request, abandon=session.close_page)
-        except (BrowserLaunchFailed, RenderFailed) as exc:
-            self.stats.inc_value(f"structcrawl/render/error/{exc.fetch_error_code}")
-            raise
         finally:
             session.page = None  # the wrapped handler closed it (or abandon did)
             for key in ("playwright_page_methods", "playwright_page_event_handlers"):
                 meta.pop(key, None)  # they hold the session: let it go with the page
             meta.pop("playwright_page_init_callback", None)
-        render_ms = round(seconds * 1000)
-        queued_ms = max(round((time.monotonic() - started) * 1000) - render_ms, 0)
-        self.stats.inc_value("structcrawl/render/pages")
-        met = "met" if session.wait.get("met") else "not_met"
-        self.stats.inc_value(f"structcrawl/render/wait/{met}")
-        self.stats.inc_value("structcrawl/render/network_json/responses", len(session.captured))
-        meta["structcrawl_render"] = self._context(
-            session, route, (render_ms, queued_ms), http_response, verdict, request.url
-        )
-        meta["structcrawl_render_network"] = list(session.captured)
-        return response
+        return session, response, seconds
 
     def _context(
         self,

@@ -1,0 +1,433 @@
+"""Coordination between the workers of one distributed crawl (an extension, one per crawler).
+
+* **Who is working.** A worker registers when its scheduler opens (status ``busy``) and keeps
+  a status key that expires unless its heartbeat (every ``STRUCTCRAWL_REDIS_HEARTBEAT``
+  seconds) renews it within ``STRUCTCRAWL_REDIS_WORKER_TIMEOUT``. It becomes ``idle`` only
+  when its engine is idle (``spider_idle``), and ``busy`` again only in the same atomic step
+  that takes a request off the shared queue (:meth:`Coordinator.claim`), so "queue empty and
+  every worker idle" can never be seen while a request is between the queue and a worker.
+* **When the crawl is done.** At ``spider_idle`` one Lua script looks at the queue and every
+  worker's status at once: while the queue has requests or another worker is busy the worker
+  stays open (``DontCloseSpider``) and polls at each heartbeat; a worker whose status expired
+  (crashed, killed, stuck) is dropped from the set and recorded as failed, so it never blocks
+  the others. When everything is idle, the same script elects the caller (``SET`` of the
+  ``emitter`` key, which also marks the crawl done): exactly one worker emits the entities,
+  the others close. A worker that starts after that finds the marker and does nothing.
+* **Failures.** Each worker publishes its own failures (:func:`structcrawl.health.crawl_failures`)
+  when it goes idle, or its finish reason when it closes early. The elected worker counts the
+  others' failures as ``structcrawl/failure/distributed/workers``: its exit status speaks for
+  the crawl, and change detection then withholds ``gone`` as after any failed run. Losing the
+  Redis server is a failure too (``structcrawl/failure/redis``, the spider closes with reason
+  ``redis-unavailable``, ``scrapy crawl`` exits 1): a worker never goes on alone.
+* **Clean-up.** When the elected worker finishes, it removes the crawl's keys and keeps only
+  the done marker (for ``STRUCTCRAWL_REDIS_EXPIRE`` seconds).
+
+Stats: ``structcrawl/distributed/elected``, ``/waits``, ``/claimed``, ``/removed_keys``;
+``structcrawl/failure/redis``, ``structcrawl/failure/distributed/workers``,
+``structcrawl/failure/distributed/presumed_dead``.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from collections.abc import Iterable
+from typing import Any
+
+import redis
+from itemadapter import ItemAdapter
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DontCloseSpider, NotConfigured
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.task import LoopingCall
+
+from structcrawl.changes.tracker import page_failed
+from structcrawl.distributed.changestore import connect
+from structcrawl.distributed.config import CrawlKeys, DistributedConfig, new_worker_id
+from structcrawl.health import crawl_failures
+
+__all__ = ["CLAIM_META", "Coordinator", "coordinator_for", "request_claimed"]
+
+logger = logging.getLogger(__name__)
+
+#: Request meta key: the worker that took the request (or the one it derives from) off the
+#: shared queue. Retries and redirect hops carry it and stay on that worker.
+CLAIM_META = "structcrawl_claimed"
+#: Signal sent (``request=``) when this worker takes a new request to fetch.
+request_claimed = object()
+
+_REGISTER = """
+local emitter = redis.call('GET', KEYS[3])
+if emitter then return emitter end
+redis.call('SET', KEYS[1], 'busy', 'PX', ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return false
+"""
+
+# KEYS: queue, workers, emitter, failed-workers; ARGV: my id, worker key prefix, worker ttl ms,
+# crawl expiry ms, my failures ('' = none)
+_CHECK = """
+local emitter = redis.call('GET', KEYS[3])
+if emitter then return {'done', emitter} end
+redis.call('SET', ARGV[2] .. ARGV[1], 'idle', 'PX', ARGV[3])
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[4], ARGV[1], ARGV[5])
+  redis.call('PEXPIRE', KEYS[4], ARGV[4])
+end
+if redis.call('ZCARD', KEYS[1]) > 0 then return {'wait', 'queue'} end
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  local status = redis.call('GET', ARGV[2] .. id)
+  if not status then
+    redis.call('SREM', KEYS[2], id)
+    redis.call('HSET', KEYS[4], id, 'stopped sending heartbeats (crashed, killed or stuck)')
+    redis.call('PEXPIRE', KEYS[4], ARGV[4])
+  elseif status ~= 'idle' then
+    return {'wait', id}
+  end
+end
+redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[4])
+return {'elected', ARGV[1]}
+"""
+
+# KEYS: queue, my worker key, workers; ARGV: worker ttl ms, my id
+_CLAIM = """
+local found = redis.call('ZRANGE', KEYS[1], 0, 0)
+if #found == 0 then return false end
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, 0)
+redis.call('SET', KEYS[2], 'busy', 'PX', ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[2])
+return found[1]
+"""
+
+# KEYS: queue, emitter; ARGV: score, request
+_SHARE = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+
+_COORDINATORS: weakref.WeakKeyDictionary[Crawler, Coordinator] = weakref.WeakKeyDictionary()
+
+
+def coordinator_for(crawler: Crawler) -> Coordinator | None:
+    """The crawler's coordinator (one per crawler, shared by the scheduler, the extension,
+    the page ledger and the entity pipeline); None when ``STRUCTCRAWL_REDIS_URL`` is unset."""
+    found = _COORDINATORS.get(crawler)
+    if found is None:
+        config = DistributedConfig.from_settings(crawler.settings)
+        if not config.url:
+            return None
+        found = _COORDINATORS[crawler] = Coordinator(crawler, config)
+    return found
+
+
+def _engine(crawler: Crawler) -> Any:
+    """The crawler's engine, or None before the crawl starts."""
+    try:
+        return crawler.engine
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+class Coordinator:
+    """See the module documentation. ``outcome`` is None while the crawl goes on, then
+    ``"emit"`` (this worker was elected) or ``"done"``."""
+
+    def __init__(self, crawler: Crawler, config: DistributedConfig):
+        assert config.url
+        self.crawler = crawler
+        self.config = config
+        self.stats = crawler.stats
+        self.crawl_id = config.resolve_crawl_id(getattr(crawler, "spider", None))
+        self.keys = CrawlKeys.of(self.crawl_id)
+        self.worker_id = new_worker_id()
+        self.client = connect(config.url)
+        self._register = self.client.register_script(_REGISTER)
+        self._check = self.client.register_script(_CHECK)
+        self._claim = self.client.register_script(_CLAIM)
+        self._share = self.client.register_script(_SHARE)
+        self.status = "busy"
+        self.outcome: str | None = None
+        self.emitter: str | None = None
+        self.finished_before_start = False
+        self.waiting = False
+        self.registered = False
+        self.failed = False
+        self._heartbeat: LoopingCall | None = None
+
+    # -- the extension -----------------------------------------------------------------------
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Coordinator:
+        coordinator = coordinator_for(crawler)
+        if coordinator is None:
+            raise NotConfigured("STRUCTCRAWL_REDIS_URL is not set")
+        connect_signal = crawler.signals.connect
+        connect_signal(coordinator.spider_idle, signal=signals.spider_idle)
+        connect_signal(coordinator.spider_closed, signal=signals.spider_closed)
+        connect_signal(coordinator.item_error, signal=signals.item_error)
+        connect_signal(coordinator.spider_error, signal=signals.spider_error)
+        return coordinator
+
+    @property
+    def _ttl_ms(self) -> int:
+        return int(self.config.worker_timeout * 1000)
+
+    @property
+    def _expire_ms(self) -> int:
+        return self.config.expire * 1000
+
+    def register(self) -> None:
+        """Join the crawl as ``busy`` (called when the scheduler opens)."""
+        emitter = self._register(
+            keys=[self.keys.worker(self.worker_id), self.keys.workers, self.keys.emitter],
+            args=[self._ttl_ms, self.worker_id, self._expire_ms],
+        )
+        if emitter:
+            self.finished_before_start = True
+            self.outcome, self.emitter = "done", _text(emitter)
+            logger.warning(
+                "distributed crawl %s has already finished (worker %s emitted its entities): "
+                "this worker has nothing to do; a new crawl needs a new STRUCTCRAWL_CRAWL_ID",
+                self.crawl_id,
+                self.emitter,
+            )
+            return
+        self.registered = True
+        logger.info("distributed crawl %s: worker %s joined", self.crawl_id, self.worker_id)
+
+    def start_heartbeat(self) -> None:
+        """Beat every ``STRUCTCRAWL_REDIS_HEARTBEAT`` seconds until the spider closes."""
+        if self.registered and self._heartbeat is None:
+            self._heartbeat = LoopingCall(self.heartbeat)
+            self._heartbeat.start(self.config.heartbeat, now=False)
+
+    def heartbeat(self) -> None:
+        """Renew this worker's status and the crawl's keys; poll the queue while waiting."""
+        if self.failed or not self.registered:
+            return
+        try:
+            with self.client.pipeline(transaction=False) as pipe:
+                pipe.set(self.keys.worker(self.worker_id), self.status, px=self._ttl_ms, xx=True)
+                for key in self.keys.fixed:
+                    pipe.pexpire(key, self._expire_ms)
+                alive = pipe.execute()[0]
+            if not alive and self.outcome is None:
+                self._presumed_dead()
+        except redis.RedisError as exc:
+            self.redis_failed(exc, "heartbeat")
+            return
+        if self.waiting:
+            self._nudge()
+
+    def _presumed_dead(self) -> None:
+        logger.error(
+            "distributed crawl %s: worker %s missed its heartbeats for %.0f s and was presumed "
+            "dead by the others (a blocked event loop?); pages it merges now may miss the "
+            "entity feed",
+            self.crawl_id,
+            self.worker_id,
+            self.config.worker_timeout,
+        )
+        self.stats.inc_value("structcrawl/failure/distributed/presumed_dead")
+        self._register(
+            keys=[self.keys.worker(self.worker_id), self.keys.workers, self.keys.emitter],
+            args=[self._ttl_ms, self.worker_id, self._expire_ms],
+        )
+        self.status = "busy"
+
+    def _nudge(self) -> None:
+        """Make an idle engine ask the scheduler again now, rather than at its own 5 s
+        heartbeat (Scrapy has no public call for this; without it, polling is just slower)."""
+        slot = getattr(_engine(self.crawler), "_slot", None)
+        nextcall = getattr(slot, "nextcall", None)
+        if nextcall is not None:
+            nextcall.schedule()
+
+    # -- the queue (for the scheduler) ---------------------------------------------------------
+
+    def claim(self) -> bytes | None:
+        """Take the next request off the shared queue and become ``busy``, atomically."""
+        data = self._claim(
+            keys=[self.keys.queue, self.keys.worker(self.worker_id), self.keys.workers],
+            args=[self._ttl_ms, self.worker_id],
+        )
+        if data is None:
+            return None
+        self.status, self.waiting = "busy", False
+        self.stats.inc_value("structcrawl/distributed/claimed")
+        return bytes(data)
+
+    def share(self, data: bytes, score: float) -> bool:
+        """Put a serialized request on the shared queue (False: the crawl is already done)."""
+        return bool(self._share(keys=[self.keys.queue, self.keys.emitter], args=[score, data]))
+
+    def queue_size(self) -> int:
+        return int(self.client.zcard(self.keys.queue))
+
+    # -- the end of the crawl ------------------------------------------------------------------
+
+    def decide(self) -> str:
+        """``wait`` (other workers or queued requests), ``emit`` (this worker was elected) or
+        ``done`` (another was); once decided, the answer stays."""
+        if self.outcome is not None:
+            return self.outcome
+        if self.failed:
+            return "wait"  # closing for the failure already; nothing to decide
+        mine = "; ".join(crawl_failures(self.stats.get_stats()))
+        state, who = self._check(
+            keys=[self.keys.queue, self.keys.workers, self.keys.emitter, self.keys.failed_workers],
+            args=[self.worker_id, self.keys.worker_prefix, self._ttl_ms, self._expire_ms, mine],
+        )
+        state, who = _text(state), _text(who)
+        if state == "wait":
+            if not self.waiting:
+                logger.debug("distributed crawl %s: idle, waiting for %s", self.crawl_id, who)
+            self.status, self.waiting = "idle", True
+            self.stats.inc_value("structcrawl/distributed/waits")
+            return "wait"
+        self.waiting = False
+        self.emitter = who
+        if state == "elected":
+            self.outcome = "emit"
+            self.stats.set_value("structcrawl/distributed/elected", 1)
+            logger.info(
+                "distributed crawl %s is done: worker %s emits the entities",
+                self.crawl_id,
+                self.worker_id,
+            )
+            self._count_peer_failures()
+        else:
+            self.outcome = "done"
+            logger.info(
+                "distributed crawl %s is done: worker %s emits the entities", self.crawl_id, who
+            )
+        return self.outcome
+
+    def may_emit(self) -> bool:
+        """For the entity pipeline at ``spider_idle``: True on the elected worker, False on
+        the others; raises ``DontCloseSpider`` while the crawl goes on."""
+        try:
+            outcome = self.decide()
+        except redis.RedisError as exc:
+            self.redis_failed(exc, "deciding whether the crawl is done")
+            return False
+        if outcome == "wait":
+            raise DontCloseSpider
+        return outcome == "emit"
+
+    def _count_peer_failures(self) -> None:
+        failures = {
+            _text(k): _text(v)
+            for k, v in self.client.hgetall(self.keys.failed_workers).items()
+            if _text(k) != self.worker_id
+        }
+        if failures:
+            for worker, reason in sorted(failures.items()):
+                logger.warning(
+                    "distributed crawl %s: worker %s failed: %s", self.crawl_id, worker, reason
+                )
+            self.stats.set_value("structcrawl/failure/distributed/workers", len(failures))
+
+    def spider_idle(self) -> None:
+        if self.failed:
+            return
+        try:
+            outcome = self.decide()
+        except redis.RedisError as exc:
+            self.redis_failed(exc, "deciding whether the crawl is done")
+            return
+        if outcome == "wait":
+            raise DontCloseSpider
+
+    def spider_closed(self, reason: str) -> None:
+        if self._heartbeat is not None and self._heartbeat.running:
+            self._heartbeat.stop()
+        if not self.registered or self.failed:
+            self.client.close()
+            return
+        try:
+            problems = crawl_failures({"finish_reason": reason})
+            with self.client.pipeline(transaction=True) as pipe:
+                if problems:
+                    pipe.hset(self.keys.failed_workers, self.worker_id, f"closed ({reason})")
+                    pipe.pexpire(self.keys.failed_workers, self._expire_ms)
+                pipe.srem(self.keys.workers, self.worker_id)
+                pipe.delete(self.keys.worker(self.worker_id))
+                pipe.execute()
+            if self.outcome == "emit" and reason == "finished":
+                self._remove_crawl_state()
+        except redis.RedisError as exc:
+            logger.error("distributed crawl %s: could not leave cleanly: %s", self.crawl_id, exc)
+            self.stats.inc_value("structcrawl/failure/redis")
+        finally:
+            self.client.close()
+
+    def _remove_crawl_state(self) -> None:
+        removed = 0
+        batch: list[bytes] = []
+        emitter = self.keys.emitter.encode("utf-8")
+        for key in self.client.scan_iter(match=self.keys.pattern, count=1000):
+            if key != emitter:
+                batch.append(key)
+            if len(batch) >= 1000:
+                removed += int(self.client.unlink(*batch))
+                batch = []
+        if batch:
+            removed += int(self.client.unlink(*batch))
+        self.client.pexpire(self.keys.emitter, self._expire_ms)
+        self.stats.set_value("structcrawl/distributed/removed_keys", removed)
+        logger.info("distributed crawl %s: removed its %d Redis keys", self.crawl_id, removed)
+
+    # -- failed pages (change detection) ---------------------------------------------------
+
+    def see_page(self, item: Any) -> None:
+        """Share the URLs of a page item that failed (its entities may not be gone)."""
+        adapter = ItemAdapter(item)
+        if not page_failed(adapter):
+            return
+        urls = {str(u) for u in (adapter.get("url"), adapter.get("final_url")) if u}
+        if urls:
+            with self.client.pipeline(transaction=True) as pipe:
+                pipe.sadd(self.keys.failed_pages, *urls)
+                pipe.pexpire(self.keys.failed_pages, self._expire_ms)
+                pipe.execute()
+
+    def failed_pages(self) -> Iterable[str]:
+        return [_text(u) for u in self.client.sscan_iter(self.keys.failed_pages, count=1000)]
+
+    # -- Redis outages -------------------------------------------------------------------------
+
+    def redis_failed(self, exc: BaseException, doing: str) -> None:
+        """Count the failure; the first one logs and closes the spider (never goes on alone)."""
+        self.stats.inc_value("structcrawl/failure/redis")
+        if self.failed:
+            return
+        self.failed = True
+        logger.error(
+            "distributed crawl %s: Redis failed while %s (%s: %s); worker %s stops",
+            self.crawl_id,
+            doing,
+            type(exc).__name__,
+            exc,
+            self.worker_id,
+        )
+        engine = _engine(self.crawler)
+        if engine is not None and getattr(engine, "spider", None) is not None:
+            deferred_from_coro(engine.close_spider_async(reason="redis-unavailable"))
+
+    def item_error(self, item: Any, failure: Any) -> None:
+        if failure.check(redis.RedisError):
+            self.redis_failed(failure.value, "processing an item")
+
+    def spider_error(self, failure: Any) -> None:
+        if failure.check(redis.RedisError):
+            self.redis_failed(failure.value, "in a callback")
