@@ -76,9 +76,21 @@ def summarize(out: Path) -> dict[str, object]:
         json.loads(line) for line in (out / "records.jsonl").read_text().splitlines() if line
     ]
     pages = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines() if line]
+    entities_file = out / "entities.jsonl"
+    entities = (
+        [json.loads(line) for line in entities_file.read_text().splitlines() if line]
+        if entities_file.exists()
+        else []
+    )
     return {
         "pages": len(pages),
         "pages_by_payload": dict(Counter(p.get("payload_kind") or "none" for p in pages)),
+        "pages_by_fetch": dict(Counter(p.get("fetched_with") or "http" for p in pages)),
+        "entities": len(entities),
+        "entities_with_conflicts": sum(1 for e in entities if e.get("conflicts")),
+        "entities_invalid": sum(
+            1 for e in entities if (e.get("validation") or {}).get("valid") is False
+        ),
         "records": len(records),
         "records_by_format": dict(Counter(r["format"] for r in records if r["kind"] == "entity")),
         "errors": dict(Counter(r["error"]["code"] for r in records if r["kind"] == "error")),
