@@ -71,6 +71,12 @@ bench-render: venv browser
 bench-validate: venv
 	$(PY) -m bench.bench_validate
 
+# Load test: a 20,000-page crawl with the full pipeline, RSS sampled, the page ledger checked
+# (README, "Reliability"). PAGES=2000 for a shorter run.
+.PHONY: bench-load
+bench-load: venv
+	$(PY) -m bench.bench_load --pages $(or $(PAGES),20000)
+
 # Deploy to scrapyd with scrapyd-deploy (scrapy.cfg [deploy] target; README, "Deployment").
 # Fails when scrapyd refuses the egg (scrapyd-deploy alone exits 0 on {"status": "error"}).
 # TARGET=name picks [deploy:name]; SCRAPYD_URL, SCRAPYD_USERNAME, SCRAPYD_PASSWORD come from

@@ -9,8 +9,8 @@ The parser never loads DTDs, never touches the network and never expands entity 
 
 Bounds (:mod:`structcrawl.limits`): only the first ``max_body_bytes`` of a body, and in them
 only the first ``max_elements`` tags, are parsed; a page nested deeper than libxml2 builds
-(2,048 levels: it stops reading there and drops the rest of the page) is rebuilt with its
-deeper elements attached at that depth, so nothing after them is lost. Each is noted in
+(2,048 levels: it stops reading there and drops the rest of the page) is rebuilt, its deeper
+parts re-attached at half that depth, so nothing after them is lost. Each is noted in
 :attr:`Document.problems` and becomes a page-level error record.
 """
 
@@ -237,35 +237,42 @@ class _Stop(Exception):
 
 
 class _CappedBuilder:
-    """An lxml parser target that builds the tree libxml2 would, but attaches elements nested
-    deeper than ``max_depth`` at that depth (their content stays, in document order)."""
+    """An lxml parser target that builds the tree libxml2 would, except that an element which
+    would sit deeper than ``max_depth`` is attached to its ancestor at half that depth instead
+    (a "seam"): content stays in document order and keeps up to ``max_depth / 2`` levels of
+    its own structure around it, and the tree never gets deeper than ``max_depth``."""
 
     def __init__(self, max_depth: int, max_elements: int) -> None:
         # max_elements only guards the rebuild: the body was already cut to that many tags
         self.root = etree.fromstring(b"<html></html>", parser=_PARSER)  # an HTML document
-        self.stack: list[etree._Element] = []
+        self.stack: list[tuple[etree._Element, int]] = []  # open elements and their depth
         self.max_depth = max(max_depth, 2)
+        self.seam = self.max_depth // 2
         self.max_elements = max_elements
         self.elements = 0
-        self.flattened = 0
+        self.seams = 0
         self.stopped = False
 
     def start(self, tag: str, attrib: dict[str, str]) -> None:
         stack = self.stack
         if not stack and tag == "html":
-            el = self.root
+            el, depth = self.root, 1
         else:
             self.elements += 1
             if self.elements > self.max_elements:
                 self.stopped = True
                 raise _Stop
-            if len(stack) >= self.max_depth:
-                self.flattened += 1
-            parent = stack[min(len(stack), self.max_depth - 1) - 1] if stack else self.root
+            parent, depth = stack[-1] if stack else (self.root, 1)
+            depth += 1
+            if depth > self.max_depth:  # re-attach at the seam: walk up to that ancestor
+                self.seams += 1
+                for _ in range(depth - 1 - self.seam):
+                    parent = parent.getparent()
+                depth = self.seam + 1
             try:
                 el = etree.SubElement(parent, tag)
             except ValueError:  # a name lxml cannot hold: keep the content, not the element
-                stack.append(parent if not stack else stack[-1])
+                stack.append((parent, depth - 1))
                 return
         for name, value in attrib.items():
             try:
@@ -275,14 +282,14 @@ class _CappedBuilder:
                     el.set(name, _xml_safe(value) or "")
                 except ValueError:  # a name lxml cannot hold
                     continue
-        stack.append(el)
+        stack.append((el, depth))
 
     def end(self, tag: str) -> None:
         if self.stack:
             self.stack.pop()
 
     def data(self, text: str) -> None:
-        current = self.stack[-1] if self.stack else self.root
+        current = self.stack[-1][0] if self.stack else self.root
         if len(current):
             last = current[-1]
             _set(last, "tail", (last.tail or "") + text)
@@ -290,7 +297,7 @@ class _CappedBuilder:
             _set(current, "text", (current.text or "") + text)
 
     def comment(self, text: str) -> None:
-        current = self.stack[-1] if self.stack else self.root
+        current = self.stack[-1][0] if self.stack else self.root
         try:
             current.append(etree.Comment(_xml_safe(text)))
         except ValueError:  # "--" inside: lxml refuses such a comment
@@ -315,9 +322,9 @@ def _rebuild(data: bytes, limits: Limits) -> tuple[etree._Element, list[tuple[st
     problems = [
         (
             "document-too-deep",
-            f"elements nest deeper than {limits.max_dom_depth} levels: "
-            f"{builder.flattened} deeper elements were attached at that depth "
-            "(max_dom_depth); their content was kept",
+            f"elements nest deeper than {limits.max_dom_depth} levels (max_dom_depth): "
+            f"{builder.seams:,} times the deeper part was attached at depth "
+            f"{builder.seam} instead; all content was kept, in order",
         )
     ]
     if builder.stopped:
@@ -331,9 +338,7 @@ def _rebuild(data: bytes, limits: Limits) -> tuple[etree._Element, list[tuple[st
     return builder.root, problems
 
 
-def _bounded_body(
-    body: bytes | str, limits: Limits
-) -> tuple[bytes | str, list[tuple[str, str]]]:
+def _bounded_body(body: bytes | str, limits: Limits) -> tuple[bytes | str, list[tuple[str, str]]]:
     """``body`` cut to ``max_body_bytes``, then before its ``max_elements + 1``-th start tag
     (``<`` and a letter, wherever it is: the bound on elements is conservative)."""
     problems: list[tuple[str, str]] = []

@@ -205,6 +205,8 @@ class JobJournal:
         self.journal.write(line)
 
     def closed(self, reason: str) -> None:
+        """The run stopped cleanly: what the feeds hold is flushed before it is said so."""
+        self._feed_sizes()
         self.journal.write({"closed": reason})
         self.journal.close()
 

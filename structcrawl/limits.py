@@ -12,9 +12,9 @@ bound                       default                     past it
 ``max_elements``            250,000 start tags          HTML: the body is cut before the
                                                         250,001st ``<`` + letter
                                                         (``document-too-large``)
-``max_dom_depth``           2,048 levels (libxml2's)    deeper elements are attached at that
-                                                        depth, nothing dropped
-                                                        (``document-too-deep``)
+``max_dom_depth``           2,048 levels (libxml2's)    the page is rebuilt, deeper parts
+                                                        re-attached at half that depth, nothing
+                                                        dropped (``document-too-deep``)
 ``max_json_chars``          5,000,000 characters        ``json-ld-too-large`` / ``json-too-large``
 ``max_json_depth``          100 nested arrays/objects   ``json-ld-too-deep`` / ``json-too-deep``
 ``max_repair_chars``        1,000,000 characters        a larger invalid block is not repaired
@@ -28,6 +28,10 @@ bound                       default                     past it
                                                         share elements); RDFa values placed in
                                                         records (shared blank nodes) and
                                                         triples copied by ``rdfa:copy``
+``max_shared``              1,000 rebuilds per layer    an item (microdata) or blank node (RDFa)
+                                                        already built is built again at most
+                                                        this often, then referenced
+                                                        (``<layer>-too-complex``)
 ``max_rdfa_elements``       50,000 elements             elements carrying RDFa attributes
                                                         processed; the rest of the page is not
                                                         (``rdfa-too-many-items``)
@@ -36,9 +40,10 @@ bound                       default                     past it
                                                         microformats leave it out
 ==========================  ==========================  =======================================
 
-With the defaults, the costliest page we could build (10 MB of nothing but short tags that
-every layer reads, cut to 250,000 tags) extracts in about 4 s on one core of a 2-CPU machine;
-real pages of that size take far less. Each bound is a field of :class:`Limits`; pass one to
+With the defaults, the costliest page we could build (15 MB of short elements that each carry
+microdata, RDFa and microformats attributes, cut to 250,000 start tags) extracts in about 6 s
+with a peak of about 500 MB, on one core of a 2-CPU machine; real pages of that size take far
+less. Each bound is a field of :class:`Limits`; pass one to
 :func:`structcrawl.document.parse_html` or :func:`structcrawl.extract.extract_payload`.
 
 Pure module: no Scrapy imports.
@@ -74,6 +79,7 @@ class Limits:
     max_blocks: int = 10_000
     max_items: int = 10_000
     max_visits: int = 2_000_000
+    max_shared: int = 1_000
     max_rdfa_elements: int = 50_000
     max_nesting: int = 100
 

@@ -78,7 +78,7 @@ CONTENT_TYPES = [
 texts = st.one_of(
     st.sampled_from(WORDS),
     st.text(max_size=12),
-    st.text(alphabet="<>&\"'/=:#[]{}\\ \n\x00\ud800", max_size=8),
+    st.text(alphabet="<>&\"'/=:#[]{}\\ \n\x00\x01\x1f\ud800", max_size=8),
 )
 json_scalars = st.one_of(
     st.none(),
@@ -92,8 +92,23 @@ json_values = st.recursive(
     lambda inner: st.one_of(
         st.lists(inner, max_size=3),
         st.dictionaries(
-            st.one_of(st.sampled_from(["@type", "@id", "@context", "@graph", "@value",
-                                       "@list", "name", "offers", "url", "a"]), texts),
+            st.one_of(
+                st.sampled_from(
+                    [
+                        "@type",
+                        "@id",
+                        "@context",
+                        "@graph",
+                        "@value",
+                        "@list",
+                        "name",
+                        "offers",
+                        "url",
+                        "a",
+                    ]
+                ),
+                texts,
+            ),
             inner,
             max_size=3,
         ),
@@ -150,14 +165,24 @@ def pages(draw: st.DrawFn) -> tuple[bytes, str | None]:
     if shape == 1:  # a JSON response
         body = draw(json_texts).encode("utf-8", "surrogatepass")
         return body, draw(st.sampled_from(["application/json", "application/ld+json", None]))
-    prefix = draw(st.sampled_from(["", "<!doctype html>", "\ufeff", '<?xml version="1.0"?>',
-                                   '<!DOCTYPE html [<!ENTITY e "&e;&e;">]>']))
+    prefix = draw(
+        st.sampled_from(
+            [
+                "",
+                "<!doctype html>",
+                "\ufeff",
+                '<?xml version="1.0"?>',
+                '<!DOCTYPE html [<!ENTITY e "&e;&e;">]>',
+            ]
+        )
+    )
     html = prefix + "<html>" + "".join(draw(st.lists(elements(), max_size=6))) + "</html>"
     nest = draw(st.integers(0, 3))
     if nest:  # deep nesting, for the DOM depth bound (and the rebuild under tiny limits)
         tag = draw(st.sampled_from(["div", "span", "p"]))
-        html = html.replace("</html>", f"<{tag} itemscope typeof=T class=h-x>" * nest * 10
-                            + "deep" + "</html>")
+        html = html.replace(
+            "</html>", f"<{tag} itemscope typeof=T class=h-x>" * nest * 10 + "deep" + "</html>"
+        )
     charset = draw(st.sampled_from(CHARSETS))
     body = html.encode(charset, "replace")
     return body, draw(st.sampled_from(CONTENT_TYPES))
@@ -181,8 +206,9 @@ def _check(result: Any) -> None:
 @given(pages(), st.booleans())
 def test_extract_payload_never_raises(page: tuple[bytes, str | None], tiny: bool) -> None:
     body, content_type = page
-    result = extract_payload(body, "https://fuzz.example/a/b?c", content_type,
-                             limits=TINY if tiny else None)
+    result = extract_payload(
+        body, "https://fuzz.example/a/b?c", content_type, limits=TINY if tiny else None
+    )
     _check(result)
 
 

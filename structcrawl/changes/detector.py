@@ -30,6 +30,8 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
+from twisted.internet.defer import Deferred
+from twisted.internet.threads import deferToThread
 
 from structcrawl.changes.store import ChangeStore, open_change_store
 from structcrawl.changes.tracker import ChangeTracker, page_failed
@@ -89,7 +91,7 @@ class ChangeDetector:
         self.failed_file = failed_file  # JOBDIR: failed pages of earlier runs of the job
         if failed_file is not None and failed_file.exists():
             self.tracker.page_failed(failed_file.read_text(encoding="utf-8").splitlines())
-        crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
+        crawler.signals.connect(self._engine_stopped_signal, signal=signals.engine_stopped)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ChangeDetector:
@@ -147,6 +149,14 @@ class ChangeDetector:
     def _inc(self, name: str, count: int = 1) -> None:
         if self.stats is not None:
             self.stats.inc_value(f"structcrawl/changes/{name}", count)
+
+    def _engine_stopped_signal(self) -> Deferred[None]:
+        """The ``engine_stopped`` handler: :meth:`engine_stopped` in a thread. A commit copies
+        every fingerprint of the run (seconds for 100,000 entities); done in the reactor, it
+        would block the download handlers closing on the same signal (Scrapy's HTTP handler
+        bounds its close with a 1 s timer, which then fires after the close completed:
+        ``AlreadyCalledError`` logged as CRITICAL after the stats)."""
+        return deferToThread(self.engine_stopped)
 
     def engine_stopped(self) -> None:
         if self.closed:

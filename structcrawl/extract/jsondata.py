@@ -119,7 +119,7 @@ def extract_json_text(
         return error(
             "json-too-deep",
             f"JSON nested deeper than {limits.max_json_depth} arrays/objects "
-            f"(max_json_depth): not extracted ({parsed.error})",
+            "(max_json_depth): not extracted",
             text,
         )
     if not parsed.ok:

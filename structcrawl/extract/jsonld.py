@@ -118,7 +118,7 @@ def extract(doc: Document) -> list[Record]:
         if parsed.too_deep:
             message = (
                 f"JSON-LD block nested deeper than {limits.max_json_depth} arrays/objects "
-                f"(max_json_depth): not extracted ({parsed.error})"
+                "(max_json_depth): not extracted"
             )
             records.append(_error(doc, "json-ld-too-deep", message, element, text))
             continue

@@ -9,10 +9,12 @@ is already being built (a cycle) becomes a reference instead of recursing. Items
 properties get none: nothing is invented.
 
 Bounds (``doc.limits``): an item nested deeper than ``max_nesting`` becomes a reference
-(``microdata-too-deep``); after ``max_items`` items (nested ones included) or ``max_visits``
-element visits (``itemref`` lets items share, and so re-visit, elements) no more items are
-built: further nested items become references and further top-level items are not read
-(``microdata-too-many-items`` / ``microdata-too-complex``).
+(``microdata-too-deep``); an item element already built elsewhere (``itemref`` lets items
+share elements) is built again at most ``max_shared`` times in all, then referenced
+(``microdata-too-complex``: without this a page of a few kilobytes can fan out into millions
+of nested records); after ``max_items`` items (nested ones included) or ``max_visits`` element
+visits no more items are built: further nested items become references and further top-level
+items are not read (``microdata-too-many-items`` / ``microdata-too-complex``).
 """
 
 from __future__ import annotations
@@ -84,6 +86,9 @@ class _Extractor:
         self.visits = 0  # elements visited by the property crawl
         self.too_deep = 0  # nested items left as references for depth
         self.refused = 0  # items not (fully) built because a bound was reached
+        self.built: set[etree._Element] = set()  # item elements built at least once
+        self.rebuilt = 0  # builds of an element built before (shared through itemref)
+        self.unshared = 0  # shared items left as references after max_shared
 
     def exhausted(self) -> bool:
         return self.items >= self.limits.max_items or self.visits >= self.limits.max_visits
@@ -133,6 +138,10 @@ class _Extractor:
     ) -> Record:
         doc = self.doc
         self.items += 1
+        if el in self.built:
+            self.rebuilt += 1
+        else:
+            self.built.add(el)
         rec = Record(
             source_url=doc.url,
             format=FORMAT,
@@ -151,9 +160,15 @@ class _Extractor:
             if prop_el.get("itemscope") is not None:
                 cycle = prop_el in building
                 deep = not cycle and depth >= self.limits.max_nesting
-                if cycle or deep or self.exhausted():
+                shared = (
+                    not (cycle or deep)
+                    and prop_el in self.built
+                    and self.rebuilt >= self.limits.max_shared
+                )
+                if cycle or deep or shared or self.exhausted():
                     self.too_deep += deep
-                    self.refused += not (cycle or deep)
+                    self.unshared += shared
+                    self.refused += not (cycle or deep or shared)
                     ref_id = prop_el.get("itemid")
                     value: Any = {"@id": doc.resolve(ref_id)} if ref_id else {"@ref": path}
                     raw_v: Any = None
@@ -192,8 +207,19 @@ def extract(doc: Document) -> list[Record]:
                 doc,
                 "microdata-too-many-items" if many else "microdata-too-complex",
                 f"after {bound} no more items were built: nested items from there on are "
-                f"references, and {unread:,} top-level items were not read",
+                "references"
+                + (f", and {unread:,} top-level items were not read" if unread else ""),
                 doc.path_of(tops[len(tops) - unread]) if unread else "",
+            )
+        )
+    if ex.unshared:
+        records.append(
+            _error(
+                doc,
+                "microdata-too-complex",
+                f"items shared through itemref were built again {limits.max_shared:,} times "
+                f"(max_shared); {ex.unshared:,} more uses are references ({{'@ref': path}} or "
+                "{'@id': itemid})",
             )
         )
     if ex.too_deep:

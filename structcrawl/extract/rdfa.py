@@ -13,9 +13,10 @@ from ``<meta property>``) are left to the ``opengraph`` layer, which keeps their
 
 Nothing is dropped: a blank node no record reaches (a cycle of blank nodes) gets a record of
 its own. Bounds (``doc.limits``): a blank node nested deeper than ``max_nesting``
-(``rdfa-too-deep``), or met after ``max_items`` records (nested ones included) were built or
-``max_visits`` values placed in them (blank nodes shared by several subjects are nested in
-each: ``rdfa-too-complex``), becomes a record of its own, referenced by ``{"@id": "_:..."}``;
+(``rdfa-too-deep``), already nested ``max_shared`` times over (blank nodes shared by several
+subjects are nested in each), or met after ``max_items`` records (nested ones included) were
+built or ``max_visits`` values placed in them (``rdfa-too-complex``), becomes a record of its
+own, referenced by ``{"@id": "_:..."}``;
 subjects after the ``max_items``-th top-level record are not read (``rdfa-too-many-items``).
 """
 
@@ -82,7 +83,7 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
             referenced.add(t.object)
     reached: set[Any] = set()  # subjects whose triples are in some record
     promoted: list[Any] = []  # blank nodes cut from nesting: records of their own
-    counts = {"built": 0, "placed": 0, "too_deep": 0, "too_complex": 0}
+    counts = dict.fromkeys(("built", "rebuilt", "placed", "too_deep", "too_complex", "shared"), 0)
 
     def as_list(node: Any) -> list[Triple] | None:
         """The ``rdf:first`` triples of a well-formed RDF collection at ``node``, else None."""
@@ -107,13 +108,16 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
             return obj.value, _literal_raw(obj)
         if isinstance(obj, BNode):
             if obj in by_subject and obj not in inner:
+                again = obj in reached and counts["rebuilt"] >= limits.max_shared
                 if (
                     depth < limits.max_nesting
+                    and not again
                     and counts["built"] < limits.max_items
                     and counts["placed"] < limits.max_visits
                 ):
                     return build(obj, inner, False, depth + 1), None
-                counts["too_deep" if depth >= limits.max_nesting else "too_complex"] += 1
+                reason = "too_deep" if depth >= limits.max_nesting else "too_complex"
+                counts["shared" if again and reason == "too_complex" else reason] += 1
                 promoted.append(obj)
             return {"@id": f"_:{obj.id}"}, _nt(obj)
         if obj.value == _RDF + "nil":
@@ -124,6 +128,8 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
 
     def build(subject: Any, building: frozenset[Any], top: bool, depth: int) -> Record:
         group = by_subject[subject]
+        if subject in reached:
+            counts["rebuilt"] += 1
         reached.add(subject)
         counts["built"] += 1
         counts["placed"] += len(group)
@@ -206,6 +212,16 @@ def _bound_records(doc: Document, counts: dict[str, int], unread: int) -> list[R
                 f"or {limits.max_visits:,} values placed in them (max_visits; shared blank "
                 f"nodes are nested in each subject), {counts['too_complex']:,} nested blank "
                 "nodes became records of their own, referenced by @id",
+            )
+        )
+    if counts["shared"]:
+        out.append(
+            _error(
+                doc,
+                "rdfa-too-complex",
+                f"blank nodes shared by several subjects were nested again {limits.max_shared:,} "
+                f"times (max_shared); {counts['shared']:,} more uses are references to records "
+                "of their own",
             )
         )
     if unread:

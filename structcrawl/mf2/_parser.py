@@ -409,6 +409,8 @@ class Mf2Parser:
         if not ref or not ref.startswith("#"):
             return None
         target = self._by_id(ref[1:])
+        if target is not None and _is_ancestor(target, el):
+            return None  # an element including itself (from inside): a loop, not data
         return target if self._usable_include(target, ctx.el) else None
 
     # -- rels -----------------------------------------------------------------------------

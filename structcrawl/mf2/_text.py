@@ -43,6 +43,15 @@ _URL_XPATH: Final = etree.XPath(
 )
 _STRING_VALUE: Final = etree.XPath("string()")
 _SRCSET_RE: Final = re.compile(r"\s*(\S+?),?(?:\s+([\d.]+[wx]))?\s*(?:,|$)")
+# characters libxml2's HTML parser keeps in attribute values but lxml refuses to set again
+_NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _set_attr(node: etree._Element, name: str, value: str) -> None:
+    try:
+        node.set(name, value)
+    except ValueError:  # a control character from the page: keep the rest of the value
+        node.set(name, _NOT_XML.sub("\ufffd", value))
 
 
 def strip_ws(value: str) -> str:
@@ -141,10 +150,11 @@ def inner_html(el: etree._Element, base: str) -> str:
             for attr in _URL_ATTRS:
                 value = node.get(attr)
                 if value is not None:
-                    node.set(attr, resolve_url(base, value))
+                    _set_attr(node, attr, resolve_url(base, value))
             srcset = node.get("srcset")
             if srcset:
-                node.set(
+                _set_attr(
+                    node,
                     "srcset",
                     ", ".join(
                         f"{u} {d}" if d else u
