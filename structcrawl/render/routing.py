@@ -67,9 +67,9 @@ SETTLE_SELECTOR = (
 
 _MOUNT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-app", "app-root")
 # attribute-node paths (one pass each in libxml2) rather than one element scan per mount id
-_MOUNT_ATTRS = etree.XPath(
-    "//@id[" + " or ".join(f".='{i}'" for i in _MOUNT_IDS) + "] | //@data-reactroot"
-)
+# Separate paths, no union: libxml2 merges unions in document order, quadratic on big pages.
+_MOUNT_IDS_XPATH = etree.XPath("//@id[" + " or ".join(f".='{i}'" for i in _MOUNT_IDS) + "]")
+_REACT_ROOTS = etree.XPath("//@data-reactroot")
 _MOUNT_TAGS = etree.XPath("//app-root")
 _JS_TYPES = frozenset(
     {
@@ -90,7 +90,9 @@ _NOSCRIPT_HINT = re.compile(
 )
 _JSONLD = etree.XPath("//script[contains(translate(@type, 'LDJSON', 'ldjson'), 'ld+json')]")
 _DATA = etree.XPath("//script[@type]")
-_LAYER_ATTRS = etree.XPath("(//@itemscope | //@typeof | //@vocab)[1]")
+_LAYER_ATTRS = tuple(
+    etree.XPath(f"boolean(//@{name})") for name in ("itemscope", "typeof", "vocab")
+)
 _TEXT_SKIP = frozenset({"script", "style", "noscript", "template"})
 
 
@@ -113,7 +115,8 @@ def _script_count(root: etree._Element) -> int:
 
 
 def _empty_mount(root: etree._Element) -> str | None:
-    mounts = [a.getparent() for a in _MOUNT_ATTRS(root)] + _MOUNT_TAGS(root)
+    attributes = list(_MOUNT_IDS_XPATH(root)) + list(_REACT_ROOTS(root))
+    mounts = [a.getparent() for a in attributes] + _MOUNT_TAGS(root)
     for el in mounts:
         has_children = any(isinstance(c.tag, str) for c in el)
         if not has_children and not "".join(el.itertext()).strip():
@@ -125,7 +128,7 @@ def _content_layers(root: etree._Element) -> list[str]:
     layers = []
     if any((s.text or "").strip() for s in _JSONLD(root)):
         layers.append("json-ld")
-    if _LAYER_ATTRS(root):
+    if any(has(root) for has in _LAYER_ATTRS):
         layers.append("microdata/rdfa")
     for script in _DATA(root):
         mime = (script.get("type") or "").split(";")[0].strip().lower()

@@ -120,8 +120,10 @@ def _add(values: list[str], value: str) -> None:
 
 # Elements worth a closer look: h1, time, and anything whose attributes mention a price.
 # One XPath pass in C instead of a Python walk over every element of the page.
+# One location path with a predicate: a union (a | b) makes libxml2 merge node-sets in
+# document order, which is quadratic on pages with tens of thousands of matches.
 _CANDIDATES = etree.XPath(
-    "//body//h1 | //body//time | //body//*[@itemprop or @property"
+    "//body//*[self::h1 or self::time or @itemprop or @property"
     " or contains(translate(@class, 'PRICE', 'price'), 'price')"
     " or contains(translate(@id, 'PRICE', 'price'), 'price')"
     " or @*[starts-with(name(), 'data-') and (contains(translate(name(), 'PRICE', 'price'),"
