@@ -20,7 +20,8 @@ and accounts for them. A run that never stopped (killed) is recovered from the j
 to their last committed outcome.
 
 Stats: ``structcrawl/ledger/requested``, ``/accounted``, ``/outcome/<outcome>``,
-``/filtered/dupefilter``, ``/filtered/offsite``, ``/resumed``, ``/unaccounted``,
+``/filtered/dupefilter``, ``/filtered/offsite``, ``/filtered/journal``, ``/resumed``,
+``/recovered/pending``, ``/recovered/feed_bytes_cut``, ``/unaccounted``,
 ``/duplicate``, ``/unrequested``; and ``structcrawl/failure/ledger/unaccounted``,
 ``/duplicate``, ``/unrequested``, which make ``scrapy crawl`` exit 1 (:mod:`structcrawl.health`).
 The extension runs before the quality report (``EXTENSIONS`` order), which shows its figures.

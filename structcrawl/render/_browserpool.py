@@ -127,6 +127,7 @@ class BrowserPool:
         self._launched = False
         self._browser_seen: Any = None  # the last browser a render saw alive
         self._dead: list[Any] = []  # browsers seen dying (each counted once)
+        self._deaths = 0  # how many browsers died so far
         self.launch_error: str | None = None
 
     def _configure(self, settings: Any, user_options: dict[str, Any]) -> None:
@@ -216,8 +217,9 @@ class BrowserPool:
         """The wrapped handler's download within ``bound`` seconds (``TimeoutError`` after),
         cut short with :class:`BrowserCrashed` when the browser dies under it and the wrapped
         handler has not finished the page :data:`CRASH_GRACE` seconds later."""
+        browser, deaths = getattr(self.handler, "browser", None), self._deaths
         download = asyncio.ensure_future(self.handler.download_request(request))
-        watch = asyncio.ensure_future(self._browser_gone())
+        watch = asyncio.ensure_future(self._browser_gone(browser, deaths))
         try:
             await asyncio.wait(
                 {download, watch}, timeout=bound, return_when=asyncio.FIRST_COMPLETED
@@ -236,11 +238,14 @@ class BrowserPool:
                 download.add_done_callback(_consume)
                 download.cancel()
 
-    async def _browser_gone(self) -> None:
-        """Return when the browser that renders the page has disconnected (polled)."""
-        browser = None
+    async def _browser_gone(self, browser: Any, deaths: int) -> None:
+        """Return when the browser that renders the page (the one there when the render
+        started, else the first one launched) has disconnected, or any browser died since
+        the render started (polled)."""
         while True:
             await asyncio.sleep(_CRASH_POLL)
+            if self._deaths != deaths:
+                return
             current = getattr(self.handler, "browser", None)
             if browser is None:
                 browser = current
@@ -253,6 +258,7 @@ class BrowserPool:
         if browser is None or any(b is browser for b in self._dead):
             return
         self._dead = [*self._dead[-7:], browser]
+        self._deaths += 1
         self.stats.inc_value("structcrawl/render/browser/crashed")
         logger.warning("the browser died; it is relaunched and the pages it had open retried")
 
