@@ -27,7 +27,7 @@ lint: venv
 	$(BIN)/mypy structcrawl spiders
 
 demo: venv browser
-	$(PY) -m structcrawl.demo --site fixtures/site --out $(OUT) --port $(PORT)
+	$(PY) -m structcrawl.dev.demo --site fixtures/site --out $(OUT) --port $(PORT)
 
 # Re-run extraction over fixtures/<source>/<case>/ and rewrite each expected.json for review (git diff).
 fixtures-regen: venv
@@ -84,7 +84,7 @@ bench-load: venv
 TARGET ?= default
 .PHONY: deploy
 deploy: venv
-	$(PY) -m structcrawl.deploy $(TARGET)
+	$(PY) -m structcrawl.ops.deploy $(TARGET)
 
 # The Redis server the distributed-crawl tests start on 127.0.0.1 (README, "Distributed
 # crawls"): Debian's redis-server package when missing and root; otherwise those tests skip.

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import lxml.html
 
 from bench.corpus import generate_pages
-from structcrawl.document import parse_html
+from structcrawl.core.document import parse_html
 from structcrawl.extract import SYNTAXES, extract_payload
 
 

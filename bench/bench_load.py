@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from structcrawl.ledger import check_ledger, read_jsonl
+from structcrawl.ledger.pages import check_ledger, read_jsonl
 
 _ELAPSED = re.compile(r"'elapsed_time_seconds': ([0-9.]+)")
 

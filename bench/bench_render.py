@@ -31,8 +31,8 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
-from structcrawl.demo import run_crawl
-from structcrawl.devserver import BackgroundServer
+from structcrawl.dev.demo import run_crawl
+from structcrawl.dev.devserver import BackgroundServer
 
 DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 DEMO_NEEDS = {

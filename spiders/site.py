@@ -23,14 +23,14 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 from twisted.python.failure import Failure
 
-from structcrawl.config import DEFAULTS
-from structcrawl.document import PARSED_META, parse_html
-from structcrawl.items import PageItem
-from structcrawl.ledger_ext import page_accounted
-from structcrawl.links import LinkRules, page_links
-from structcrawl.payload import classify, split_content_type
-from structcrawl.redact import redact_headers
-from structcrawl.retry import fetch_error_code, fetch_error_message
+from structcrawl.core.document import PARSED_META, parse_html
+from structcrawl.core.links import LinkRules, page_links
+from structcrawl.core.payload import classify, split_content_type
+from structcrawl.core.redact import redact_headers
+from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.items import PageItem
+from structcrawl.crawl.retry import fetch_error_code, fetch_error_message
+from structcrawl.ledger.extension import page_accounted
 
 logger = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ class SiteSpider(scrapy.Spider):
             yield self.page_item(failure.value.response)
             return
         # a component may name the error (fetch_error_code: browser-launch-failed,
-        # redirect-loop, too-large, ...); else structcrawl.retry names it (fetch-TimeoutError)
+        # redirect-loop, too-large, ...); else structcrawl.crawl.retry names it (fetch-TimeoutError)
         exc = failure.value
         yield self._error_item(request, fetch_error_code(exc), fetch_error_message(exc))
 

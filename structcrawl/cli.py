@@ -8,12 +8,12 @@ exits 2 with a message on stderr when the input cannot be read.
 
     structcrawl schedule FILE (--once | --loop) [--dry-run] [--state PATH] [--url URL]
 
-submits the due jobs of a schedule file to scrapyd (:mod:`structcrawl.schedule`).
+submits the due jobs of a schedule file to scrapyd (:mod:`structcrawl.ops.schedule`).
 
     structcrawl ledger [LEDGER.jsonl] [--pages pages.jsonl]
 
 checks that every requested URL of a crawl has exactly one outcome and that the pages feed
-agrees (:mod:`structcrawl.ledger`): exits 0, or 1 printing the mismatches, or 2 when a file
+agrees (:mod:`structcrawl.ledger.pages`): exits 0, or 1 printing the mismatches, or 2 when a file
 cannot be read.
 """
 
@@ -29,9 +29,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from structcrawl import __version__
-from structcrawl import ledger as _ledger
-from structcrawl import schedule as _schedule
 from structcrawl.extract import SYNTAXES, extract_payload, parse_syntaxes
+from structcrawl.ledger import pages as _ledger
+from structcrawl.ops import schedule as _schedule
 
 __all__ = ["main", "read_input"]
 

@@ -1,18 +1,18 @@
 """Scrapy settings for structcrawl.
 
-``STRUCTCRAWL_*`` defaults and their documentation live in :mod:`structcrawl.config`.
+``STRUCTCRAWL_*`` defaults and their documentation live in :mod:`structcrawl.crawl.config`.
 """
 
-from structcrawl import logsafety
-from structcrawl.config import DEFAULTS
+from structcrawl.core import logsafety
+from structcrawl.crawl.config import DEFAULTS
 
 logsafety.install()  # Scrapy logs overridden settings verbatim: keep secrets out of logs
 
 BOT_NAME = "structcrawl"
 SPIDER_MODULES = ["spiders"]
 NEWSPIDER_MODULE = "spiders"
-# `scrapy crawl` exits non-zero when the crawl failed (structcrawl.health), unlike Scrapy's.
-COMMANDS_MODULE = "structcrawl.commands"
+# `scrapy crawl` exits non-zero when the crawl failed (structcrawl.crawl.health), unlike Scrapy's.
+COMMANDS_MODULE = "structcrawl.crawl.commands"
 
 USER_AGENT = "structcrawl/0.1 (+https://github.com/structcrawl/structcrawl)"
 ROBOTSTXT_OBEY = True
@@ -32,16 +32,16 @@ TELNETCONSOLE_ENABLED = False
 FEED_EXPORT_ENCODING = "utf-8"
 
 ITEM_PIPELINES = {
-    "structcrawl.pipelines.BodyStorePipeline": 100,
-    "structcrawl.pipelines.ExtractionPipeline": 200,
-    "structcrawl.pipelines.network.RenderGainPipeline": 250,
-    "structcrawl.pipelines.selectors.SelectorPipeline": 300,
-    "structcrawl.pipelines.normalization.NormalizationPipeline": 400,
-    "structcrawl.pipelines.validation.ValidationPipeline": 500,
-    "structcrawl.pipelines.EntityPipeline": 600,
+    "structcrawl.crawl.pipelines.BodyStorePipeline": 100,
+    "structcrawl.crawl.pipelines.ExtractionPipeline": 200,
+    "structcrawl.crawl.pipelines.rendergain.RenderGainPipeline": 250,
+    "structcrawl.crawl.pipelines.selectors.SelectorPipeline": 300,
+    "structcrawl.crawl.pipelines.normalization.NormalizationPipeline": 400,
+    "structcrawl.crawl.pipelines.validation.ValidationPipeline": 500,
+    "structcrawl.crawl.pipelines.EntityPipeline": 600,
 }
 ADDONS = {
-    "structcrawl.feeds.InvalidFeedAddon": 0,
+    "structcrawl.crawl.feeds.InvalidFeedAddon": 0,
     # STRUCTCRAWL_INCREMENTAL: Scrapy's HTTP cache with revalidation (structcrawl.changes)
     "structcrawl.changes.httpcache.IncrementalAddon": 0,
     # STRUCTCRAWL_REDIS_URL: one crawl across several workers (structcrawl.distributed)
@@ -49,7 +49,7 @@ ADDONS = {
 }
 EXTENSIONS = {
     # the page ledger closes before the report, which shows its figures
-    "structcrawl.ledger_ext.PageLedger": 400,
+    "structcrawl.ledger.extension.PageLedger": 400,
     "structcrawl.report.extension.QualityReport": 500,
 }
 # Reliability (README, "Reliability"): retries of transient failures only, with backoff and
@@ -57,8 +57,8 @@ EXTENSIONS = {
 # off-site redirects end as error records instead of vanishing.
 DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-    "structcrawl.middlewares.BackoffRetryMiddleware": 550,
-    "structcrawl.middlewares.RedirectGuardMiddleware": 610,
+    "structcrawl.crawl.middlewares.BackoffRetryMiddleware": 550,
+    "structcrawl.crawl.middlewares.RedirectGuardMiddleware": 610,
 }
 RETRY_TIMES = 3  # 4 attempts: waits of 1, 2, 4 s (STRUCTCRAWL_RETRY_BACKOFF_*)
 # a page given up on ends as an error record (accounted): not a crawl error
@@ -67,11 +67,11 @@ DOWNLOAD_MAXSIZE = 32 * 1024 * 1024  # larger responses end as too-large error r
 DOWNLOAD_WARNSIZE = 8 * 1024 * 1024
 REDIRECT_MAX_TIMES = 10
 FEED_EXPORTERS = {
-    "records": "structcrawl.exporters.RecordsJsonLinesExporter",
-    "pages": "structcrawl.exporters.PagesJsonLinesExporter",
-    "entities": "structcrawl.exporters.EntitiesJsonLinesExporter",
-    "entities-csv": "structcrawl.exporters.EntitiesCsvExporter",
-    "entities-delta": "structcrawl.exporters.EntitiesDeltaJsonLinesExporter",
+    "records": "structcrawl.crawl.exporters.RecordsJsonLinesExporter",
+    "pages": "structcrawl.crawl.exporters.PagesJsonLinesExporter",
+    "entities": "structcrawl.crawl.exporters.EntitiesJsonLinesExporter",
+    "entities-csv": "structcrawl.crawl.exporters.EntitiesCsvExporter",
+    "entities-delta": "structcrawl.crawl.exporters.EntitiesDeltaJsonLinesExporter",
 }
 
 for _name, _setting in DEFAULTS.items():

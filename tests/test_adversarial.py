@@ -36,10 +36,10 @@ from typing import Any
 
 import pytest
 
-from structcrawl.document import ElementPaths, parse_html
+from structcrawl.core.document import ElementPaths, parse_html
+from structcrawl.core.limits import DEFAULT_LIMITS, Limits, json_depth_exceeds
 from structcrawl.extract import extract_payload
 from structcrawl.extract._jsonparse import parse_json
-from structcrawl.limits import DEFAULT_LIMITS, Limits, json_depth_exceeds
 from tests._fixtures import ROOT, Case
 
 CASES = [Case(p.parent) for p in sorted((ROOT / "adversarial").glob("*/meta.json"))]

@@ -4,7 +4,7 @@ relaunches it and finishes, every JavaScript page ends with its records (or an e
 the page ledger is complete, and no page waits out the render bound because its browser died.
 
 The site is generated: application shells whose product JSON-LD exists only after their
-script ran, served on 127.0.0.1 by :class:`structcrawl.devserver.BackgroundServer` (a child
+script ran, served on 127.0.0.1 by :class:`structcrawl.dev.devserver.BackgroundServer` (a child
 process stopped by PID). Without a Chromium the test is skipped, except under ``CI=true``,
 where it fails (:func:`tests.servers.require`).
 """
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from structcrawl.devserver import BackgroundServer
-from structcrawl.ledger import check_ledger, read_jsonl
+from structcrawl.dev.devserver import BackgroundServer
+from structcrawl.ledger.pages import check_ledger, read_jsonl
 from structcrawl.render.browser import locate_chromium
 from tests.servers import require
 

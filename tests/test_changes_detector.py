@@ -8,9 +8,9 @@ from itemadapter import ItemAdapter
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from structcrawl.changes.detector import ChangeDetector, default_scope
-from structcrawl.items import PageItem
-from structcrawl.pipelines.entities import EntityPipeline
+from structcrawl.crawl.items import PageItem
+from structcrawl.crawl.pipelines._changes import ChangeDetector, default_scope
+from structcrawl.crawl.pipelines.entities import EntityPipeline
 
 
 def record(slug, price):

@@ -5,12 +5,12 @@ from __future__ import annotations
 import io
 import json
 
-from structcrawl.exporters import (
+from structcrawl.crawl.exporters import (
     EntitiesCsvExporter,
     EntitiesDeltaJsonLinesExporter,
     EntitiesJsonLinesExporter,
 )
-from structcrawl.items import EntityItem, PageItem
+from structcrawl.crawl.items import EntityItem, PageItem
 from structcrawl.report import QualityAggregator, render_html
 
 

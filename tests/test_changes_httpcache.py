@@ -16,7 +16,7 @@ from structcrawl.changes.httpcache import (
     RevalidatingCachePolicy,
     cache_status,
 )
-from structcrawl.items import EntityItem, PageItem
+from structcrawl.crawl.items import EntityItem, PageItem
 
 URL = "http://127.0.0.1:8765/p/1.html"
 POLICY = "structcrawl.changes.httpcache.RevalidatingCachePolicy"

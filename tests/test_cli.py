@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from structcrawl.cli import main
-from structcrawl.devserver import BackgroundServer
+from structcrawl.dev.devserver import BackgroundServer
 
 PAGE = (
     '<html><head><meta property="og:title" content="T">'

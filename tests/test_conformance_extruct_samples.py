@@ -10,7 +10,7 @@ items, the top-level entities are compared:
   makes one record per ``@graph`` node (plus the container when it carries more than
   ``@context``/``@graph``) and resolves relative ``@id`` against the document base. extruct's
   side is put through the same two steps before comparing. Types are compared after
-  :func:`~structcrawl.records.short_schema_name`, as structcrawl stores them.
+  :func:`~structcrawl.core.records.short_schema_name`, as structcrawl stores them.
 * microdata: the multiset of ``(itemtype, property names)`` of top-level items. extruct's
   nested form (``type``/``properties``), its flat form (``iid``/``iid_ref``: top-level items are
   the ones no other item refers to) and its "uniform" form (``@type`` plus properties as keys)
@@ -39,8 +39,8 @@ from urllib.parse import quote, urljoin
 
 import pytest
 
+from structcrawl.core.records import Record, short_schema_name
 from structcrawl.extract import PageExtraction, extract_payload
-from structcrawl.records import Record, short_schema_name
 from tests._conformance import suite_dir
 
 pytestmark = pytest.mark.conformance

@@ -4,7 +4,7 @@ The suite tests the HTML Content Algorithms of the JSON-LD 1.1 API (§9.5 "Proce
 §9.5.2 "Extract Script Content"): which ``<script type="application/ld+json">`` elements are
 read, what the document base is, and which errors are raised. Those parts are structcrawl's:
 
-* the page is parsed with :func:`structcrawl.document.parse_html`;
+* the page is parsed with :func:`structcrawl.core.document.parse_html`;
 * script elements come from :func:`structcrawl.extract.jsonld.ld_json_scripts` (the first by
   default, all of them with ``extractAllScripts``, the one with the ``#fragment`` id when the
   input URL has one);
@@ -35,7 +35,7 @@ from pyld import jsonld
 from rdflib.compare import isomorphic
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
-from structcrawl.document import Document, parse_html
+from structcrawl.core.document import Document, parse_html
 from structcrawl.extract import jsonld as structcrawl_jsonld
 from structcrawl.extract._jsonparse import parse_json
 from structcrawl.extract.jsonld import ld_json_scripts

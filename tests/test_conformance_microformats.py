@@ -1,4 +1,4 @@
-"""Conformance: the microformats test suite against :func:`structcrawl.mf2.parse_mf2`.
+"""Conformance: the microformats test suite against :func:`structcrawl.extract.mf2.parse_mf2`.
 
 The suite lives outside the repository, in ``../shared/conformance/microformats`` (folders
 ``microformats-v2``, ``microformats-v2-unit``, ``microformats-v1`` for backcompat and
@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from structcrawl.document import parse_html
-from structcrawl.mf2 import parse_mf2
+from structcrawl.core.document import parse_html
+from structcrawl.extract.mf2 import parse_mf2
 from tests._conformance import suite_dir
 
 pytestmark = pytest.mark.conformance

@@ -1,7 +1,7 @@
-"""W3C RDFa 1.1 conformance suite, HTML5 host language, against :mod:`structcrawl.rdfa`.
+"""W3C RDFa 1.1 conformance suite, HTML5 host language, against :mod:`structcrawl.extract.rdfa`.
 
-Each case's page is parsed with :func:`structcrawl.document.parse_html`, run through
-:func:`structcrawl.rdfa.rdfa_triples`, loaded into an rdflib graph, and the case's SPARQL ASK
+Each case's page is parsed with :func:`structcrawl.core.document.parse_html`, run through
+:func:`structcrawl.extract.rdfa.rdfa_triples`, loaded into an rdflib graph, and the case's SPARQL ASK
 query must answer ``expected``. The suite lives beside the checkout in ``../shared/conformance``
 and is never copied into the repository; without it the tests skip (or fail under ``CI=true``).
 """
@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import rdflib
 
-from structcrawl.document import parse_html
-from structcrawl.rdfa import IRI, BNode, Literal, Node, rdfa_triples
+from structcrawl.core.document import parse_html
+from structcrawl.extract.rdfa import IRI, BNode, Literal, Node, rdfa_triples
 from tests._conformance import suite_dir
 
 CONFORMANCE_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"

@@ -6,7 +6,7 @@ twice, and no page that was written before the kill is fetched again.
 The site is the benchmark corpus (bench/corpus_server.py: heavy pages, links to the next
 pages, a sitemap) served on 127.0.0.1 by a child process of this module that logs every
 request it answers; crawls are ``scrapy crawl site`` processes, killed by PID. The journal
-the resume relies on is tested as plain functions first (structcrawl/ledger_journal.py).
+the resume relies on is tested as plain functions first (structcrawl/ledger/journal.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from itemadapter import ItemAdapter
 
-from structcrawl.ledger_journal import (
+from structcrawl.ledger.journal import (
     JOURNAL_FILE,
     Journal,
     cut_feeds,

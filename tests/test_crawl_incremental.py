@@ -160,7 +160,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 def _crawl(url: str, out: Path, server: ValidatorServer) -> dict[str, Any]:
-    from structcrawl.demo import run_crawl
+    from structcrawl.dev.demo import run_crawl
 
     before = len(server.requests())
     code = run_crawl(

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from structcrawl.demo import run_crawl, summarize
-from structcrawl.devserver import BackgroundServer
+from structcrawl.dev.demo import run_crawl, summarize
+from structcrawl.dev.devserver import BackgroundServer
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 pytestmark = pytest.mark.crawl
@@ -112,7 +112,7 @@ def test_one_entity_per_id_across_formats_and_pages(crawl):
 def test_entities_csv_has_the_documented_columns(crawl):
     import csv
 
-    from structcrawl.exporters import CSV_COLUMNS
+    from structcrawl.crawl.exporters import CSV_COLUMNS
 
     with (crawl["out"] / "entities.csv").open(newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))

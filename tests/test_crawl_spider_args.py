@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from structcrawl.demo import run_crawl
-from structcrawl.devserver import BackgroundServer
+from structcrawl.dev.demo import run_crawl
+from structcrawl.dev.devserver import BackgroundServer
 
 pytestmark = pytest.mark.crawl
 

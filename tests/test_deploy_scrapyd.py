@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from structcrawl._scrapyd import ScrapydClient, answer_from_text
-from structcrawl.deploy import build_egg, deploy, job_failures
-from structcrawl.devserver import BackgroundServer
+from structcrawl.dev.devserver import BackgroundServer
+from structcrawl.ops._scrapyd import ScrapydClient, answer_from_text
+from structcrawl.ops.deploy import build_egg, deploy, job_failures
 from tests.servers import free_port, require
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -293,7 +293,7 @@ def test_deploy_without_the_account_or_with_an_error_answer_fails(scrapyd, deplo
     assert not result.ok and "401" in result.answer.error
     # scrapyd answers HTTP 200 {"status": "error"} here and scrapyd-deploy exits 0; we do not
     env = {**os.environ, **scrapyd.env}
-    cmd = [sys.executable, "-m", "structcrawl.deploy", "--root", str(ROOT), "--project", "a/b"]
+    cmd = [sys.executable, "-m", "structcrawl.ops.deploy", "--root", str(ROOT), "--project", "a/b"]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "FAILED: scrapyd: DirectoryTraversalError" in proc.stderr

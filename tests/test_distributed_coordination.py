@@ -14,7 +14,10 @@ from scrapy.exceptions import DontCloseSpider
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from structcrawl.config import DEFAULTS
+from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.health import crawl_failures
+from structcrawl.crawl.items import PageItem
+from structcrawl.crawl.pipelines.entities import INTERNAL_META
 from structcrawl.distributed import (
     Coordinator,
     CrawlKeys,
@@ -25,10 +28,7 @@ from structcrawl.distributed import (
 from structcrawl.distributed.coordination import CLAIM_META
 from structcrawl.distributed.ledger import DistributedPageLedger
 from structcrawl.distributed.scheduler import DistributedScheduler
-from structcrawl.health import crawl_failures
-from structcrawl.items import PageItem
-from structcrawl.ledger_ext import LedgerConfig
-from structcrawl.pipelines.entities import INTERNAL_META
+from structcrawl.ledger.extension import LedgerConfig
 from tests.servers import free_port
 from tests.test_distributed_store import redis_server
 
@@ -271,7 +271,7 @@ def test_addon_changes_nothing_without_a_redis_url():
     settings = project_settings()
     DistributedAddon().update_settings(settings)
     assert settings["SCHEDULER"] == "scrapy.core.scheduler.Scheduler"
-    assert settings["EXTENSIONS"]["structcrawl.ledger_ext.PageLedger"] == 400
+    assert settings["EXTENSIONS"]["structcrawl.ledger.extension.PageLedger"] == 400
 
 
 def test_addon_makes_a_worker_of_a_distributed_crawl():
@@ -281,7 +281,7 @@ def test_addon_makes_a_worker_of_a_distributed_crawl():
     assert settings.getbool("SCHEDULER_PERSIST") and settings.getint("SCHEDULER_IDLE_BEFORE_CLOSE") == 0
     assert settings["DUPEFILTER_CLASS"] == "scrapy_redis.dupefilter.RFPDupeFilter"
     extensions = settings["EXTENSIONS"]
-    assert extensions["structcrawl.ledger_ext.PageLedger"] is None
+    assert extensions["structcrawl.ledger.extension.PageLedger"] is None
     assert extensions["structcrawl.distributed.ledger.DistributedPageLedger"] == 400
     assert "structcrawl.distributed.coordination.Coordinator" in extensions
     assert settings["STRUCTCRAWL_CHANGE_STORE"] == "redis://127.0.0.1:1/0"

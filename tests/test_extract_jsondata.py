@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 
-from structcrawl.document import parse_html
+from structcrawl.core.document import parse_html
 from structcrawl.extract import extract_payload, jsondata
 
 

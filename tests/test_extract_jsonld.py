@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from structcrawl.document import parse_html
+from structcrawl.core.document import parse_html
 from structcrawl.extract import jsonld
 from structcrawl.extract._jsonparse import parse_json
 

@@ -15,9 +15,9 @@ from scrapy.utils.test import get_crawler
 from twisted.web._newclient import ResponseNeverReceived
 
 from structcrawl.cli import main as cli_main
-from structcrawl.demo import run_crawl
-from structcrawl.middlewares import RedirectGuardMiddleware, RedirectLoop, TooManyRedirects
-from structcrawl.retry import RetryPolicy, fetch_error_code, retry_delay
+from structcrawl.crawl.middlewares import RedirectGuardMiddleware, RedirectLoop, TooManyRedirects
+from structcrawl.crawl.retry import RetryPolicy, fetch_error_code, retry_delay
+from structcrawl.dev.demo import run_crawl
 from tests.faultserver import FaultServer
 
 # -- the pure parts ----------------------------------------------------------------------------

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from structcrawl.demo import run_crawl
-from structcrawl.devserver import BackgroundServer
-from structcrawl.feeds import InvalidEntities, ValidEntities
-from structcrawl.items import EntityItem, PageItem
+from structcrawl.crawl.feeds import InvalidEntities, ValidEntities
+from structcrawl.crawl.items import EntityItem, PageItem
+from structcrawl.dev.demo import run_crawl
+from structcrawl.dev.devserver import BackgroundServer
 
 PAGE = (
     '<html><head><script type="application/ld+json">[{"@context": "https://schema.org",'

@@ -7,8 +7,8 @@ import json
 import boto3
 import pytest
 
-from structcrawl.demo import run_crawl
-from structcrawl.devserver import BackgroundServer
+from structcrawl.dev.demo import run_crawl
+from structcrawl.dev.devserver import BackgroundServer
 from tests.servers import free_port, moto_s3
 
 pytestmark = pytest.mark.crawl

@@ -4,9 +4,9 @@ Invariants checked on every example (``structcrawl.extract.extract_payload``): i
 :class:`~structcrawl.extract.PageExtraction` whose ``records`` is a list of ``Record``; every
 record serializes with ``json.dumps`` (strict: no NaN/Infinity, and as UTF-8, so no lone
 surrogates); error and skip records carry a non-empty code and message. Half the examples run
-under tiny :class:`~structcrawl.limits.Limits`, so the bound paths (too deep, too many, too
+under tiny :class:`~structcrawl.core.limits.Limits`, so the bound paths (too deep, too many, too
 large, the rebuild of over-deep DOMs) are exercised as often as the normal ones. Element paths
-(:class:`structcrawl.document.ElementPaths`) are checked against lxml's ``getpath``.
+(:class:`structcrawl.core.document.ElementPaths`) are checked against lxml's ``getpath``.
 
 Bounded: a fixed number of examples with a per-example deadline; the whole file runs in well
 under a minute.
@@ -22,10 +22,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from structcrawl.document import ElementPaths, parse_html
+from structcrawl.core.document import ElementPaths, parse_html
+from structcrawl.core.limits import Limits
+from structcrawl.core.records import Record
 from structcrawl.extract import PageExtraction, extract_payload
-from structcrawl.limits import Limits
-from structcrawl.records import Record
 
 TINY = Limits(
     max_body_bytes=20_000,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from structcrawl.demo import run_crawl
-from structcrawl.devserver import BackgroundServer
-from structcrawl.health import crawl_failures
+from structcrawl.crawl.health import crawl_failures
+from structcrawl.dev.demo import run_crawl
+from structcrawl.dev.devserver import BackgroundServer
 
 
 @pytest.mark.parametrize(

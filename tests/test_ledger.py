@@ -17,12 +17,12 @@ from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
 from structcrawl.cli import main as cli_main
-from structcrawl.demo import run_crawl
-from structcrawl.devserver import BackgroundServer
-from structcrawl.health import crawl_failures
-from structcrawl.items import PageItem
-from structcrawl.ledger import Ledger, check_ledger, ledger_only_line, page_line
-from structcrawl.ledger_ext import LEDGER_META, PageLedger, page_accounted
+from structcrawl.crawl.health import crawl_failures
+from structcrawl.crawl.items import PageItem
+from structcrawl.dev.demo import run_crawl
+from structcrawl.dev.devserver import BackgroundServer
+from structcrawl.ledger.extension import LEDGER_META, PageLedger, page_accounted
+from structcrawl.ledger.pages import Ledger, check_ledger, ledger_only_line, page_line
 from structcrawl.settings import ITEM_PIPELINES
 from tests.faultserver import FaultServer
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import logging
 
-from structcrawl import logsafety
+from structcrawl.core import logsafety
 
 
 def test_log_records_are_redacted(caplog):

@@ -1,4 +1,4 @@
-"""Unit tests of the microformats2 parser over lxml trees (:mod:`structcrawl.mf2`)."""
+"""Unit tests of the microformats2 parser over lxml trees (:mod:`structcrawl.extract.mf2`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import lxml.html
 import pytest
 from lxml import etree
 
-from structcrawl.document import parse_html
-from structcrawl.mf2 import has_microformats, parse_mf2
-from structcrawl.mf2._parser import MAX_NESTING
+from structcrawl.core.document import parse_html
+from structcrawl.extract.mf2 import has_microformats, parse_mf2
+from structcrawl.extract.mf2._parser import MAX_NESTING
 
 URL = "https://example.org/posts/1"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from structcrawl.document import parse_html
+from structcrawl.core.document import parse_html
 from structcrawl.extract import extract_payload
 from structcrawl.normalize import NormalizeContext, normalize_record
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from structcrawl.core.payload import classify, split_content_type
 from structcrawl.extract import extract_payload
-from structcrawl.payload import classify, split_content_type
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 
@@ -56,7 +56,7 @@ def test_declared_charset_is_used():
 def test_html5_void_elements_do_not_swallow_their_siblings():
     from lxml import etree
 
-    from structcrawl.document import parse_html
+    from structcrawl.core.document import parse_html
 
     html = b"<html><body><video><source src=a>T1<track src=c>T2<p>x</p>T3</video>T4</body></html>"
     doc = parse_html(html, "https://x.example/")

@@ -8,9 +8,9 @@ import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from structcrawl.exporters import PagesJsonLinesExporter, RecordsJsonLinesExporter
-from structcrawl.items import PageItem
-from structcrawl.pipelines import BodyStorePipeline, ExtractionPipeline
+from structcrawl.crawl.exporters import PagesJsonLinesExporter, RecordsJsonLinesExporter
+from structcrawl.crawl.items import PageItem
+from structcrawl.crawl.pipelines import BodyStorePipeline, ExtractionPipeline
 
 HTML = (
     b'<html><head><script type="application/ld+json">{"@type": "Thing", "name": "A"}</script>'

@@ -8,11 +8,11 @@ import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from structcrawl.config import NormalizeConfig
-from structcrawl.document import parse_html
-from structcrawl.items import PageItem
-from structcrawl.pipelines.extraction import ExtractionPipeline
-from structcrawl.pipelines.normalization import NormalizationPipeline
+from structcrawl.core.document import parse_html
+from structcrawl.crawl.config import NormalizeConfig
+from structcrawl.crawl.items import PageItem
+from structcrawl.crawl.pipelines.extraction import ExtractionPipeline
+from structcrawl.crawl.pipelines.normalization import NormalizationPipeline
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 

@@ -10,11 +10,11 @@ import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from structcrawl.document import parse_html
-from structcrawl.exporters import PagesJsonLinesExporter
-from structcrawl.items import PageItem
-from structcrawl.pipelines.extraction import ExtractionPipeline
-from structcrawl.pipelines.selectors import SelectorPipeline
+from structcrawl.core.document import parse_html
+from structcrawl.crawl.exporters import PagesJsonLinesExporter
+from structcrawl.crawl.items import PageItem
+from structcrawl.crawl.pipelines.extraction import ExtractionPipeline
+from structcrawl.crawl.pipelines.selectors import SelectorPipeline
 from structcrawl.rules import RulesError
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"

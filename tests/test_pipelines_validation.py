@@ -8,10 +8,10 @@ import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from structcrawl.config import DEFAULTS, ValidateConfig
-from structcrawl.items import PageItem
-from structcrawl.pipelines.extraction import ExtractionPipeline
-from structcrawl.pipelines.validation import ValidationPipeline
+from structcrawl.crawl.config import DEFAULTS, ValidateConfig
+from structcrawl.crawl.items import PageItem
+from structcrawl.crawl.pipelines.extraction import ExtractionPipeline
+from structcrawl.crawl.pipelines.validation import ValidationPipeline
 from structcrawl.validate import VisibleFacts
 
 HTML = b"""<html><head><title>Trail Runner X | Northwind</title>

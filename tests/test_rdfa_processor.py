@@ -1,4 +1,4 @@
-"""Focused tests of :mod:`structcrawl.rdfa` beyond the W3C suite."""
+"""Focused tests of :mod:`structcrawl.extract.rdfa` beyond the W3C suite."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 import lxml.html
 import pytest
 
-from structcrawl.document import parse_html
-from structcrawl.rdfa import IRI, BNode, Literal, Triple, rdfa_triples
+from structcrawl.core.document import parse_html
+from structcrawl.extract.rdfa import IRI, BNode, Literal, Triple, rdfa_triples
 
 URL = "http://example.test/dir/page.html"
 OG = "http://ogp.me/ns#"

@@ -14,11 +14,11 @@ import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from structcrawl.config import DEFAULTS, RenderConfig
-from structcrawl.exporters import PagesJsonLinesExporter
-from structcrawl.items import PageItem
-from structcrawl.pipelines import ExtractionPipeline
-from structcrawl.pipelines.network import RenderGainPipeline
+from structcrawl.crawl.config import DEFAULTS, RenderConfig
+from structcrawl.crawl.exporters import PagesJsonLinesExporter
+from structcrawl.crawl.items import PageItem
+from structcrawl.crawl.pipelines import ExtractionPipeline
+from structcrawl.crawl.pipelines.rendergain import RenderGainPipeline
 from structcrawl.render.capture import RenderSession, network_records
 from structcrawl.render.routing import WaitPlan, wait_plan
 from structcrawl.render.rules import Action, parse_render_site

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from structcrawl.demo import run_crawl
-from structcrawl.devserver import BackgroundServer
+from structcrawl.dev.demo import run_crawl
+from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.render.browser import locate_chromium
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"

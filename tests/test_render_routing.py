@@ -10,7 +10,7 @@ from pathlib import Path
 import brotli
 import pytest
 
-from structcrawl.document import parse_html
+from structcrawl.core.document import parse_html
 from structcrawl.render._body import decoded_body
 from structcrawl.render.routing import (
     DEFAULT_DATA_SELECTOR,

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from structcrawl.demo import run_crawl
-from structcrawl.devserver import BackgroundServer
+from structcrawl.dev.demo import run_crawl
+from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.report import QualityAggregator, check_thresholds, page_outcome, render_html
 
 

@@ -6,7 +6,7 @@ import copy
 from pathlib import Path
 
 from structcrawl import __version__
-from structcrawl.document import Document, parse_html
+from structcrawl.core.document import Document, parse_html
 from structcrawl.extract import extract_document
 from structcrawl.rules import apply_rules, load_rules, run_rules
 from structcrawl.rules.loader import SiteRules, parse_site

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from structcrawl.document import parse_html
+from structcrawl.core.document import parse_html
 from structcrawl.rules import VisibleFacts, visible_facts
 from structcrawl.rules.visible import find_prices
 

@@ -14,9 +14,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from structcrawl._scrapyd import Answer, answer_from_text
 from structcrawl.cli import main as cli_main
-from structcrawl.schedule import (
+from structcrawl.ops._scrapyd import Answer, answer_from_text
+from structcrawl.ops.schedule import (
     due_slot,
     job_id,
     load_schedule,

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from spiders.site import SiteSpider
-from structcrawl.demo import run_crawl
+from structcrawl.dev.demo import run_crawl
 from structcrawl.render.browser import locate_chromium
 from tests.faultserver import FaultServer
 

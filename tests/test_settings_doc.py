@@ -6,7 +6,7 @@ from pathlib import Path
 
 from scrapy.utils.project import get_project_settings
 
-from structcrawl.config import DEFAULTS, ExtractConfig
+from structcrawl.crawl.config import DEFAULTS, ExtractConfig
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from scrapy.http import Headers
 
-from structcrawl.bodystore import LocalBodyStore, body_ref, open_store
-from structcrawl.redact import REDACTED, redact_headers
+from structcrawl.core.redact import REDACTED, redact_headers
+from structcrawl.crawl.bodystore import LocalBodyStore, body_ref, open_store
 
 
 def test_body_store_is_content_addressed_and_gzipped(tmp_path: Path):

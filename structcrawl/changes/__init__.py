@@ -2,12 +2,12 @@
 run (``new``, ``changed``, ``unchanged``, ``gone``) and the store that keeps fingerprints
 between runs.
 
-The Scrapy side lives in :mod:`structcrawl.changes.detector` (used by the entity pipeline)
+The Scrapy side lives in :mod:`structcrawl.crawl.pipelines._changes` (used by the entity pipeline)
 and :mod:`structcrawl.changes.httpcache` (HTTP revalidation for incremental crawls); importing
 this package imports neither.
 """
 
-from structcrawl.changes.detect import STATUSES, Change, changed_fields, compare, diff_runs, gone
+from structcrawl.changes.compare import STATUSES, Change, changed_fields, compare, diff_runs, gone
 from structcrawl.changes.fingerprint import (
     EntityFingerprint,
     canonical,

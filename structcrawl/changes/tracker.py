@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from structcrawl.changes.detect import Change, compare, gone
+from structcrawl.changes.compare import Change, compare, gone
 from structcrawl.changes.fingerprint import EntityFingerprint, fingerprint
 from structcrawl.changes.store import ChangeStore
 

@@ -19,14 +19,14 @@ from typing import Any
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from structcrawl.config import DEFAULTS
+from structcrawl.crawl.config import DEFAULTS
 from structcrawl.distributed.config import DistributedConfig
 
 __all__ = ["DistributedAddon"]
 
 logger = logging.getLogger(__name__)
 
-_LEDGER = "structcrawl.ledger_ext.PageLedger"
+_LEDGER = "structcrawl.ledger.extension.PageLedger"
 _DISTRIBUTED_LEDGER = "structcrawl.distributed.ledger.DistributedPageLedger"
 _COORDINATOR = "structcrawl.distributed.coordination.Coordinator"
 _SCHEDULER = "structcrawl.distributed.scheduler.DistributedScheduler"

@@ -23,7 +23,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from structcrawl.config import DEFAULTS
+from structcrawl.crawl.config import DEFAULTS
 
 __all__ = ["PREFIX", "CrawlKeys", "DistributedConfig", "new_worker_id", "valid_crawl_id"]
 

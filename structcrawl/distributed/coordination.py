@@ -13,8 +13,9 @@
   the others. When everything is idle, the same script elects the caller (``SET`` of the
   ``emitter`` key, which also marks the crawl done): exactly one worker emits the entities,
   the others close. A worker that starts after that finds the marker and does nothing.
-* **Failures.** Each worker publishes its own failures (:func:`structcrawl.health.crawl_failures`)
-  when it goes idle, or its finish reason when it closes early. The elected worker counts the
+* **Failures.** Each worker publishes its own failures
+  (:func:`structcrawl.crawl.health.crawl_failures`) when it goes idle, or its finish reason when
+  it closes early. The elected worker counts the
   others' failures as ``structcrawl/failure/distributed/workers``: its exit status speaks for
   the crawl, and change detection then withholds ``gone`` as after any failed run. Losing the
   Redis server is a failure too (``structcrawl/failure/redis``, the spider closes with reason
@@ -43,9 +44,9 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.task import LoopingCall
 
 from structcrawl.changes.tracker import page_failed
+from structcrawl.crawl.health import crawl_failures
 from structcrawl.distributed.changestore import connect
 from structcrawl.distributed.config import CrawlKeys, DistributedConfig, new_worker_id
-from structcrawl.health import crawl_failures
 
 __all__ = ["CLAIM_META", "Coordinator", "coordinator_for", "request_claimed"]
 

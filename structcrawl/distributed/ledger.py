@@ -1,7 +1,7 @@
 """The page ledger of one worker of a distributed crawl.
 
 A worker schedules requests that another worker may fetch, so "requested" cannot mean
-"scheduled here" as it does in one process (:class:`~structcrawl.ledger_ext.PageLedger`):
+"scheduled here" as it does in one process (:class:`~structcrawl.ledger.extension.PageLedger`):
 every URL would be unaccounted on one worker and unrequested on another. Here a URL is
 requested by the worker that takes it off the shared queue (the scheduler's
 :data:`~structcrawl.distributed.coordination.request_claimed` signal); its retries and redirect
@@ -15,10 +15,10 @@ from __future__ import annotations
 from scrapy import Request
 from scrapy.crawler import Crawler
 
+from structcrawl.crawl.middlewares import offsite_filtered
+from structcrawl.crawl.pipelines.entities import INTERNAL_META
 from structcrawl.distributed.coordination import CLAIM_META, request_claimed
-from structcrawl.ledger_ext import LEDGER_META, LedgerConfig, PageLedger
-from structcrawl.middlewares import offsite_filtered
-from structcrawl.pipelines.entities import INTERNAL_META
+from structcrawl.ledger.extension import LEDGER_META, LedgerConfig, PageLedger
 
 __all__ = ["DistributedPageLedger"]
 
@@ -30,7 +30,8 @@ def _new(request: Request) -> bool:
 
 
 class DistributedPageLedger(PageLedger):
-    """``structcrawl.ledger_ext.PageLedger`` for distributed crawls (the add-on swaps it in)."""
+    """``structcrawl.ledger.extension.PageLedger`` for distributed crawls (the add-on swaps it
+    in)."""
 
     def __init__(self, crawler: Crawler, config: LedgerConfig):
         super().__init__(crawler, config)

@@ -4,7 +4,7 @@
 classifies the payload, parses HTML once (or JSON strictly), runs each requested syntax over
 the shared tree and returns the page's records, errors included. A syntax that fails never
 loses the others: its failure becomes an error record naming the syntax and the exception.
-Bounds met on the way (:mod:`structcrawl.limits`) become error records naming the bound.
+Bounds met on the way (:mod:`structcrawl.core.limits`) become error records naming the bound.
 """
 
 from __future__ import annotations
@@ -13,7 +13,10 @@ import codecs
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from structcrawl.document import Document, parse_html
+from structcrawl.core.document import Document, parse_html
+from structcrawl.core.limits import DEFAULT_LIMITS, Limits, raw_excerpt
+from structcrawl.core.payload import EXTRACTABLE, classify, split_content_type
+from structcrawl.core.records import Record, error_record
 from structcrawl.extract import (
     dublincore,
     jsondata,
@@ -23,9 +26,6 @@ from structcrawl.extract import (
     opengraph,
     rdfa,
 )
-from structcrawl.limits import DEFAULT_LIMITS, Limits, raw_excerpt
-from structcrawl.payload import EXTRACTABLE, classify, split_content_type
-from structcrawl.records import Record, error_record
 
 __all__ = ["SYNTAXES", "PageExtraction", "extract_document", "extract_payload", "parse_syntaxes"]
 
@@ -135,7 +135,7 @@ def extract_payload(
 
     ``document``, when the caller already parsed the page (the spider does, to find links),
     is used instead of parsing again (with the bounds it was parsed with). ``limits`` bound the
-    work (:mod:`structcrawl.limits`; default :data:`~structcrawl.limits.DEFAULT_LIMITS`).
+    work (:mod:`structcrawl.core.limits`; default :data:`~structcrawl.core.limits.DEFAULT_LIMITS`).
     """
     limits = limits or DEFAULT_LIMITS
     kind = classify(content_type, body)

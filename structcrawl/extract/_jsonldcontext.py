@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from structcrawl.records import short_schema_name
+from structcrawl.core.records import short_schema_name
 
 __all__ = ["Terms"]
 

@@ -6,8 +6,8 @@ import re
 from typing import Any
 from urllib.parse import urljoin
 
+from structcrawl.core.records import Provenance, Record
 from structcrawl.extract._jsonldcontext import Terms
-from structcrawl.records import Provenance, Record
 
 __all__ = ["URL_PROPERTIES", "json_path", "node_records"]
 

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from structcrawl.limits import json_depth_exceeds
+from structcrawl.core.limits import json_depth_exceeds
 
 __all__ = ["JsonParse", "parse_json", "REPAIRS"]
 

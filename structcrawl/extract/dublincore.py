@@ -8,8 +8,8 @@ At most ``doc.limits.max_items`` values are read (``dublincore-too-many-items``)
 
 from __future__ import annotations
 
-from structcrawl.document import Document
-from structcrawl.records import Provenance, Record, error_record
+from structcrawl.core.document import Document
+from structcrawl.core.records import Provenance, Record, error_record
 
 __all__ = ["PARSER", "extract"]
 

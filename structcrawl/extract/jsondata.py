@@ -10,7 +10,7 @@ evaluation. Invalid JSON becomes an error record with the raw text and the parse
 Valid JSON made safe by the parser (repeated keys, overflowing numbers, lone surrogates) is
 labelled in ``repairs``, the text kept in the first record's ``raw``.
 
-Bounds (:mod:`structcrawl.limits`): a block longer than ``max_json_chars`` (``json-too-large``)
+Bounds (:mod:`structcrawl.core.limits`): a block longer than ``max_json_chars`` (``json-too-large``)
 or nested deeper than ``max_json_depth`` (``json-too-deep``) is not extracted; typed records
 after the ``max_items``-th (``json-too-many-items``) and blocks after the ``max_blocks``-th
 (``data-block-too-many-blocks``) are not read.
@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from structcrawl.document import Document
+from structcrawl.core.document import Document
+from structcrawl.core.limits import DEFAULT_LIMITS, Limits, raw_excerpt
+from structcrawl.core.payload import split_content_type
+from structcrawl.core.records import Provenance, Record, error_record
 from structcrawl.extract._jsonnodes import json_path, node_records
 from structcrawl.extract._jsonparse import parse_json
-from structcrawl.limits import DEFAULT_LIMITS, Limits, raw_excerpt
-from structcrawl.payload import split_content_type
-from structcrawl.records import Provenance, Record, error_record
 
 __all__ = ["DATA_BLOCK_IDS", "PARSER", "extract", "extract_json_text", "typed_nodes"]
 

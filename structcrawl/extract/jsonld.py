@@ -20,12 +20,12 @@ characters.
 
 from __future__ import annotations
 
-from structcrawl.document import Document
+from structcrawl.core.document import Document
+from structcrawl.core.limits import raw_excerpt
+from structcrawl.core.payload import split_content_type
+from structcrawl.core.records import Record, error_record
 from structcrawl.extract._jsonnodes import node_records
 from structcrawl.extract._jsonparse import parse_json
-from structcrawl.limits import raw_excerpt
-from structcrawl.payload import split_content_type
-from structcrawl.records import Record, error_record
 
 __all__ = ["FORMAT", "PARSER", "extract", "ld_json_scripts"]
 

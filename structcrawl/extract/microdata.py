@@ -23,8 +23,8 @@ from typing import Any
 
 from lxml import etree
 
-from structcrawl.document import Document
-from structcrawl.records import Provenance, Record, error_record, short_schema_name
+from structcrawl.core.document import Document
+from structcrawl.core.records import Provenance, Record, error_record, short_schema_name
 
 __all__ = ["FORMAT", "PARSER", "extract", "property_value"]
 

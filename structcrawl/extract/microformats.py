@@ -1,4 +1,4 @@
-"""microformats2 (and common v1 classes through backcompat), via :mod:`structcrawl.mf2`.
+"""microformats2 (and common v1 classes through backcompat), via :mod:`structcrawl.extract.mf2`.
 
 Runs only when the page has microformat root classes, over the shared tree. Each top-level
 item becomes a record (``type`` such as ``h-card``); nested items, in properties or as
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from structcrawl.document import Document
-from structcrawl.mf2 import has_microformats, parse_mf2
-from structcrawl.records import Provenance, Record, error_record
+from structcrawl.core.document import Document
+from structcrawl.core.records import Provenance, Record, error_record
+from structcrawl.extract.mf2 import has_microformats, parse_mf2
 
 __all__ = ["FORMAT", "PARSER", "extract"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from structcrawl.document import Document
-from structcrawl.records import Provenance, Record, error_record
+from structcrawl.core.document import Document
+from structcrawl.core.records import Provenance, Record, error_record
 
 __all__ = ["OG_PREFIXES", "PARSER", "extract"]
 

@@ -31,7 +31,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.internet.defer import Deferred
 
-from structcrawl.config import RenderConfig
+from structcrawl.crawl.config import RenderConfig
 from structcrawl.render.browser import (
     BrowserLocation,
     ResourceBlocker,

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from structcrawl.core.payload import split_content_type
+from structcrawl.core.records import Provenance, Record, error_record
 from structcrawl.extract.jsondata import extract_json_text
-from structcrawl.payload import split_content_type
-from structcrawl.records import Provenance, Record, error_record
 from structcrawl.render.routing import WaitPlan
 
 __all__ = [

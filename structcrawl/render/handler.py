@@ -42,8 +42,8 @@ from scrapy.http import Response
 from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_playwright.page import PageMethod
 
-from structcrawl.config import ExtractConfig, RenderConfig
-from structcrawl.document import PARSED_META
+from structcrawl.core.document import PARSED_META
+from structcrawl.crawl.config import ExtractConfig, RenderConfig
 from structcrawl.extract import extract_payload
 from structcrawl.render._body import decoded_body
 from structcrawl.render._browserpool import (

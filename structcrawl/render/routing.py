@@ -30,9 +30,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 from lxml import etree
 
-from structcrawl.document import Document, parse_html
-from structcrawl.mf2 import has_microformats
-from structcrawl.payload import classify
+from structcrawl.core.document import Document, parse_html
+from structcrawl.core.payload import classify
+from structcrawl.extract.mf2 import has_microformats
 from structcrawl.render.rules import Action, RenderRule, RenderRules, css_to_xpath
 
 __all__ = [
@@ -170,7 +170,7 @@ def _any_match(root: etree._Element, selectors: Sequence[str]) -> bool:
 def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict:
     """Judge one parsed HTML page (the HTTP version) for JS-only-ness.
 
-    >>> from structcrawl.document import Document, parse_html
+    >>> from structcrawl.core.document import Document, parse_html
     >>> shell = parse_html(b'<html><body><div id="root"></div>'
     ...     b'<script src="/app.js"></script></body></html>', "http://a.example/")
     >>> judge_html(shell.root).reason

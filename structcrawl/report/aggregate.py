@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from structcrawl.changes.detect import STATUSES
+from structcrawl.changes.compare import STATUSES
 
 __all__ = [
     "QualityAggregator",
@@ -57,7 +57,7 @@ _LEDGER = "structcrawl/ledger/"
 
 
 def ledger_figures(stats: Mapping[str, Any]) -> dict[str, Any]:
-    """The page ledger's figures (:mod:`structcrawl.ledger_ext`) from the crawl's stats.
+    """The page ledger's figures (:mod:`structcrawl.ledger.extension`) from the crawl's stats.
 
     >>> ledger_figures({"structcrawl/ledger/requested": 3, "structcrawl/ledger/accounted": 2,
     ...     "structcrawl/ledger/unaccounted": 1, "structcrawl/ledger/outcome/records": 2})

@@ -1,7 +1,7 @@
 """The quality report extension: aggregates every scraped page and entity item, and when the
 spider closes writes ``report.json`` and ``report.html`` and checks the thresholds. A missed
 threshold is recorded as ``structcrawl/failure/quality/<name>``, so the crawl exits non-zero
-(:mod:`structcrawl.health`) and says why."""
+(:mod:`structcrawl.crawl.health`) and says why."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-from structcrawl.health import FAILURE_PREFIX
+from structcrawl.crawl.health import FAILURE_PREFIX
 from structcrawl.report.aggregate import QualityAggregator, check_thresholds
 from structcrawl.report.html import render_html
 

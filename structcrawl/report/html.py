@@ -54,7 +54,7 @@ def _table(rows: list[list[Any]], head: list[str]) -> str:
 
 
 def _ledger_section(ledger: Mapping[str, Any]) -> list[str]:
-    """The page ledger: every requested URL and its one outcome (structcrawl.ledger)."""
+    """The page ledger: every requested URL and its one outcome (structcrawl.ledger.pages)."""
     if not ledger.get("requested"):
         return []
     rows = [

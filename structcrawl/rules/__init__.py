@@ -8,7 +8,7 @@
 * :func:`visible_facts` collects what the page shows (title, h1, canonical, prices, times).
 
 Pure package: no Scrapy imports. The Scrapy side is
-:class:`structcrawl.pipelines.selectors.SelectorPipeline`.
+:class:`structcrawl.crawl.pipelines.selectors.SelectorPipeline`.
 """
 
 from __future__ import annotations

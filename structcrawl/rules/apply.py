@@ -35,8 +35,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from structcrawl.document import Document
-from structcrawl.records import Provenance, Record
+from structcrawl.core.document import Document
+from structcrawl.core.records import Provenance, Record
 from structcrawl.rules._select import page_selector, select_elements, select_values
 from structcrawl.rules.loader import EntityRule, FieldRule, SiteRules
 

@@ -48,7 +48,7 @@ from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from structcrawl.records import short_schema_name
+from structcrawl.core.records import short_schema_name
 from structcrawl.rules._select import SelectorSpec, parse_selector
 from structcrawl.rules.processors import ProcessorChain, compile_processors
 

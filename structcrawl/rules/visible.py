@@ -21,7 +21,7 @@ shape the validation checks read.
 not inside an element marked ``hidden``, ``aria-hidden="true"`` or an inline ``display: none`` /
 ``visibility: hidden`` style (stylesheets are not evaluated).
 
->>> from structcrawl.document import parse_html
+>>> from structcrawl.core.document import parse_html
 >>> doc = parse_html(b'''<title> Shoe | Shop </title><link rel="canonical" href="/p/1">
 ... <h1>Shoe</h1><p class="price">was <s>$149.00</s> now $1,049.00</p>
 ... <span itemprop="price" hidden>$1.00</span><time datetime="2026-03-14">14.03.</time>''',
@@ -39,7 +39,7 @@ import re
 
 from lxml import etree
 
-from structcrawl.document import Document
+from structcrawl.core.document import Document
 from structcrawl.rules._select import element_text
 from structcrawl.validate import VisibleFacts
 

@@ -2,7 +2,7 @@
 schema.org vocabulary, and checks of the semantic data against what the page shows.
 
 Pure package: nothing here imports Scrapy. The item pipeline is
-:class:`structcrawl.pipelines.validation.ValidationPipeline`.
+:class:`structcrawl.crawl.pipelines.validation.ValidationPipeline`.
 """
 
 from structcrawl.validate.validator import ValidationResult, Validator

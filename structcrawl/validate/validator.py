@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from structcrawl.records import short_schema_name
+from structcrawl.core.records import short_schema_name
 from structcrawl.validate._issues import Issue, join_path
 from structcrawl.validate._schemas import SchemaCheck, compile_checks, load_schemas
 from structcrawl.validate.vocabulary import Vocabulary, is_schema_term

@@ -25,7 +25,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from structcrawl.records import short_schema_name
+from structcrawl.core.records import short_schema_name
 from structcrawl.validate._issues import Issue, join_path
 
 __all__ = ["Vocabulary", "is_schema_term"]

@@ -1,0 +1,1 @@
+"""Scrapy commands of the project (``COMMANDS_MODULE = "structcrawl.crawl.commands"``)."""

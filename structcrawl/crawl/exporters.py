@@ -1,0 +1,205 @@
+"""Feed exporters, one per kind of line, each writing only the items it is about:
+
+* ``records``: one JSON line per record (entities, errors, skips) of each page item;
+* ``pages``: one JSON line per page item (fetch facts and a summary of its records);
+* ``entities``: one JSON line per deduplicated entity;
+* ``entities-csv``: one CSV row per entity: a documented flat column set plus a ``json``
+  column holding the whole entity;
+* ``entities-delta``: one JSON line per entity that is ``new``, ``changed`` or ``gone``
+  compared with the previous run (:mod:`structcrawl.changes`); ``unchanged`` ones are left
+  out. ``entities`` and ``entities-csv`` describe what this run saw and leave ``gone``
+  entities out.
+
+Registered through ``FEED_EXPORTERS`` in ``structcrawl/settings.py``; use them in ``FEEDS``
+(``{"output/entities.jsonl": {"format": "entities"}}``) or ``-O path:format``. The same
+formats work with any feed storage (local files, S3).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from itemadapter import ItemAdapter
+from scrapy.exporters import BaseItemExporter, JsonLinesItemExporter
+
+from structcrawl.crawl.items import TRANSIENT_FIELDS
+
+__all__ = [
+    "CSV_COLUMNS",
+    "DELTA_STATUSES",
+    "EntitiesCsvExporter",
+    "EntitiesDeltaJsonLinesExporter",
+    "EntitiesJsonLinesExporter",
+    "PagesJsonLinesExporter",
+    "RecordsJsonLinesExporter",
+    "csv_row",
+]
+
+
+def _is_page(item: Any) -> bool:
+    return "records" in ItemAdapter(item).field_names()
+
+
+def _is_entity(item: Any) -> bool:
+    return "conflicts" in ItemAdapter(item).field_names()
+
+
+#: Change statuses the ``entities-delta`` feed writes.
+DELTA_STATUSES = frozenset({"new", "changed", "gone"})
+
+
+def _change_status(item: Any) -> str | None:
+    change = ItemAdapter(item).get("change")
+    return change.get("status") if isinstance(change, dict) else None
+
+
+def _is_current_entity(item: Any) -> bool:
+    """An entity this run saw (not one reported ``gone``)."""
+    return _is_entity(item) and _change_status(item) != "gone"
+
+
+class RecordsJsonLinesExporter(JsonLinesItemExporter):
+    """One line per record of each page item; other items are not records and are skipped."""
+
+    def export_item(self, item: Any) -> None:
+        if not _is_page(item):
+            return
+        for record in ItemAdapter(item).get("records") or []:
+            self.file.write(self.encoder.encode(record).encode("utf-8") + b"\n")
+
+
+class PagesJsonLinesExporter(JsonLinesItemExporter):
+    """One line per page: fetch facts and a summary of its records, without bodies."""
+
+    def export_item(self, item: Any) -> None:
+        if not _is_page(item):
+            return
+        adapter = ItemAdapter(item)
+        row = {k: v for k, v in adapter.items() if k not in TRANSIENT_FIELDS and k != "records"}
+        records = adapter.get("records") or []
+        row["record_count"] = sum(1 for r in records if r.get("kind") == "entity")
+        row["outcomes"] = sorted(
+            {
+                f"{r['kind']}:{r['format']}" + (f":{r['error']['code']}" if r.get("error") else "")
+                for r in records
+            }
+        )
+        self.file.write(self.encoder.encode(row).encode("utf-8") + b"\n")
+
+
+class EntitiesJsonLinesExporter(JsonLinesItemExporter):
+    """One line per entity item."""
+
+    def export_item(self, item: Any) -> None:
+        if _is_current_entity(item):
+            super().export_item(item)
+
+
+class EntitiesDeltaJsonLinesExporter(JsonLinesItemExporter):
+    """One line per entity that is new, changed or gone since the previous run (entities
+    without a ``change``, change detection being off, are written too)."""
+
+    def export_item(self, item: Any) -> None:
+        if not _is_entity(item):
+            return
+        status = _change_status(item)
+        if status is None or status in DELTA_STATUSES:
+            super().export_item(item)
+
+
+#: The flat CSV columns: (column, where it comes from). Everything is also in ``json``.
+CSV_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("key", "the entity key"),
+    ("id", "the @id"),
+    ("type", "types, joined with |"),
+    ("name", "properties.name (or headline)"),
+    ("url", "properties.url"),
+    ("sku", "properties.sku"),
+    ("gtin", "the first of properties.gtin13/gtin/gtin12/gtin14/gtin8"),
+    ("price", "properties.offers.price (or lowPrice)"),
+    ("currency", "properties.offers.priceCurrency"),
+    ("availability", "properties.offers.availability"),
+    ("date", "datePublished or startDate"),
+    ("valid", "validation.valid"),
+    ("errors", "number of validation errors"),
+    ("warnings", "number of validation warnings"),
+    ("conflicts", "fields whose sources disagree, joined with |"),
+    ("formats", "layers it was seen in, joined with |"),
+    ("sources", "number of sightings"),
+    ("first_source", "the first page it was seen on"),
+    ("json", "the whole entity as JSON"),
+)
+
+
+def _first(props: dict[str, Any], *names: str) -> Any:
+    for name in names:
+        value = props.get(name)
+        if value not in (None, "", []):
+            return value
+    return None
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        value = value[0] if value else ""
+    if isinstance(value, dict):
+        value = value.get("@id") or value.get("url") or json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def csv_row(entity: dict[str, Any]) -> list[str]:
+    """The CSV row of one entity (dict of an EntityItem), in :data:`CSV_COLUMNS` order."""
+    props = entity.get("properties") or {}
+    offers = props.get("offers")
+    if isinstance(offers, list):
+        offers = offers[0] if offers else None
+    offers = offers if isinstance(offers, dict) else {}
+    validation = entity.get("validation") or {}
+    sources = entity.get("sources") or []
+    values = {
+        "key": entity.get("key"),
+        "id": entity.get("id"),
+        "type": "|".join(entity.get("type") or []),
+        "name": _first(props, "name", "headline"),
+        "url": props.get("url"),
+        "sku": props.get("sku"),
+        "gtin": _first(props, "gtin13", "gtin", "gtin12", "gtin14", "gtin8"),
+        "price": _first(offers, "price", "lowPrice"),
+        "currency": offers.get("priceCurrency"),
+        "availability": offers.get("availability"),
+        "date": _first(props, "datePublished", "startDate"),
+        "valid": "" if not validation else str(bool(validation.get("valid"))).lower(),
+        "errors": len(validation.get("errors") or []) if validation else "",
+        "warnings": len(validation.get("warnings") or []) if validation else "",
+        "conflicts": "|".join(c["field"] for c in entity.get("conflicts") or []),
+        "formats": "|".join(entity.get("formats") or []),
+        "sources": len(sources),
+        "first_source": sources[0]["url"] if sources else "",
+        "json": json.dumps(entity, ensure_ascii=False, sort_keys=True),
+    }
+    return [_scalar(values[name]) for name, _ in CSV_COLUMNS]
+
+
+class EntitiesCsvExporter(BaseItemExporter):
+    """One CSV row per entity item (header row first); other items are skipped."""
+
+    def __init__(self, file: Any, **kwargs: Any):
+        super().__init__(dont_fail=True, **kwargs)
+        self.stream = io.TextIOWrapper(file, encoding="utf-8", newline="", write_through=True)
+        self.writer = csv.writer(self.stream)
+
+    def start_exporting(self) -> None:
+        self.writer.writerow([name for name, _ in CSV_COLUMNS])
+
+    def export_item(self, item: Any) -> None:
+        if _is_current_entity(item):
+            self.writer.writerow(csv_row(ItemAdapter(item).asdict()))
+
+    def finish_exporting(self) -> None:
+        self.stream.flush()
+        self.stream.detach()

@@ -1,0 +1,239 @@
+"""Downloader middlewares: retries with backoff, and redirects that end with a reason.
+
+* :class:`BackoffRetryMiddleware` replaces Scrapy's ``RetryMiddleware`` (the same settings:
+  ``RETRY_ENABLED``, ``RETRY_TIMES``, ``RETRY_HTTP_CODES``, ``RETRY_EXCEPTIONS``, ...) and
+  waits before each retry: the server's ``Retry-After`` (429, 503, any retried status) up to
+  ``STRUCTCRAWL_RETRY_AFTER_MAX`` seconds, a longer one is not retried at all; otherwise
+  exponential backoff from ``STRUCTCRAWL_RETRY_BACKOFF_BASE`` capped at
+  ``STRUCTCRAWL_RETRY_BACKOFF_MAX`` (:mod:`structcrawl.crawl.retry`). Scrapy 2.19's own retry
+  middleware re-schedules at once. The wait holds the request (one of ``CONCURRENT_REQUESTS``),
+  not its download slot. A download cancelled for exceeding ``DOWNLOAD_MAXSIZE`` becomes
+  :class:`ResponseTooLarge` (``too-large``), never retried.
+* :class:`RedirectGuardMiddleware` sits in front of Scrapy's ``RedirectMiddleware`` and turns
+  the redirects Scrapy would drop without a trace (a loop, whose next hop the duplicate filter
+  discards; a target outside the allowed domains, which the offsite filter discards) or refuse
+  with a bare ``IgnoreRequest`` (more than ``REDIRECT_MAX_TIMES``) into errors the spider's
+  errback turns into error records: ``redirect-loop``, ``redirect-offsite``,
+  ``redirect-too-many``.
+
+Stats: ``structcrawl/retry/delayed``, ``structcrawl/retry/delay_ms`` (total wait),
+``structcrawl/retry/retry_after/honoured``, ``structcrawl/retry/retry_after/too_long``,
+``structcrawl/redirect/<code>`` (plus Scrapy's ``retry/*``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
+from scrapy.downloadermiddlewares.retry import get_retry_request
+from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, NotConfigured
+from scrapy.http import Response
+from scrapy.utils.asyncio import sleep
+from scrapy.utils.misc import load_object
+from scrapy.utils.response import response_status_message
+from w3lib.url import safe_url_string
+
+from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.retry import RetryPolicy, retry_after_seconds, retry_delay
+
+__all__ = [
+    "BackoffRetryMiddleware",
+    "FetchRefused",
+    "RedirectGuardMiddleware",
+    "RedirectLoop",
+    "RedirectOffsite",
+    "ResponseTooLarge",
+    "TooManyRedirects",
+    "offsite_filtered",
+]
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+class FetchRefused(IgnoreRequest):
+    """A request given up for a stated reason; the page ends with ``fetch_error_code``."""
+
+    fetch_error_code = "ignored"
+
+
+class RedirectLoop(FetchRefused):
+    fetch_error_code = "redirect-loop"
+
+
+class TooManyRedirects(FetchRefused):
+    fetch_error_code = "redirect-too-many"
+
+
+class RedirectOffsite(FetchRefused):
+    fetch_error_code = "redirect-offsite"
+
+
+class ResponseTooLarge(Exception):
+    """The response was larger than ``DOWNLOAD_MAXSIZE`` (the download was cancelled)."""
+
+    fetch_error_code = "too-large"
+
+
+def offsite_filtered(crawler: Crawler, request: Request) -> bool:
+    """Whether Scrapy's offsite filter (its ``should_follow``, so a subclass's policy too)
+    will discard ``request`` when it is scheduled. False when the filter is not enabled."""
+    if request.dont_filter or request.meta.get("allow_offsite") or crawler.spider is None:
+        return False
+    try:
+        offsite = crawler.get_downloader_middleware(OffsiteMiddleware)
+    except RuntimeError:  # no engine yet
+        return False
+    if offsite is None or not hasattr(offsite, "host_regex"):
+        return False
+    return not offsite.should_follow(request, crawler.spider)
+
+
+def _policy(settings: Any) -> RetryPolicy:
+    def get(name: str) -> float:
+        return float(settings.get(name, DEFAULTS[name].default))
+
+    return RetryPolicy(
+        base=get("STRUCTCRAWL_RETRY_BACKOFF_BASE"),
+        max=get("STRUCTCRAWL_RETRY_BACKOFF_MAX"),
+        retry_after_max=get("STRUCTCRAWL_RETRY_AFTER_MAX"),
+    )
+
+
+class BackoffRetryMiddleware:
+    """Scrapy's retry middleware, waiting before each retry (see the module docstring)."""
+
+    def __init__(self, crawler: Crawler, policy: RetryPolicy):
+        settings = crawler.settings
+        if not settings.getbool("RETRY_ENABLED"):
+            raise NotConfigured("RETRY_ENABLED is off")
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.policy = policy
+        self.max_retry_times = settings.getint("RETRY_TIMES")
+        self.retry_http_codes = {int(x) for x in settings.getlist("RETRY_HTTP_CODES")}
+        self.priority_adjust = settings.getint("RETRY_PRIORITY_ADJUST")
+        self.give_up_log_level = settings.get("RETRY_GIVE_UP_LOG_LEVEL")
+        self.exceptions_to_retry = tuple(
+            load_object(x) if isinstance(x, str) else x
+            for x in settings.getlist("RETRY_EXCEPTIONS")
+        )
+        self.maxsize = settings.getint("DOWNLOAD_MAXSIZE")
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> BackoffRetryMiddleware:
+        return cls(crawler, _policy(crawler.settings))
+
+    async def process_response(self, request: Request, response: Response) -> Request | Response:
+        if request.meta.get("dont_retry", False) or response.status not in self.retry_http_codes:
+            return response
+        after = retry_after_seconds(response.headers.get(b"Retry-After"))
+        attempt = request.meta.get("retry_times", 0) + 1
+        delay = retry_delay(attempt, after, self.policy)
+        if delay is None:  # the server wants a longer pause than we wait: not retried
+            self.stats.inc_value("structcrawl/retry/retry_after/too_long")
+            return response
+        retry = self._retry_request(request, response_status_message(response.status))
+        if retry is None:
+            return response
+        if after is not None:
+            self.stats.inc_value("structcrawl/retry/retry_after/honoured")
+        await self._wait(delay)
+        return retry
+
+    async def process_exception(self, request: Request, exception: Exception) -> Request | None:
+        if isinstance(exception, DownloadCancelledError):
+            limit = request.meta.get("download_maxsize", self.maxsize)
+            raise ResponseTooLarge(
+                f"response larger than DOWNLOAD_MAXSIZE ({limit} bytes): {exception}".rstrip(": ")
+            ) from exception
+        if not isinstance(exception, self.exceptions_to_retry) or request.meta.get("dont_retry"):
+            return None
+        retry = self._retry_request(request, exception)
+        if retry is None:
+            return None
+        attempt = retry.meta.get("retry_times", 1)
+        await self._wait(retry_delay(attempt, None, self.policy) or 0.0)
+        return retry
+
+    def _retry_request(self, request: Request, reason: str | Exception) -> Request | None:
+        assert self.crawler.spider is not None
+        return get_retry_request(
+            request,
+            spider=self.crawler.spider,
+            reason=reason,
+            max_retry_times=request.meta.get("max_retry_times", self.max_retry_times),
+            priority_adjust=request.meta.get("priority_adjust", self.priority_adjust),
+            give_up_log_level=request.meta.get("give_up_log_level", self.give_up_log_level),
+        )
+
+    async def _wait(self, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        self.stats.inc_value("structcrawl/retry/delayed")
+        self.stats.inc_value("structcrawl/retry/delay_ms", round(seconds * 1000))
+        await sleep(seconds)
+
+
+def _same(url: str) -> str:
+    return urldefrag(url)[0]
+
+
+class RedirectGuardMiddleware:
+    """Ends redirect loops, over-long chains and off-site redirects with a reason (see the
+    module docstring). Place it just above ``RedirectMiddleware`` (600)."""
+
+    def __init__(self, crawler: Crawler):
+        settings = crawler.settings
+        if not settings.getbool("REDIRECT_ENABLED"):
+            raise NotConfigured("REDIRECT_ENABLED is off")
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.max_times = settings.getint("REDIRECT_MAX_TIMES")
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RedirectGuardMiddleware:
+        return cls(crawler)
+
+    def _followed(self, request: Request, response: Response) -> bool:
+        """Whether Scrapy's RedirectMiddleware would follow this response."""
+        meta = request.meta
+        handled = getattr(self.crawler.spider, "handle_httpstatus_list", ())
+        return not (
+            response.status not in _REDIRECTS
+            or b"Location" not in response.headers
+            or meta.get("dont_redirect", False)
+            or response.status in handled
+            or response.status in meta.get("handle_httpstatus_list", ())
+            or meta.get("handle_httpstatus_all", False)
+        )
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        if not self._followed(request, response):
+            return response
+        raw = response.headers[b"Location"] or b""
+        location = safe_url_string(raw)
+        if raw.startswith(b"//"):
+            location = f"{urlsplit(request.url).scheme}://{location.lstrip('/')}"
+        target = urljoin(request.url, location)
+        if urlsplit(target).scheme not in ("http", "https"):
+            return response  # RedirectMiddleware keeps such a response as it is
+        chain = [*request.meta.get("redirect_urls", []), request.url]
+        error: FetchRefused | None = None
+        if request.method in ("GET", "HEAD") and _same(target) in {_same(u) for u in chain}:
+            error = RedirectLoop(f"redirect loop: {' -> '.join([*chain, target])}")
+        elif request.meta.get("redirect_times", 0) + 1 > self.max_times or not request.meta.get(
+            "redirect_ttl", self.max_times
+        ):
+            error = TooManyRedirects(
+                f"more than REDIRECT_MAX_TIMES ({self.max_times}) redirects from {chain[0]}"
+            )
+        elif offsite_filtered(self.crawler, request.replace(url=target)):
+            error = RedirectOffsite(f"redirect to {target} outside the allowed domains")
+        if error is None:
+            return response
+        self.stats.inc_value(f"structcrawl/redirect/{error.fetch_error_code}")
+        raise error

@@ -1,0 +1,112 @@
+"""Semantic extraction: turns a page item into the page's records (errors included).
+
+Scrapy pipelines return one item per item, so a page item carries its records and the
+``records`` feed exporter writes one line per record (README, "Architecture").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from itemadapter import ItemAdapter
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+
+from structcrawl.core.records import Record, error_record
+from structcrawl.crawl.config import ExtractConfig
+from structcrawl.extract import extract_payload
+from structcrawl.render.capture import network_records
+
+__all__ = ["ExtractionPipeline", "page_records"]
+
+_PARSER = "structcrawl.pipelines.extraction"  # a stable parser id (records keep it)
+
+
+def page_records(
+    adapter: ItemAdapter, syntaxes: tuple[str, ...]
+) -> tuple[str | None, list[Record]]:
+    """``(payload_kind, records)`` for one page item: fetch failures, HTTP errors and pages
+    without data each end as a record saying so."""
+    url = adapter.get("final_url") or adapter["url"]
+    fetch_error = adapter.get("fetch_error")
+    if fetch_error:
+        return None, [
+            error_record(
+                source_url=url,
+                format="page",
+                code=fetch_error.get("code", "fetch-failed"),
+                message=fetch_error.get("message", ""),
+                parser=_PARSER,
+            )
+        ]
+    status = adapter.get("status")
+    if status is not None and status >= 400:
+        return None, [
+            error_record(
+                source_url=url,
+                format="page",
+                code=f"http-{status}",
+                message=f"HTTP status {status}",
+                parser=_PARSER,
+            )
+        ]
+    result = extract_payload(
+        adapter.get("body") or b"",
+        url,
+        adapter.get("content_type"),
+        syntaxes=syntaxes,
+        document=adapter.get("document"),
+    )
+    records = result.records
+    if "network" in adapter.field_names() and adapter.get("network"):
+        # JSON responses the page fetched while it was rendered (structcrawl.render)
+        records = [*records, *network_records(adapter["network"], page_url=url)]
+    if not records:
+        records = [
+            error_record(
+                source_url=url,
+                format="page",
+                kind="skip",
+                code="no-records",
+                message=f"{result.payload_kind} page without structured data",
+                parser=_PARSER,
+            )
+        ]
+    return result.payload_kind, records
+
+
+class ExtractionPipeline:
+    def __init__(self, crawler: Crawler, config: ExtractConfig):
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.config = config
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ExtractionPipeline:
+        config = ExtractConfig.from_settings(crawler.settings)
+        if not config.enabled:
+            raise NotConfigured("STRUCTCRAWL_EXTRACT_ENABLED is off")
+        return cls(crawler, config)
+
+    def process_item(self, item: Any) -> Any:
+        adapter = ItemAdapter(item)
+        if "records" not in adapter.field_names():
+            return item
+        kind, records = page_records(adapter, self.config.syntaxes)
+        if kind is not None:
+            adapter["payload_kind"] = kind
+            self.stats.inc_value(f"structcrawl/extract/payload/{kind}")
+        fetch = item.page_info() if hasattr(item, "page_info") else {}
+        out = []
+        for rec in records:
+            self.stats.inc_value(f"structcrawl/extract/{rec.kind}/{rec.format}")
+            if rec.error is not None:
+                self.stats.inc_value(f"structcrawl/extract/error_code/{rec.error.code}")
+            for label in rec.repairs:
+                self.stats.inc_value(f"structcrawl/extract/repair/{label}")
+            data = rec.to_dict()
+            data["provenance"]["fetch"] = fetch
+            out.append(data)
+        adapter["records"] = out
+        self.stats.inc_value("structcrawl/extract/pages")
+        return item

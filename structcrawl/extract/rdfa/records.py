@@ -1,0 +1,273 @@
+"""RDFa 1.1: triples from :mod:`structcrawl.extract.rdfa`, grouped into records by subject.
+
+Every IRI subject becomes a record; a blank node becomes a record of its own only when no
+other subject points at it, and is nested as a record value where one does. An IRI object
+that is itself a subject is kept as a reference (``{"@id": iri}``), any other IRI as a
+string. schema.org types and properties are shortened to local names; other vocabularies keep
+full IRIs. RDF collections (``inlist``) become lists. ``raw`` holds the subject's triples in
+N-Triples form; each property's provenance is the XPath of the element that produced the triple.
+
+Open Graph and Twitter properties (``og:``, ``article:``, ``twitter:``... which RDFa also reads
+from ``<meta property>``) are left to the ``opengraph`` layer, which keeps their structure
+(which width belongs to which image); repeating them here would only pool those details.
+
+Nothing is dropped: a blank node no record reaches (a cycle of blank nodes) gets a record of
+its own. Bounds (``doc.limits``): a blank node nested deeper than ``max_nesting``
+(``rdfa-too-deep``), already nested ``max_shared`` times over (blank nodes shared by several
+subjects are nested in each), or met after ``max_items`` records (nested ones included) were
+built or ``max_visits`` values placed in them (``rdfa-too-complex``), becomes a record of its
+own, referenced by ``{"@id": "_:..."}``;
+subjects after the ``max_items``-th top-level record are not read (``rdfa-too-many-items``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from structcrawl.core.document import Document
+from structcrawl.core.records import Provenance, Record, error_record, short_schema_name
+from structcrawl.extract.rdfa._model import IRI, BNode, Literal, Triple
+from structcrawl.extract.rdfa.triples import rdfa_triples_bounded
+
+__all__ = ["FORMAT", "PARSER", "extract", "records_from_triples"]
+
+FORMAT = "rdfa"
+PARSER = "structcrawl.extract.rdfa"
+_RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDF_TYPE = _RDF + "type"
+_SKIP_PREDICATES = frozenset({"http://www.w3.org/ns/rdfa#usesVocabulary"})
+#: Open Graph namespaces, and the OG/Twitter prefixes pages use without declaring them.
+_META_PREDICATE = re.compile(
+    r"^(?:https?://ogp\.me/ns|https?://dev\.twitter\.com/cards"
+    r"|(?:og|article|product|book|profile|music|video|fb|business|twitter):)"
+)
+
+
+def _skipped(predicate: str) -> bool:
+    return predicate in _SKIP_PREDICATES or bool(_META_PREDICATE.match(predicate))
+
+
+def _nt(term: Any) -> str:
+    if isinstance(term, IRI):
+        return f"<{term.value}>"
+    if isinstance(term, BNode):
+        return f"_:{term.id}"
+    text = term.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    if term.lang:
+        return f'"{text}"@{term.lang}'
+    if term.datatype:
+        return f'"{text}"^^<{term.datatype}>'
+    return f'"{text}"'
+
+
+def _literal_raw(term: Literal) -> Any:
+    if term.lang or term.datatype:
+        out: dict[str, Any] = {"@value": term.value}
+        if term.lang:
+            out["@language"] = term.lang
+        if term.datatype:
+            out["@type"] = term.datatype
+        return out
+    return term.value
+
+
+def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
+    limits = doc.limits
+    by_subject: dict[Any, list[Triple]] = {}
+    referenced: set[Any] = set()
+    for t in triples:
+        if _skipped(t.predicate.value):
+            continue
+        by_subject.setdefault(t.subject, []).append(t)
+        if isinstance(t.object, BNode) and t.object != t.subject:
+            referenced.add(t.object)
+    reached: set[Any] = set()  # subjects whose triples are in some record
+    promoted: list[Any] = []  # blank nodes cut from nesting: records of their own
+    counts = dict.fromkeys(("built", "rebuilt", "placed", "too_deep", "too_complex", "shared"), 0)
+
+    def as_list(node: Any) -> list[Triple] | None:
+        """The ``rdf:first`` triples of a well-formed RDF collection at ``node``, else None."""
+        items: list[Triple] = []
+        seen: list[Any] = []
+        while not (isinstance(node, IRI) and node.value == _RDF + "nil"):
+            group = by_subject.get(node)
+            if not isinstance(node, BNode) or node in seen or group is None or len(group) != 2:
+                return None
+            seen.append(node)
+            preds = {t.predicate.value: t for t in group}
+            if set(preds) != {_RDF + "first", _RDF + "rest"}:
+                return None
+            items.append(preds[_RDF + "first"])
+            node = preds[_RDF + "rest"].object
+        reached.update(seen)
+        return items
+
+    def value(obj: Any, subject: Any, inner: frozenset[Any], depth: int) -> tuple[Any, Any]:
+        """``(value, raw)`` of one object term."""
+        if isinstance(obj, Literal):
+            return obj.value, _literal_raw(obj)
+        if isinstance(obj, BNode):
+            if obj in by_subject and obj not in inner:
+                again = obj in reached and counts["rebuilt"] >= limits.max_shared
+                if (
+                    depth < limits.max_nesting
+                    and not again
+                    and counts["built"] < limits.max_items
+                    and counts["placed"] < limits.max_visits
+                ):
+                    return build(obj, inner, False, depth + 1), None
+                reason = "too_deep" if depth >= limits.max_nesting else "too_complex"
+                counts["shared" if again and reason == "too_complex" else reason] += 1
+                promoted.append(obj)
+            return {"@id": f"_:{obj.id}"}, _nt(obj)
+        if obj.value == _RDF + "nil":
+            return [], []
+        if obj in by_subject and obj != subject:
+            return {"@id": obj.value}, obj.value
+        return obj.value, obj.value
+
+    def build(subject: Any, building: frozenset[Any], top: bool, depth: int) -> Record:
+        group = by_subject[subject]
+        if subject in reached:
+            counts["rebuilt"] += 1
+        reached.add(subject)
+        counts["built"] += 1
+        counts["placed"] += len(group)
+        first = next((t for t in group if t.predicate.value == RDF_TYPE), group[0])
+        rec = Record(
+            source_url=doc.url,
+            format=FORMAT,
+            source_element=doc.path_of(first.element),
+            provenance=Provenance(parser=PARSER),
+            id=subject.value if isinstance(subject, IRI) else None,
+            raw=[" ".join((_nt(t.subject), _nt(t.predicate), _nt(t.object))) for t in group]
+            if top
+            else None,
+        )
+        inner = building | {subject}
+        for t in group:
+            obj = t.object
+            if t.predicate.value == RDF_TYPE and isinstance(obj, IRI):
+                rec.type.append(short_schema_name(obj.value))
+                continue
+            prop = short_schema_name(t.predicate.value)
+            items = as_list(obj) if isinstance(obj, BNode) else None
+            if items is None:
+                val, raw = value(obj, subject, inner, depth)
+                rec.add_value(prop, val, doc.path_of(t.element), raw)
+                continue
+            # an RDF collection (inlist): a list value, each item with its own element
+            values = [value(item.object, subject, inner, depth) for item in items]
+            current = rec.properties.get(prop, [])
+            rec.properties[prop] = (current if isinstance(current, list) else [current]) + [
+                v for v, _ in values
+            ]
+            for item, (_, raw) in zip(items, values, strict=True):
+                rec.provenance.add(prop, doc.path_of(item.element), raw)
+        return rec
+
+    records: list[Record] = []
+    tops = [s for s in by_subject if isinstance(s, IRI) or s not in referenced]
+    # then blank nodes cut from nesting (the list grows while it is read), then any subject
+    # no record reached (blank nodes that only point at each other)
+    # (these two kinds carry their blank node label as id, so references to them resolve)
+    emitted: set[Any] = set()
+    unread = 0
+    for queue in (tops, promoted, list(by_subject)):
+        i = 0
+        while i < len(queue):
+            subject = queue[i]
+            i += 1
+            if subject in emitted or (queue is not promoted and subject in reached):
+                continue
+            emitted.add(subject)
+            if len(records) >= limits.max_items:
+                unread += 1
+                continue
+            rec = build(subject, frozenset(), True, 0)
+            if queue is not tops:
+                rec.id = f"_:{subject.id}"
+            records.append(rec)
+    return records + _bound_records(doc, counts, unread)
+
+
+def _bound_records(doc: Document, counts: dict[str, int], unread: int) -> list[Record]:
+    limits = doc.limits
+    out = []
+    if counts["too_deep"]:
+        out.append(
+            _error(
+                doc,
+                "rdfa-too-deep",
+                f"{counts['too_deep']:,} blank nodes nested deeper than {limits.max_nesting} "
+                "levels (max_nesting) are records of their own, referenced by @id",
+            )
+        )
+    if counts["too_complex"]:
+        out.append(
+            _error(
+                doc,
+                "rdfa-too-complex",
+                f"after {limits.max_items:,} records built (max_items, nested ones included) "
+                f"or {limits.max_visits:,} values placed in them (max_visits; shared blank "
+                f"nodes are nested in each subject), {counts['too_complex']:,} nested blank "
+                "nodes became records of their own, referenced by @id",
+            )
+        )
+    if counts["shared"]:
+        out.append(
+            _error(
+                doc,
+                "rdfa-too-complex",
+                f"blank nodes shared by several subjects were nested again {limits.max_shared:,} "
+                f"times (max_shared); {counts['shared']:,} more uses are references to records "
+                "of their own",
+            )
+        )
+    if unread:
+        out.append(
+            _error(
+                doc,
+                "rdfa-too-many-items",
+                f"more than {limits.max_items:,} RDFa records (max_items): {unread:,} subjects "
+                "were not read",
+            )
+        )
+    return out
+
+
+def _error(doc: Document, code: str, message: str) -> Record:
+    return error_record(
+        source_url=doc.url, format=FORMAT, code=code, message=message, parser=PARSER
+    )
+
+
+def extract(doc: Document) -> list[Record]:
+    limits = doc.limits
+    triples, reached = rdfa_triples_bounded(
+        doc.root,
+        doc.url,
+        max_elements=limits.max_rdfa_elements,
+        max_copies=limits.max_visits,
+    )
+    records = records_from_triples(triples, doc)
+    if "max_elements" in reached:
+        records.append(
+            _error(
+                doc,
+                "rdfa-too-many-items",
+                f"more than {limits.max_rdfa_elements:,} elements carry RDFa attributes "
+                "(max_rdfa_elements): the page was read only up to there",
+            )
+        )
+    if "max_copies" in reached:
+        records.append(
+            _error(
+                doc,
+                "rdfa-too-complex",
+                f"rdfa:copy patterns would copy more than {limits.max_visits:,} triples "
+                "(max_visits): the copies after that were left out",
+            )
+        )
+    return records

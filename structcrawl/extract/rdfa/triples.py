@@ -1,0 +1,44 @@
+"""The RDFa processor's entry points: triples of a document, with bounds."""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from ._copy import copy_properties_bounded, deduplicate
+from ._iri import document_base
+from ._model import Triple
+from ._processor import process_bounded
+
+__all__ = ["rdfa_triples", "rdfa_triples_bounded"]
+
+
+def rdfa_triples(root: etree._Element, base_url: str) -> list[Triple]:
+    """Extract the RDFa triples of the document whose ``<html>`` element is ``root``.
+
+    ``base_url`` is the document URL; a ``<base href>`` in the document is applied on top of it
+    (and the fragment is dropped). Triples come in document order, without duplicates; each
+    carries the element whose processing generated it.
+    """
+    return rdfa_triples_bounded(root, base_url)[0]
+
+
+def rdfa_triples_bounded(
+    root: etree._Element,
+    base_url: str,
+    *,
+    max_elements: int | None = None,
+    max_copies: int | None = None,
+) -> tuple[list[Triple], list[str]]:
+    """:func:`rdfa_triples` with bounds: at most ``max_elements`` elements carrying RDFa
+    attributes are processed, and at most ``max_copies`` triples copied by ``rdfa:copy``.
+    Returns the triples and the bounds that were reached (``"max_elements"``,
+    ``"max_copies"``)."""
+    base = document_base(root, base_url)
+    reached = []
+    triples, truncated = process_bounded(root, base, max_elements)
+    if truncated:
+        reached.append("max_elements")
+    triples, cut = copy_properties_bounded(triples, max_copies)
+    if cut:
+        reached.append("max_copies")
+    return deduplicate(triples), reached

@@ -1,0 +1,299 @@
+"""The page ledger: every requested URL ends in exactly one outcome (pure).
+
+A URL is *requested* when the scheduler accepted an http(s) request for it (internal requests,
+such as the entity pipeline's end-of-crawl one, are not pages): requests the duplicate
+filter or the offsite filter discard when they are first scheduled are not requested (they
+are counted apart); retries and redirect hops continue the request they came from. Each
+requested URL then ends in one outcome:
+
+* from its page item (written to the pages feed): ``records``, ``no-records``,
+  ``skip:payload-<kind>`` (a non-extractable payload; the line keeps the content type) or
+  ``error:<code>`` (``http-503``, ``fetch-TimeoutError``, ``too-large``, ``redirect-loop``,
+  ``fetch-IgnoreRequest`` for robots.txt, ``browser-render-failed``, ...);
+* or, when no page item can exist, in the ledger only: ``sitemap`` (a sitemap or robots.txt
+  read for its URLs), ``dropped:item`` (a pipeline dropped
+  the page item), ``error:item-failed`` (a pipeline raised), ``error:spider-error`` (the
+  callback raised before yielding the page), ``dropped:redirect-duplicate`` (a redirect to a
+  URL that was already requested: that URL has its own outcome), ``dropped:offsite``;
+* at the end, a URL still without one is ``unaccounted`` (a failure), or
+  ``unfinished:<finish_reason>`` when the crawl was stopped early (``closespider_*``).
+
+:class:`Ledger` keeps the URLs still waiting for their outcome and an 8-byte digest of each
+accounted one (to catch a second outcome). :func:`check_ledger` is the ``structcrawl ledger``
+check of a ledger file against the pages feed; :mod:`structcrawl.ledger.extension` is the crawl-time
+extension that fills a :class:`Ledger` from Scrapy's signals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from structcrawl.report.aggregate import page_outcome
+
+__all__ = [
+    "Ledger",
+    "LedgerCheck",
+    "add_arguments",
+    "check_ledger",
+    "ledger_only_line",
+    "page_line",
+    "read_jsonl",
+    "run",
+]
+
+
+def _digest(url: str) -> bytes:
+    return hashlib.blake2b(url.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+def page_line(page: Mapping[str, Any]) -> dict[str, Any]:
+    """The ledger line of a page item (a dict or ``ItemAdapter``).
+
+    >>> line = page_line({"url": "http://a.example/x.png", "final_url": "http://a.example/x.png",
+    ...     "status": 200, "content_type": "image/png", "payload_kind": "image", "records": [
+    ...     {"kind": "skip", "format": "page", "error": {"code": "payload-image",
+    ...      "message": "image payload (image/png)"}}]})
+    >>> line["outcome"], line["content_type"], line["in_pages"]
+    ('skip:payload-image', 'image/png', True)
+    """
+    outcome = page_outcome(page)
+    message = None
+    for record in page.get("records") or []:
+        error = record.get("error")
+        if error and outcome.endswith(":" + str(error.get("code"))):
+            message = error.get("message")
+            break
+    return {
+        "url": page.get("url"),
+        "outcome": outcome,
+        "in_pages": True,
+        "final_url": page.get("final_url"),
+        "status": page.get("status"),
+        "content_type": page.get("content_type"),
+        "payload_kind": page.get("payload_kind"),
+        "message": message,
+    }
+
+
+def ledger_only_line(url: str, outcome: str, message: str | None = None) -> dict[str, Any]:
+    """A ledger line for an outcome that has no page item (and no line in the pages feed)."""
+    return {"url": url, "outcome": outcome, "in_pages": False, "message": message}
+
+
+@dataclass
+class Ledger:
+    """Requested URLs and their outcomes, in bounded memory.
+
+    >>> ledger = Ledger()
+    >>> ledger.request("http://a.example/"); ledger.request("http://a.example/b")
+    >>> ledger.account(ledger_only_line("http://a.example/", "dropped:item"))["problem"] is None
+    True
+    >>> [line["outcome"] for line in ledger.close("finished")]
+    ['unaccounted']
+    >>> ledger.summary()["unaccounted"], ledger.account(page_line({"url": "http://x/"}))["problem"]
+    (1, 'unrequested')
+    """
+
+    pending: Counter[str] = field(default_factory=Counter)
+    hints: dict[str, dict[str, Any]] = field(default_factory=dict)
+    requested: int = 0
+    accounted: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    problems: Counter[str] = field(default_factory=Counter)
+    _done: set[bytes] = field(default_factory=set, repr=False)
+
+    def request(self, url: str) -> None:
+        """``url`` was requested (one more outcome is expected for it)."""
+        self.pending[url] += 1
+        self.requested += 1
+
+    def withdraw(self, url: str) -> None:
+        """Undo :meth:`request`: the request was filtered right after it was scheduled."""
+        if self.pending[url] > 1:
+            self.pending[url] -= 1
+        else:
+            self.pending.pop(url, None)
+        self.requested -= 1
+
+    def hint(self, line: dict[str, Any]) -> None:
+        """The outcome to give ``line["url"]`` if nothing else arrives (a callback failed)."""
+        if self.pending.get(line["url"]):
+            self.hints.setdefault(line["url"], line)
+
+    def account(self, line: dict[str, Any]) -> dict[str, Any]:
+        """Record one outcome; returns the line with ``problem``: None, ``duplicate`` (the URL
+        already had its outcomes) or ``unrequested`` (it was never requested)."""
+        url = str(line["url"])
+        problem = None
+        if self.pending.get(url):
+            self.pending[url] -= 1
+            if not self.pending[url]:
+                del self.pending[url]
+                self.hints.pop(url, None)
+            self._done.add(_digest(url))
+            self.accounted += 1
+            self.outcomes[line["outcome"]] += 1
+        else:
+            problem = "duplicate" if _digest(url) in self._done else "unrequested"
+            self.problems[problem] += 1
+        return {**line, "problem": problem}
+
+    def close(self, finish_reason: str) -> list[dict[str, Any]]:
+        """Lines for the URLs still pending when the crawl ends: their hint, else
+        ``unaccounted`` (a normal finish) or ``unfinished:<finish_reason>``."""
+        lines = []
+        for url, count in list(self.pending.items()):
+            for _ in range(count):
+                hint = self.hints.get(url)
+                if hint is not None:
+                    lines.append(self.account(hint))
+                    continue
+                if finish_reason == "finished":
+                    line = ledger_only_line(url, "unaccounted", "no outcome was recorded")
+                    self.problems["unaccounted"] += 1
+                    lines.append({**line, "problem": "unaccounted"})
+                else:
+                    line = ledger_only_line(url, f"unfinished:{finish_reason}")
+                    self.outcomes[line["outcome"]] += 1
+                    lines.append({**line, "problem": None})
+        self.pending.clear()
+        self.hints.clear()
+        return lines
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "requested": self.requested,
+            "accounted": self.accounted,
+            "unaccounted": self.problems["unaccounted"],
+            "duplicate": self.problems["duplicate"],
+            "unrequested": self.problems["unrequested"],
+            "by_outcome": dict(self.outcomes.most_common()),
+        }
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON-lines file (blank lines skipped). Raises ``OSError`` or
+    ``ValueError`` when the file cannot be read."""
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(f"{path}:{number}: not JSON: {exc}") from exc
+            if isinstance(value, dict):
+                out.append(value)
+    return out
+
+
+@dataclass
+class LedgerCheck:
+    requested: int = 0
+    accounted: int = 0
+    pages: int | None = None
+    by_outcome: Counter[str] = field(default_factory=Counter)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _pages_multiset(lines: Iterable[Mapping[str, Any]]) -> Counter[str]:
+    return Counter(str(line.get("url")) for line in lines)
+
+
+def check_ledger(
+    ledger: list[dict[str, Any]] | None, pages: list[dict[str, Any]] | None
+) -> LedgerCheck:
+    """Compare a ledger file's lines with the pages feed's (either may be None).
+
+    Problems: a requested URL without an outcome (``unaccounted``), a second outcome for a URL
+    (``duplicate``) or one that was never requested (``unrequested``), a page outcome missing
+    from the pages feed, a pages-feed line the ledger does not know, a page without outcomes.
+
+    >>> ok = check_ledger([{"url": "u", "outcome": "records", "in_pages": True}],
+    ...                   [{"url": "u", "outcomes": ["entity:json-ld"]}])
+    >>> ok.ok, ok.requested, ok.accounted
+    (True, 1, 1)
+    >>> bad = check_ledger([{"url": "u", "outcome": "unaccounted", "problem": "unaccounted"},
+    ...                     {"url": "v", "outcome": "records", "in_pages": True}], [])
+    >>> bad.problems
+    ['unaccounted: u (no outcome)', 'not in the pages feed: v (records)']
+    """
+    check = LedgerCheck()
+    if ledger is not None:
+        for line in ledger:
+            problem = line.get("problem")
+            if problem == "unaccounted":
+                check.requested += 1
+                check.problems.append(f"unaccounted: {line.get('url')} (no outcome)")
+            elif problem in ("duplicate", "unrequested"):
+                check.problems.append(
+                    f"{problem}: {line.get('url')} (another outcome: {line.get('outcome')})"
+                )
+            else:
+                check.requested += 1
+                check.accounted += 1
+                check.by_outcome[str(line.get("outcome"))] += 1
+    if pages is not None:
+        check.pages = len(pages)
+        for page in pages:
+            if not page.get("outcomes"):
+                check.problems.append(f"page without outcomes: {page.get('url')}")
+        if ledger is not None:
+            expected = _pages_multiset(line for line in ledger if line.get("in_pages"))
+            found = _pages_multiset(pages)
+            outcome_of = {str(line.get("url")): line.get("outcome") for line in ledger}
+            for url, n in sorted((expected - found).items()):
+                check.problems += [f"not in the pages feed: {url} ({outcome_of.get(url)})"] * n
+            for url, n in sorted((found - expected).items()):
+                check.problems += [f"in the pages feed but not in the ledger: {url}"] * n
+    return check
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "ledger", nargs="?", help="the ledger file a crawl wrote (default: none, pages only)"
+    )
+    parser.add_argument("--pages", help="the pages feed (JSON lines) to compare with")
+    parser.add_argument("--max-problems", type=int, default=50, help="problems to print")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``structcrawl ledger``: 0 when every requested URL has exactly one outcome (and the
+    pages feed agrees), 1 with the mismatches printed, 2 when a file cannot be read."""
+    if not args.ledger and not args.pages:
+        print("structcrawl ledger: give a ledger file and/or --pages", file=sys.stderr)
+        return 2
+    try:
+        ledger = read_jsonl(args.ledger) if args.ledger else None
+        pages = read_jsonl(args.pages) if args.pages else None
+    except (OSError, ValueError) as exc:
+        print(f"structcrawl ledger: {exc}", file=sys.stderr)
+        return 2
+    check = check_ledger(ledger, pages)
+    if ledger is not None:
+        outcomes = ", ".join(f"{k} {v}" for k, v in check.by_outcome.most_common())
+        print(f"requested {check.requested}, accounted {check.accounted} ({outcomes or 'none'})")
+    if check.pages is not None:
+        print(f"pages feed: {check.pages} lines")
+    for problem in check.problems[: args.max_problems]:
+        print(f"  {problem}")
+    if len(check.problems) > args.max_problems:
+        print(f"  ... and {len(check.problems) - args.max_problems} more")
+    if check.ok:
+        print("ledger: every requested URL has exactly one outcome")
+        return 0
+    print(f"ledger: {len(check.problems)} problem(s)", file=sys.stderr)
+    return 1
