@@ -49,7 +49,7 @@ bench-crawl: venv
 
 # A Chromium for the render handler (structcrawl/render): the one found (STRUCTCRAWL_CHROMIUM,
 # Playwright's, /usr/bin/chromium), else Debian's `chromium` package when root; otherwise say
-# what to do (README, "JavaScript pages and the browser").
+# what to do (docs/rendering.md).
 .PHONY: browser
 browser: venv
 	@if ! $(PY) -m structcrawl.render; then \
@@ -72,12 +72,12 @@ bench-validate: venv
 	$(PY) -m bench.bench_validate
 
 # Load test: a 20,000-page crawl with the full pipeline, RSS sampled, the page ledger checked
-# (README, "Reliability"). PAGES=2000 for a shorter run.
+# (docs/reliability.md). PAGES=2000 for a shorter run.
 .PHONY: bench-load
 bench-load: venv
 	$(PY) -m bench.bench_load --pages $(or $(PAGES),20000)
 
-# Deploy to scrapyd with scrapyd-deploy (scrapy.cfg [deploy] target; README, "Deployment").
+# Deploy to scrapyd with scrapyd-deploy (scrapy.cfg [deploy] target; docs/deployment.md).
 # Fails when scrapyd refuses the egg (scrapyd-deploy alone exits 0 on {"status": "error"}).
 # TARGET=name picks [deploy:name]; SCRAPYD_URL, SCRAPYD_USERNAME, SCRAPYD_PASSWORD come from
 # the environment.

@@ -52,7 +52,7 @@ EXTENSIONS = {
     "structcrawl.ledger.extension.PageLedger": 400,
     "structcrawl.report.extension.QualityReport": 500,
 }
-# Reliability (README, "Reliability"): retries of transient failures only, with backoff and
+# Reliability (docs/reliability.md): retries of transient failures only, with backoff and
 # Retry-After (Scrapy's RetryMiddleware retries at once); redirect loops, over-long chains and
 # off-site redirects end as error records instead of vanishing.
 DOWNLOADER_MIDDLEWARES = {

@@ -213,7 +213,7 @@ def scrapyd(tmp_path_factory) -> Iterator[Scrapyd]:
     run = base / "run"
     run.mkdir()
     # items_dir stays empty: with it, scrapyd replaces each job's FEEDS with one generic
-    # jsonlines feed (README, "Deployment"); feeds are set per job instead.
+    # jsonlines feed (docs/deployment.md); feeds are set per job instead.
     (run / "scrapyd.conf").write_text(
         "[scrapyd]\n"
         "bind_address = 127.0.0.1\n"

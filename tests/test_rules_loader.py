@@ -227,10 +227,9 @@ def test_the_packaged_northwind_rules_are_found_through_importlib_resources():
     assert replace(from_tree, source="") == replace(northwind, source="")
 
 
-def test_the_readme_rules_example_is_a_valid_rules_file():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Adding a site") :]
+def test_the_manual_rules_example_is_a_valid_rules_file():
+    section = (ROOT / "docs" / "sites.md").read_text(encoding="utf-8")
     block = re.search(r"```toml\n(.*?)```", section, re.S)
     assert block is not None
-    parsed = parse_site(tomllib.loads(block.group(1)), "README.md")
+    parsed = parse_site(tomllib.loads(block.group(1)), "docs/sites.md")
     assert parsed.name == "northwind" and parsed.entities[0].type == "Product"

@@ -1,4 +1,4 @@
-"""One crawl across several machines through one Redis server (README, "Distributed crawls").
+"""One crawl across several machines through one Redis server (docs/distributed.md).
 
 Set ``STRUCTCRAWL_REDIS_URL`` and ``STRUCTCRAWL_CRAWL_ID`` and run the same ``scrapy crawl``
 command on every worker: :class:`DistributedAddon` then shares, in Redis,

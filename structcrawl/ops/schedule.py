@@ -15,7 +15,7 @@ A failed submission is not recorded: the next run retries it while the slot is i
 redacted), and neither submits nor writes state.
 
 Exit codes: 0 (submitted, or nothing due), 1 (a submission failed), 2 (a bad schedule or state
-file, or bad arguments). See the README, "Deployment", and :mod:`structcrawl.ops._schedfile` for the
+file, or bad arguments). See docs/deployment.md, and :mod:`structcrawl.ops._schedfile` for the
 file format.
 """
 

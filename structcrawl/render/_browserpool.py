@@ -169,7 +169,7 @@ class BrowserPool:
         self.launch_error = f"the browser cannot start: {message}"
         logger.error(
             "%s; pages that need JavaScript end with fetch error browser-launch-failed "
-            "(see README, 'JavaScript pages and the browser')",
+            "(see docs/rendering.md)",
             self.launch_error,
         )
 

@@ -1,7 +1,7 @@
 """Semantic extraction: turns a page item into the page's records (errors included).
 
 Scrapy pipelines return one item per item, so a page item carries its records and the
-``records`` feed exporter writes one line per record (README, "Architecture").
+``records`` feed exporter writes one line per record (docs/architecture.md).
 """
 
 from __future__ import annotations
