@@ -184,8 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.keep and work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
+    rules: tuple[str, ...] = ()
     if args.corpus == "demo":
         site, needs = DEMO, set(DEMO_NEEDS)
+        rules = ("-s", f"STRUCTCRAWL_RULES_DIR={DEMO / 'rules'}")  # its click rule, as make demo
     else:
         site = work / "site"
         needs = generate(site, args.products)
@@ -194,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     with BackgroundServer(site) as server:
         sampler.start()
         started = time.monotonic()
-        code = run_crawl(server.url, out, timeout=900)
+        code = run_crawl(server.url, out, *rules, timeout=900)
         elapsed = time.monotonic() - started
         sampler.stop.set()
         sampler.join()
