@@ -52,7 +52,9 @@ DEFAULTS: dict[str, Setting] = {
         True, "Apply site rules (selector fallback) and collect visible-page facts."
     ),
     "STRUCTCRAWL_RULES_DIR": Setting(
-        None, "Directory of site rules files (*.toml); None = the packaged structcrawl/sites/."
+        None,
+        "Directory (or file) of site rules (*.toml: extraction and render rules); None = the "
+        "packaged structcrawl/sites/ (none ship). A missing or unreadable path stops the crawl.",
     ),
     "STRUCTCRAWL_ENTITIES_ENABLED": Setting(
         True, "Merge entity sightings by key and emit one entity item per entity at the end."

@@ -37,6 +37,7 @@ from ._steps import (
     Context,
     Incomplete,
     ListMapping,
+    child_context,
     curies_only,
     generating_paths,
     has_xmlns,
@@ -211,7 +212,7 @@ class _Processor:
         # Step 12: complete the parent's incomplete triples.
         if not skip and new_subject is not None:
             self.complete(el, ctx, new_subject)
-        child = _child_context(
+        child = child_context(
             ctx, skip, new_subject, current_object, prefixes, incomplete, lists, language, vocab
         )
         # Step 14 happens after the children: only lists created here are emitted here.
@@ -358,42 +359,6 @@ class _Processor:
                 self.emit(ctx.parent_subject, predicate, new_subject, el)
             else:
                 self.emit(new_subject, predicate, ctx.parent_subject, el)
-
-
-def _child_context(
-    ctx: Context,
-    skip: bool,
-    new_subject: Resource | None,
-    current_object: Resource | None,
-    prefixes: PrefixMap,
-    incomplete: list[Incomplete],
-    lists: ListMapping,
-    language: str | None,
-    vocab: str | None,
-) -> Context:
-    """Step 13: the evaluation context handed to the children."""
-    if skip:
-        if language == ctx.language and prefixes is ctx.prefixes and vocab == ctx.vocab:
-            return ctx
-        return Context(
-            ctx.parent_subject,
-            ctx.parent_object,
-            prefixes,
-            ctx.incomplete,
-            ctx.list_mapping,
-            language,
-            vocab,
-        )
-    subject = new_subject if new_subject is not None else ctx.parent_subject
-    return Context(
-        subject,
-        current_object if current_object is not None else subject,
-        prefixes,
-        incomplete,
-        lists,
-        language,
-        vocab,
-    )
 
 
 def process(root: etree._Element, base: str) -> list[Triple]:

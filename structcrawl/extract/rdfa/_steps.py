@@ -21,6 +21,7 @@ __all__ = [
     "Context",
     "Incomplete",
     "ListMapping",
+    "child_context",
     "curies_only",
     "generating_paths",
     "has_xmlns",
@@ -190,3 +191,39 @@ def generating_paths(root: etree._Element) -> set[etree._Element]:
             found.add(node)
             node = node.getparent()
     return found
+
+
+def child_context(
+    ctx: Context,
+    skip: bool,
+    new_subject: Resource | None,
+    current_object: Resource | None,
+    prefixes: PrefixMap,
+    incomplete: list[Incomplete],
+    lists: ListMapping,
+    language: str | None,
+    vocab: str | None,
+) -> Context:
+    """Step 13: the evaluation context handed to the children."""
+    if skip:
+        if language == ctx.language and prefixes is ctx.prefixes and vocab == ctx.vocab:
+            return ctx
+        return Context(
+            ctx.parent_subject,
+            ctx.parent_object,
+            prefixes,
+            ctx.incomplete,
+            ctx.list_mapping,
+            language,
+            vocab,
+        )
+    subject = new_subject if new_subject is not None else ctx.parent_subject
+    return Context(
+        subject,
+        current_object if current_object is not None else subject,
+        prefixes,
+        incomplete,
+        lists,
+        language,
+        vocab,
+    )
