@@ -1,4 +1,5 @@
-"""One parametrized test over the fixture corpus (fixtures/<source>/<case>/)."""
+"""One parametrized test over the fixture corpus (fixtures/<source>/<case>/): the output equals
+``expected.json`` and satisfies the case's own executable ``checks`` (tests/_checks.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 
 import pytest
 
+from tests._checks import case_failures
 from tests._fixtures import cases
 
 CASES = cases()
@@ -26,3 +28,13 @@ def test_fixture(case):
     )
     for i, (got, want) in enumerate(zip(actual, expected, strict=True)):
         assert got == want, f"{case.name}: record {i} ({want['format']} {want['type']}) differs"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_fixture_checks(case):
+    """Every check of the case is executable (a description with facts) and every fact holds
+    for the extractor's output (not for expected.json, which is only what it produced once)."""
+    checks = case.meta.get("checks")
+    assert checks, f"{case.name}: meta.json has no checks"
+    failures = case_failures(case.extract(), checks)
+    assert not failures, f"{case.name}:\n" + "\n".join(failures)
