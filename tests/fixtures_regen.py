@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import difflib
 import sys
+from pathlib import Path
 
 from tests._checks import case_failures
-from tests._fixtures import cases, dump
+from tests._fixtures import ROOT, cases, dump
 
 
-def main() -> int:
+def main(root: Path = ROOT) -> int:
     changed = refused = 0
-    all_cases = cases()
+    all_cases = cases(root)
     for case in all_cases:
         records = case.extract()
         new = dump(records)
@@ -35,7 +36,7 @@ def main() -> int:
                 print(f"    {failure}")
             continue
         changed += 1
-        rel = path.relative_to(path.parents[3]).as_posix()
+        rel = path.relative_to(root.parent).as_posix()
         sys.stdout.writelines(
             difflib.unified_diff(
                 old.splitlines(keepends=True),

@@ -41,6 +41,7 @@ from structcrawl.core.document import ElementPaths, parse_html
 from structcrawl.core.limits import DEFAULT_LIMITS, Limits, json_depth_exceeds
 from structcrawl.extract import extract_payload
 from structcrawl.extract._jsonparse import parse_json
+from tests._checks import case_failures
 from tests._fixtures import ROOT, Case
 
 CASES = [Case(p.parent) for p in sorted((ROOT / "adversarial").glob("*/meta.json"))]
@@ -219,6 +220,8 @@ def test_generated_page(case: Case) -> None:
     max_mb = expect.get("max_rss_mb", DEFAULT_MAX_RSS_MB)
     assert peak_mb < max_mb, f"{case.name}: peak memory grew {peak_mb:.0f} MB (bound {max_mb})"
     _check(case.name + " (generated)", out["records"], out["kind"], expect)
+    failures = case_failures(out["records"], case.meta["checks"], on="generated")
+    assert not failures, f"{case.name} (generated):\n" + "\n".join(failures)
 
 
 # -- case-specific facts beyond meta.json ------------------------------------------------------
