@@ -50,6 +50,13 @@ def normalise(value: Any, base: str) -> str:
 
     Lists are not values: the readers emit one fact per list item, so a single value and a
     one-item list are the same fact.
+
+    >>> normalise("  Sleeker than     ACME's  anvil ", "http://a.example/")
+    "Sleeker than ACME's anvil"
+    >>> normalise({"@value": "2011-09-10", "@type": "xsd:date"}, "http://a.example/")
+    '2011-09-10'
+    >>> normalise({"@id": "#me"}, "http://a.example/p"), normalise(119.99, ""), normalise(None, "")
+    ('<http://a.example/p#me>', '119.99', 'null')
     """
     if isinstance(value, dict):
         if "@value" in value:
@@ -65,7 +72,13 @@ def match_relative(only_extruct: Counter[Fact], only_ours: Counter[Fact], base: 
     """Pair extruct facts whose value is a relative URL with our fact for the same subject and
     path whose value is that URL resolved against the page's base (extruct's tests call most
     extractors without a base URL, so extruct leaves ``href="anvil.jpg"`` as written; the spec
-    and structcrawl resolve it). Both counters are updated in place; returns the pairs made."""
+    and structcrawl resolve it). Both counters are updated in place; returns the pairs made.
+
+    >>> theirs = Counter({("Product", "image", "anvil.jpg"): 1})
+    >>> ours = Counter({("Product", "image", "http://a.example/anvil.jpg"): 1})
+    >>> match_relative(theirs, ours, "http://a.example/p.html"), +theirs, +ours
+    (1, Counter(), Counter())
+    """
     paired = 0
     for fact in list(only_extruct.elements()):
         subject, path, value = fact
