@@ -208,10 +208,18 @@ def build_items(
             item["role"] = "primary"
             item["canonicalUrl"] = canonical
             items.append(item)
+    if not listed and not items and (not scored or scored[0][0] in ("Organization", "BreadcrumbList", "Person")):
+        if fallbacks.is_article_meta(records):
+            item = _build("Article", [], page_url, None, precedence, fallbacks.article_meta_candidates(records))
+            item["role"], item["canonicalUrl"] = "primary", canonical
+            items.append(item)
     for kind, group in scored:
         if id(group) in used or (listed and kind == "Product"):
             continue
-        extra = fb if (kind == "Product" and not any(i.get("role") == "primary" for i in items)) else []
+        has_primary = any(i.get("role") == "primary" for i in items)
+        extra = fb if (kind == "Product" and not has_primary) else []
+        if kind == "Article" and not has_primary:
+            extra = fallbacks.article_meta_candidates(records)
         item = _build(kind, group, page_url, shown_price if extra else None, precedence, extra)
         if not any(i.get("role") == "primary" for i in items) and kind not in ("BreadcrumbList",) and not (listed and kind != "ItemList"):
             item["role"] = "primary"
