@@ -177,3 +177,29 @@ def test_cli_view_items(tmp_path, capsys):
     assert main(["extract", str(page), "--base-url", "https://s.example/p", "--view", "items"]) == 0
     items = json.loads(capsys.readouterr().out)
     assert items[0]["kind"] == "item" and items[0]["type"] == "Product" and items[0]["price"] == "99.00"
+
+
+def test_items_feeds_write_one_line_per_item_per_page():
+    import csv
+    import io
+
+    from structcrawl.core.document import parse_html
+    from structcrawl.crawl.exporters import ITEM_CSV_COLUMNS, ItemsCsvExporter, ItemsJsonLinesExporter
+    from structcrawl.crawl.items import PageItem
+    from structcrawl.extract import extract_payload
+
+    body = PRODUCT_LD + PRODUCT_MD
+    doc = parse_html(body, "https://s.example/p")
+    records = [r.to_dict() for r in extract_payload(body, "https://s.example/p", "text/html", document=doc).records]
+    page = PageItem(url="https://s.example/p", final_url="https://s.example/p", records=records, document=doc)
+    jl, cs = io.BytesIO(), io.BytesIO()
+    for cls, buf in ((ItemsJsonLinesExporter, jl), (ItemsCsvExporter, cs)):
+        exporter = cls(buf)
+        exporter.start_exporting()
+        exporter.export_item(page)
+        exporter.finish_exporting()
+    (line,) = [json.loads(x) for x in jl.getvalue().splitlines()]
+    assert line["page_url"] == "https://s.example/p" and line["type"] == "Product" and line["price"] == "89.00"
+    header, row = list(csv.reader(io.StringIO(cs.getvalue().decode("utf-8"))))
+    assert header == list(ITEM_CSV_COLUMNS)
+    assert dict(zip(header, row, strict=True))["sku"] == "L1"
