@@ -51,7 +51,9 @@ def matches(field: str, got: Any, want: Any) -> bool:
     return g == w
 
 
-def pairs(truth: list[dict[str, Any]], predicted: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def pairs(
+    truth: list[dict[str, Any]], predicted: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     out = []
     used: set[int] = set()
     for want in truth:
@@ -104,7 +106,11 @@ def main(argv: list[str]) -> int:
     for field, c in counts.items():
         p, r, f = f1(c)
         print(f"{field:14} {c['tp']:4} {c['fp']:4} {c['fn']:4} {p:9.3f} {r:7.3f} {f:6.3f}")
-    print(" ".join(f"{name}_f1={f1(counts[name])[2]:.3f}" for name in ("price", "sku", "availability")))
+    print(
+        " ".join(
+            f"{name}_f1={f1(counts[name])[2]:.3f}" for name in ("price", "sku", "availability")
+        )
+    )
     return 0
 
 

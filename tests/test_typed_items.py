@@ -28,7 +28,9 @@ KNOWN_MISSES = {
 
 def _items(folder: Path) -> tuple[dict, list[dict]]:
     meta = json.loads((folder / "items.json").read_text(encoding="utf-8"))
-    return meta, page_items((folder / "page.html").read_bytes(), meta["url"], meta.get("content_type"))
+    return meta, page_items(
+        (folder / "page.html").read_bytes(), meta["url"], meta.get("content_type")
+    )
 
 
 def _same(field: str, got, want) -> bool:
@@ -44,12 +46,23 @@ def test_items_fixture(folder: Path):
     meta, items = _items(folder)
     assert items, f"{folder.name}: no items"
     first = items[0]
-    assert meta["primary_type"] in (first["type"], *first.get("schemaTypes", []), "ItemList"), first["type"]
-    predicted = [i for i in items if i["type"] == "Product"] if meta["primary_type"] == "ItemList" else items
+    assert meta["primary_type"] in (first["type"], *first.get("schemaTypes", []), "ItemList"), (
+        first["type"]
+    )
+    predicted = (
+        [i for i in items if i["type"] == "Product"]
+        if meta["primary_type"] == "ItemList"
+        else items
+    )
     for want, got in zip(meta["items"], predicted, strict=False):
         for field in FIELDS:
             if field in want:
-                assert _same(field, got.get(field), want[field]), (folder.name, field, got.get(field), want[field])
+                assert _same(field, got.get(field), want[field]), (
+                    folder.name,
+                    field,
+                    got.get(field),
+                    want[field],
+                )
 
 
 def test_fixture_set_is_present():
@@ -78,9 +91,12 @@ def test_partial_ids_across_layers_become_one_product_with_a_conflict():
 
 
 def test_resolution_does_not_depend_on_order():
-    members = {f"m{i}": keys for i, keys in enumerate(
-        [["id:a"], ["gtin:1", "id:a"], ["gtin:1"], ["sku:x"], [], ["sku:x", "url:u"], ["url:u"]]
-    )}
+    members = {
+        f"m{i}": keys
+        for i, keys in enumerate(
+            [["id:a"], ["gtin:1", "id:a"], ["gtin:1"], ["sku:x"], [], ["sku:x", "url:u"], ["url:u"]]
+        )
+    }
     expected = resolve(members)
     for seed in range(20):
         order = list(members.items())
@@ -93,7 +109,9 @@ def test_resolution_of_page_records_does_not_depend_on_record_order():
     from structcrawl.extract import extract_payload
 
     body = PRODUCT_LD + PRODUCT_MD
-    records = [r.to_dict() for r in extract_payload(body, "https://s.example/p", "text/html").records]
+    records = [
+        r.to_dict() for r in extract_payload(body, "https://s.example/p", "text/html").records
+    ]
     first = build_items(records, "https://s.example/p")
     for seed in range(5):
         shuffled = list(records)
@@ -133,16 +151,33 @@ def test_listing_page_gives_one_item_per_product():
 @pytest.mark.parametrize(
     ("body", "rule", "field", "value"),
     [
-        (b'<meta property="og:type" content="product"><meta property="product:price:amount" content="64.00">'
-         b'<meta property="product:price:currency" content="GBP"><h1>Bag</h1>', "meta-tags", "price", "64.00"),
-        (b'<h1>Bag</h1><span itemprop="sku">BG-1</span><span itemprop="price" content="5.50">5,50</span>',
-         "itemprop-loose", "sku", "BG-1"),
-        (b'<h1>Bag</h1><script type="application/json" id="p">{"product":{"title":"Bag","handle":"bag",'
-         b'"compare_at_price":null,"variants":[{"id":1,"sku":"B-1","price":4990,"available":true}]}}</script>',
-         "data-block-product", "price", "49.90"),
-        (b'<h1>Werkzeugkoffer</h1><p>Unser Preis: <b>49,90 EUR</b> <del>59,90 EUR</del></p>'
-         b'<p>Art.-Nr.: 123456</p><p>Auf Lager</p><button>In den Warenkorb</button>',
-         "visible-page", "price", "49.90"),
+        (
+            b'<meta property="og:type" content="product"><meta property="product:price:amount" content="64.00">'
+            b'<meta property="product:price:currency" content="GBP"><h1>Bag</h1>',
+            "meta-tags",
+            "price",
+            "64.00",
+        ),
+        (
+            b'<h1>Bag</h1><span itemprop="sku">BG-1</span><span itemprop="price" content="5.50">5,50</span>',
+            "itemprop-loose",
+            "sku",
+            "BG-1",
+        ),
+        (
+            b'<h1>Bag</h1><script type="application/json" id="p">{"product":{"title":"Bag","handle":"bag",'
+            b'"compare_at_price":null,"variants":[{"id":1,"sku":"B-1","price":4990,"available":true}]}}</script>',
+            "data-block-product",
+            "price",
+            "49.90",
+        ),
+        (
+            b"<h1>Werkzeugkoffer</h1><p>Unser Preis: <b>49,90 EUR</b> <del>59,90 EUR</del></p>"
+            b"<p>Art.-Nr.: 123456</p><p>Auf Lager</p><button>In den Warenkorb</button>",
+            "visible-page",
+            "price",
+            "49.90",
+        ),
     ],
 )
 def test_each_fallback_is_marked_with_its_evidence(body, rule, field, value):
@@ -162,13 +197,38 @@ def test_structured_layers_win_over_fallbacks():
 
 
 def test_values_in_the_new_value_model_read_the_same():
-    records = [{"kind": "entity", "format": "rdfa", "type": ["Product"], "id": None, "source_element": "/html/body/div",
-                "properties": {"name": {"@value": "Cup", "@language": "en"}, "sku": {"@value": "C1"},
-                               "offers": {"type": ["Offer"], "id": None, "properties": {
-                                   "price": {"@value": "3.5", "@type": "http://www.w3.org/2001/XMLSchema#decimal"},
-                                   "priceCurrency": "EUR", "availability": {"@id": "http://schema.org/InStock"}}}}}]
+    records = [
+        {
+            "kind": "entity",
+            "format": "rdfa",
+            "type": ["Product"],
+            "id": None,
+            "source_element": "/html/body/div",
+            "properties": {
+                "name": {"@value": "Cup", "@language": "en"},
+                "sku": {"@value": "C1"},
+                "offers": {
+                    "type": ["Offer"],
+                    "id": None,
+                    "properties": {
+                        "price": {
+                            "@value": "3.5",
+                            "@type": "http://www.w3.org/2001/XMLSchema#decimal",
+                        },
+                        "priceCurrency": "EUR",
+                        "availability": {"@id": "http://schema.org/InStock"},
+                    },
+                },
+            },
+        }
+    ]
     product = build_items(records, "https://s.example/cup")[0]
-    assert (product["name"], product["sku"], product["price"], product["availability"]) == ("Cup", "C1", "3.50", "InStock")
+    assert (product["name"], product["sku"], product["price"], product["availability"]) == (
+        "Cup",
+        "C1",
+        "3.50",
+        "InStock",
+    )
 
 
 def test_cli_view_items(tmp_path, capsys):
@@ -176,7 +236,11 @@ def test_cli_view_items(tmp_path, capsys):
     page.write_bytes(PRODUCT_LD)
     assert main(["extract", str(page), "--base-url", "https://s.example/p", "--view", "items"]) == 0
     items = json.loads(capsys.readouterr().out)
-    assert items[0]["kind"] == "item" and items[0]["type"] == "Product" and items[0]["price"] == "99.00"
+    assert (
+        items[0]["kind"] == "item"
+        and items[0]["type"] == "Product"
+        and items[0]["price"] == "99.00"
+    )
 
 
 def test_items_feeds_write_one_line_per_item_per_page():
@@ -184,14 +248,23 @@ def test_items_feeds_write_one_line_per_item_per_page():
     import io
 
     from structcrawl.core.document import parse_html
-    from structcrawl.crawl.exporters import ITEM_CSV_COLUMNS, ItemsCsvExporter, ItemsJsonLinesExporter
+    from structcrawl.crawl.exporters import (
+        ITEM_CSV_COLUMNS,
+        ItemsCsvExporter,
+        ItemsJsonLinesExporter,
+    )
     from structcrawl.crawl.items import PageItem
     from structcrawl.extract import extract_payload
 
     body = PRODUCT_LD + PRODUCT_MD
     doc = parse_html(body, "https://s.example/p")
-    records = [r.to_dict() for r in extract_payload(body, "https://s.example/p", "text/html", document=doc).records]
-    page = PageItem(url="https://s.example/p", final_url="https://s.example/p", records=records, document=doc)
+    records = [
+        r.to_dict()
+        for r in extract_payload(body, "https://s.example/p", "text/html", document=doc).records
+    ]
+    page = PageItem(
+        url="https://s.example/p", final_url="https://s.example/p", records=records, document=doc
+    )
     jl, cs = io.BytesIO(), io.BytesIO()
     for cls, buf in ((ItemsJsonLinesExporter, jl), (ItemsCsvExporter, cs)):
         exporter = cls(buf)
@@ -199,7 +272,11 @@ def test_items_feeds_write_one_line_per_item_per_page():
         exporter.export_item(page)
         exporter.finish_exporting()
     (line,) = [json.loads(x) for x in jl.getvalue().splitlines()]
-    assert line["page_url"] == "https://s.example/p" and line["type"] == "Product" and line["price"] == "89.00"
+    assert (
+        line["page_url"] == "https://s.example/p"
+        and line["type"] == "Product"
+        and line["price"] == "89.00"
+    )
     header, row = list(csv.reader(io.StringIO(cs.getvalue().decode("utf-8"))))
     assert header == list(ITEM_CSV_COLUMNS)
     assert dict(zip(header, row, strict=True))["sku"] == "L1"

@@ -5,8 +5,8 @@ with per-field provenance and conflicts (pure; no Scrapy imports).
 ...     b' "@type": "Product", "name": "Mug", "sku": "M1", "offers": {"@type": "Offer",'
 ...     b' "price": 12, "priceCurrency": "EUR", "availability": "https://schema.org/InStock"}}'
 ...     b'</script><h1>Mug</h1>', "https://shop.example/mug", "text/html")
->>> {k: items[0][k] for k in ("type", "name", "price", "currency", "availability", "sku")}
-{'type': 'Product', 'name': 'Mug', 'price': '12.00', 'currency': 'EUR', 'availability': 'InStock', 'sku': 'M1'}
+>>> [items[0][k] for k in ("type", "name", "price", "currency", "availability", "sku")]
+['Product', 'Mug', '12.00', 'EUR', 'InStock', 'M1']
 >>> items[0]["provenance"]["price"]["layer"], items[0]["role"]
 ('json-ld', 'primary')
 """
@@ -43,4 +43,6 @@ def page_items(
             doc = None
     result = extract_payload(body, url, content_type, document=doc)
     records = [r.to_dict() for r in result.records]
-    return build_items(records, url, doc if result.payload_kind != "json" else None, precedence=precedence)
+    return build_items(
+        records, url, doc if result.payload_kind != "json" else None, precedence=precedence
+    )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from structcrawl.typed._values import literal, ref, text
 from structcrawl.normalize.enums import normalize_enum
 from structcrawl.normalize.identifiers import normalize_gtin
 from structcrawl.normalize.prices import _minor_digits, normalize_currency, normalize_price
+from structcrawl.typed._values import literal, ref, text
 
 __all__ = ["availability", "currency", "gtin", "price"]
 
@@ -51,7 +51,9 @@ def currency(value: Any) -> str | None:
     return str(result.value) if result.ok else None
 
 
-def price(value: Any, currency_code: str | None = None, language: str | None = None) -> tuple[str | None, str | None, str | None]:
+def price(
+    value: Any, currency_code: str | None = None, language: str | None = None
+) -> tuple[str | None, str | None, str | None]:
     """``(decimal string, currency found in the text, currency sign as written)``; the amount
     is written with at least the currency's minor digits (``19.5`` USD -> ``"19.50"``).
 
@@ -64,7 +66,11 @@ def price(value: Any, currency_code: str | None = None, language: str | None = N
     result = normalize_price(plain, currency=currency_code, language=language)
     if result.flags or not isinstance(result.value, str):
         return None, result.currency, result.currency_raw
-    return _pad(result.value, currency_code or result.currency), result.currency, result.currency_raw
+    return (
+        _pad(result.value, currency_code or result.currency),
+        result.currency,
+        result.currency_raw,
+    )
 
 
 def _pad(amount: str, code: str | None) -> str:
@@ -74,8 +80,8 @@ def _pad(amount: str, code: str | None) -> str:
         return amount
     minor = _minor_digits(code) if code else 2
     minor = 2 if minor is None else minor
-    exponent = -number.as_tuple().exponent if isinstance(number.as_tuple().exponent, int) else 0
-    if exponent < minor:
+    exponent = number.as_tuple().exponent
+    if isinstance(exponent, int) and -exponent < minor:
         number = number.quantize(Decimal(1).scaleb(-minor))
     return format(number, "f")
 

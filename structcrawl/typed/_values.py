@@ -61,7 +61,9 @@ def text(value: Any) -> str | None:
         if isinstance(item, bool) or item is None:
             continue
         if isinstance(item, int | float):
-            return format(item, "f").rstrip("0").rstrip(".") if isinstance(item, float) else str(item)
+            return (
+                format(item, "f").rstrip("0").rstrip(".") if isinstance(item, float) else str(item)
+            )
         if isinstance(item, str) and item.strip():
             return " ".join(item.split())
     return None

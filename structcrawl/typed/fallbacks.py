@@ -25,10 +25,18 @@ from structcrawl.typed._values import props, text, values
 from structcrawl.typed.fields import Candidate
 from structcrawl.typed.visible import Evidence
 
-__all__ = ["data_block_candidates", "itemprop_candidates", "meta_candidates", "visible_candidates"]
+__all__ = [
+    "data_block_candidates",
+    "fallback",
+    "itemprop_candidates",
+    "meta_candidates",
+    "visible_candidates",
+    "visible_price",
+]
 
 _META = {
-    "product:price:amount": "price", "og:price:amount": "price", "product:sale_price:amount": "price",
+    "product:price:amount": "price", "og:price:amount": "price",
+    "product:sale_price:amount": "price",
     "product:price:currency": "currency", "og:price:currency": "currency",
     "product:availability": "availability", "og:availability": "availability",
     "product:retailer_item_id": "sku", "product:sku": "sku", "product:brand": "brand",
@@ -37,7 +45,9 @@ _META = {
 }  # fmt: skip
 
 
-def _fb(field: str, value: Any, rule: str, path: str, raw: Any, evidence: str, record: int | None = None) -> Candidate:
+def fallback(
+    field: str, value: Any, rule: str, path: str, raw: Any, evidence: str, record: int | None = None
+) -> Candidate:
     layer = rule.split(":", 1)[0]
     return Candidate(field, value, layer, path, raw, rule, record, fallback=True, evidence=evidence)
 
@@ -66,32 +76,83 @@ def meta_candidates(records: list[dict[str, Any]]) -> list[Candidate]:
         nested = p.get("product:price")
         for node in values(nested):
             if isinstance(node, dict):
-                pairs += [("product:price:amount", node.get("amount")), ("product:price:currency", node.get("currency"))]
+                pairs += [
+                    ("product:price:amount", node.get("amount")),
+                    ("product:price:currency", node.get("currency")),
+                ]
         for key, raw in pairs:
             field = _META.get(key)
             if field and raw is not None:
-                out.append(_fb(field, _shape(field, raw), "meta-tags", f"{path}#{key}", raw, f'<meta property="{key}">', index))
-        labels = {k[len("twitter:label"):]: text(v) for k, v in p.items() if k.startswith("twitter:label")}
+                out.append(
+                    fallback(
+                        field,
+                        _shape(field, raw),
+                        "meta-tags",
+                        f"{path}#{key}",
+                        raw,
+                        f'<meta property="{key}">',
+                        index,
+                    )
+                )
+        labels = {
+            k[len("twitter:label") :]: text(v)
+            for k, v in p.items()
+            if k.startswith("twitter:label")
+        }
         for n, label in labels.items():
             data = text(p.get(f"twitter:data{n}"))
             kind = (label or "").casefold()
             if data and ("price" in kind or "preis" in kind or "prix" in kind):
-                out.append(_fb("price", _norm.price(data)[0], "meta-tags:twitter", f"{path}#twitter:data{n}", data, f"twitter:label{n}={label}", index))
+                out.append(
+                    fallback(
+                        "price",
+                        _norm.price(data)[0],
+                        "meta-tags:twitter",
+                        f"{path}#twitter:data{n}",
+                        data,
+                        f"twitter:label{n}={label}",
+                        index,
+                    )
+                )
                 cur = _norm.price(data)[1]
                 if cur:
-                    out.append(_fb("currency", cur, "meta-tags:twitter", f"{path}#twitter:data{n}", data, f"twitter:label{n}={label}", index))
+                    out.append(
+                        fallback(
+                            "currency",
+                            cur,
+                            "meta-tags:twitter",
+                            f"{path}#twitter:data{n}",
+                            data,
+                            f"twitter:label{n}={label}",
+                            index,
+                        )
+                    )
             if data and ("availab" in kind or "stock" in kind):
-                out.append(_fb("availability", _norm.availability(data), "meta-tags:twitter", f"{path}#twitter:data{n}", data, f"twitter:label{n}={label}", index))
+                out.append(
+                    fallback(
+                        "availability",
+                        _norm.availability(data),
+                        "meta-tags:twitter",
+                        f"{path}#twitter:data{n}",
+                        data,
+                        f"twitter:label{n}={label}",
+                        index,
+                    )
+                )
     for c in list(out):
         if c.field == "price" and c.value is not None and isinstance(c.raw, str):
             amount = _norm.price(c.raw)
-            out[out.index(c)] = _fb("price", amount[0], c.rule, c.path, c.raw, c.evidence or "", c.record)
+            out[out.index(c)] = fallback(
+                "price", amount[0], c.rule, c.path, c.raw, c.evidence or "", c.record
+            )
     return out
 
 
-_LOOSE = {"price": "price", "pricecurrency": "currency", "availability": "availability", "sku": "sku",
-          "mpn": "mpn", "brand": "brand", "gtin13": "gtin", "gtin": "gtin", "gtin12": "gtin", "gtin8": "gtin",
-          "gtin14": "gtin", "name": "name"}  # fmt: skip
+_LOOSE = {
+    "price": "price", "pricecurrency": "currency", "availability": "availability", "sku": "sku",
+    "mpn": "mpn", "brand": "brand", "gtin13": "gtin", "gtin": "gtin", "gtin12": "gtin",
+    "gtin8": "gtin", "gtin14": "gtin", "name": "name",
+}  # fmt: skip
 
 
 def itemprop_candidates(document: Document) -> list[Candidate]:
@@ -101,10 +162,24 @@ def itemprop_candidates(document: Document) -> list[Candidate]:
             field = _LOOSE.get(prop.casefold())
             if not field:
                 continue
-            raw = el.get("content") or el.get("href") or el.get("value") or " ".join("".join(el.itertext()).split())
+            raw = (
+                el.get("content")
+                or el.get("href")
+                or el.get("value")
+                or " ".join("".join(el.itertext()).split())
+            )
             value = _norm.price(raw)[0] if field == "price" else _shape(field, raw)
             path = document.path_of(el)
-            out.append(_fb(field, value, "itemprop-loose", path, raw, f'itemprop="{prop}" outside any itemscope'))
+            out.append(
+                fallback(
+                    field,
+                    value,
+                    "itemprop-loose",
+                    path,
+                    raw,
+                    f'itemprop="{prop}" outside any itemscope',
+                )
+            )
     return out
 
 
@@ -114,7 +189,9 @@ def _walk(value: Any, depth: int = 0) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     if isinstance(value, dict):
         keys = set(value)
-        if ({"title", "name"} & keys) and ({"price", "variants", "sku", "offers", "priceRange"} & keys):
+        if ({"title", "name"} & keys) and (
+            {"price", "variants", "sku", "offers", "priceRange"} & keys
+        ):
             found.append(value)
         for v in value.values():
             found.extend(_walk(v, depth + 1))
@@ -128,7 +205,11 @@ def _variant(product: dict[str, Any]) -> dict[str, Any]:
     variants = [v for v in values(product.get("variants")) if isinstance(v, dict)]
     if not variants:
         return product
-    chosen = product.get("selectedVariantId") or product.get("selected_variant_id") or product.get("selectedVariant")
+    chosen = (
+        product.get("selectedVariantId")
+        or product.get("selected_variant_id")
+        or product.get("selectedVariant")
+    )
     for v in variants:
         if chosen is not None and v.get("id") == chosen:
             return v
@@ -148,13 +229,17 @@ def _avail(obj: dict[str, Any]) -> str | None:
     return None
 
 
-def _price(obj: dict[str, Any], product: dict[str, Any], shown: list[str]) -> tuple[str | None, str | None, Any]:
+def _price(
+    obj: dict[str, Any], product: dict[str, Any], shown: list[str]
+) -> tuple[str | None, str | None, Any]:
     raw = obj.get("price", product.get("price"))
     code = None
     if isinstance(raw, dict):
         code = _norm.currency(raw.get("currencyCode") or raw.get("currency"))
         raw = raw.get("amount", raw.get("value"))
-    code = code or _norm.currency(obj.get("currency") or product.get("currency") or product.get("currencyCode"))
+    code = code or _norm.currency(
+        obj.get("currency") or product.get("currency") or product.get("currencyCode")
+    )
     if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 100:
         cents = _norm.price(raw / 100, code)[0]
         shopify = bool({"handle", "compare_at_price", "price_min"} & set(product))
@@ -178,13 +263,50 @@ def data_block_candidates(records: list[dict[str, Any]], shown: list[str]) -> li
         price, code, raw = _price(variant, product, shown)
         sku = text(variant.get("sku") if isinstance(variant.get("sku"), str | int) else None)
         out = [
-            _fb("name", text(product.get("title") or product.get("name")), "data-block-product", path, product.get("title") or product.get("name"), ev, index),
-            _fb("price", price, "data-block-product", path, raw, ev, index),
-            _fb("currency", code, "data-block-product", path, None, ev, index),
-            _fb("availability", _avail(variant) or _avail(product), "data-block-product", path, None, ev, index),
-            _fb("sku", sku, "data-block-product", path, variant.get("sku"), ev, index),
-            _fb("gtin", _shape("gtin", variant.get("barcode") or variant.get("gtin") or variant.get("ean")), "data-block-product", path, variant.get("barcode"), ev, index),
-            _fb("brand", _shape("brand", product.get("vendor") or product.get("brand") if isinstance(product.get("brand") or product.get("vendor"), str) else None), "data-block-product", path, product.get("vendor") or product.get("brand"), ev, index),
+            fallback(
+                "name",
+                text(product.get("title") or product.get("name")),
+                "data-block-product",
+                path,
+                product.get("title") or product.get("name"),
+                ev,
+                index,
+            ),
+            fallback("price", price, "data-block-product", path, raw, ev, index),
+            fallback("currency", code, "data-block-product", path, None, ev, index),
+            fallback(
+                "availability",
+                _avail(variant) or _avail(product),
+                "data-block-product",
+                path,
+                None,
+                ev,
+                index,
+            ),
+            fallback("sku", sku, "data-block-product", path, variant.get("sku"), ev, index),
+            fallback(
+                "gtin",
+                _shape("gtin", variant.get("barcode") or variant.get("gtin") or variant.get("ean")),
+                "data-block-product",
+                path,
+                variant.get("barcode"),
+                ev,
+                index,
+            ),
+            fallback(
+                "brand",
+                _shape(
+                    "brand",
+                    product.get("vendor") or product.get("brand")
+                    if isinstance(product.get("brand") or product.get("vendor"), str)
+                    else None,
+                ),
+                "data-block-product",
+                path,
+                product.get("vendor") or product.get("brand"),
+                ev,
+                index,
+            ),
         ]
         return out
     return []
@@ -194,59 +316,70 @@ def visible_candidates(ev: Evidence) -> list[Candidate]:
     out: list[Candidate] = []
     if ev.price:
         amount, cur, sign = _norm.price(ev.price)
-        out.append(_fb("price", amount, "visible-page", ev.price_path, ev.price, "price nearest the main heading"))
+        out.append(
+            fallback(
+                "price",
+                amount,
+                "visible-page",
+                ev.price_path,
+                ev.price,
+                "price nearest the main heading",
+            )
+        )
         if cur:
-            out.append(_fb("currency", cur, "visible-page", ev.price_path, sign, "currency sign of that price"))
-            out.append(_fb("currencyRaw", sign, "visible-page", ev.price_path, sign, "currency sign of that price"))
+            out.append(
+                fallback(
+                    "currency",
+                    cur,
+                    "visible-page",
+                    ev.price_path,
+                    sign,
+                    "currency sign of that price",
+                )
+            )
+            out.append(
+                fallback(
+                    "currencyRaw",
+                    sign,
+                    "visible-page",
+                    ev.price_path,
+                    sign,
+                    "currency sign of that price",
+                )
+            )
     if ev.availability:
-        out.append(_fb("availability", ev.availability, "visible-page", "", ev.availability_text, f"page text: {ev.availability_text!r}"))
+        out.append(
+            fallback(
+                "availability",
+                ev.availability,
+                "visible-page",
+                "",
+                ev.availability_text,
+                f"page text: {ev.availability_text!r}",
+            )
+        )
     if ev.sku:
-        out.append(_fb("sku", ev.sku, "visible-page", "", ev.sku_text, f"labelled: {ev.sku_text!r}"))
+        out.append(
+            fallback("sku", ev.sku, "visible-page", "", ev.sku_text, f"labelled: {ev.sku_text!r}")
+        )
     if ev.gtin:
-        out.append(_fb("gtin", _shape("gtin", ev.gtin), "visible-page", "", ev.gtin_text, f"labelled: {ev.gtin_text!r}"))
+        out.append(
+            fallback(
+                "gtin",
+                _shape("gtin", ev.gtin),
+                "visible-page",
+                "",
+                ev.gtin_text,
+                f"labelled: {ev.gtin_text!r}",
+            )
+        )
     if ev.heading:
-        out.append(_fb("name", ev.heading, "visible-page", "//h1", ev.heading, "the main heading"))
+        out.append(
+            fallback("name", ev.heading, "visible-page", "//h1", ev.heading, "the main heading")
+        )
     return out
 
 
 def visible_price(ev: Evidence) -> str | None:
     """The normalized price nearest the main heading (``None`` without one)."""
     return _norm.price(ev.price)[0] if ev.price else None
-
-
-_ARTICLE_META = {
-    "og:title": "headline", "dc:title": "headline", "article:published_time": "datePublished",
-    "dc:date": "datePublished", "dcterms:issued": "datePublished", "article:modified_time": "dateModified",
-    "dcterms:modified": "dateModified", "dc:creator": "authors", "og:url": "url", "dc:identifier": "url",
-    "og:description": "description", "dc:description": "description", "dc:language": "inLanguage",
-    "article:section": "articleSection", "dc:publisher": "publisher",
-}  # fmt: skip
-
-
-def is_article_meta(records: list[dict[str, Any]]) -> bool:
-    """Whether the page metadata says the page is an article (``og:type`` article)."""
-    return any(
-        text(props(r).get("og:type")) in ("article", "blog", "news") for r in records if r.get("format") == "opengraph"
-    )
-
-
-def article_meta_candidates(records: list[dict[str, Any]]) -> list[Candidate]:
-    """Article fields from Open Graph and Dublin Core page metadata (``meta-tags`` fallback)."""
-    out: list[Candidate] = []
-    for index, rec in enumerate(records):
-        if rec.get("kind") != "entity" or rec.get("format") not in ("opengraph", "dublincore"):
-            continue
-        path = str(rec.get("source_element") or "")
-        for key, raw in props(rec).items():
-            field = _ARTICLE_META.get(key.replace("DC.", "dc:").replace("dc.", "dc:"))
-            if not field or text(raw) is None:
-                continue
-            value: Any = text(raw)
-            if field == "authors":
-                value = [{"name": text(v)} for v in values(raw) if text(v)]
-            elif field == "publisher":
-                value = {"name": text(raw)}
-            out.append(_fb(field, value, "meta-tags", f"{path}#{key}", raw, f'<meta name="{key}">', index))
-            if field == "headline":
-                out.append(_fb("name", value, "meta-tags", f"{path}#{key}", raw, f'<meta name="{key}">', index))
-    return out

@@ -55,7 +55,11 @@ def layer_rank(c: Candidate, precedence: Sequence[str] = DEFAULT_PRECEDENCE) -> 
     n = len(precedence)
     if c.fallback:
         rule = c.rule.split(":", 1)[0]
-        return 2 * n + 2 + (FALLBACK_RULES.index(rule) if rule in FALLBACK_RULES else len(FALLBACK_RULES))
+        return (
+            2 * n
+            + 2
+            + (FALLBACK_RULES.index(rule) if rule in FALLBACK_RULES else len(FALLBACK_RULES))
+        )
     base = precedence.index(c.layer) if c.layer in precedence else n
     return base + (n + 1 if c.repaired else 0)
 

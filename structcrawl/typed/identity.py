@@ -33,7 +33,9 @@ def url_key(url: str | None, base: str = "") -> str | None:
         return None
 
 
-def identity_keys(node_id: str | None, p: dict[str, Any], page_url: str, *, with_url: bool = True) -> list[str]:
+def identity_keys(
+    node_id: str | None, p: dict[str, Any], page_url: str, *, with_url: bool = True
+) -> list[str]:
     """The strong keys of an entity with properties ``p`` found on ``page_url``."""
     keys: list[str] = []
     if node_id and not node_id.startswith("_:"):

@@ -45,7 +45,11 @@ def type_names(types: list[str]) -> list[str]:
     """schema.org local names of a type list (other vocabularies' IRIs dropped)."""
     out = []
     for t in types:
-        local = t.rsplit("/", 1)[-1] if t.startswith(("http://schema.org/", "https://schema.org/")) else t
+        local = (
+            t.rsplit("/", 1)[-1]
+            if t.startswith(("http://schema.org/", "https://schema.org/"))
+            else t
+        )
         if local and ":" not in local and "/" not in local:
             out.append(local)
     return out
@@ -81,8 +85,20 @@ def page_nodes(records: list[dict[str, Any]]) -> list[Node]:
             ordinal = len(out)
             if types and not whole_block:
                 out.append(
-                    Node(ordinal, types, _node_id(node), props(node), fmt, path, index,
-                         depth, via, repaired, _provenance(node), parent)
+                    Node(
+                        ordinal,
+                        types,
+                        _node_id(node),
+                        props(node),
+                        fmt,
+                        path,
+                        index,
+                        depth,
+                        via,
+                        repaired,
+                        _provenance(node),
+                        parent,
+                    )
                 )
                 here: int | None = ordinal
             else:
@@ -94,6 +110,8 @@ def page_nodes(records: list[dict[str, Any]]) -> list[Node]:
                 for i, child in enumerate(values(value)):
                     if is_node(child):
                         element = child.get("source_element") if "properties" in child else None
-                        children.append((child, depth + 1, prop, str(element or f"{path}/{prop}[{i}]"), here))
+                        children.append(
+                            (child, depth + 1, prop, str(element or f"{path}/{prop}[{i}]"), here)
+                        )
             stack.extend(reversed(children))
     return out

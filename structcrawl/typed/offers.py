@@ -18,7 +18,14 @@ from structcrawl.typed._values import node_type, nodes_of, props, ref, text, val
 
 __all__ = ["OfferReading", "default_offer", "offer_nodes"]
 
-_OLD_PRICE_TYPES = ("listprice", "strikethroughprice", "msrp", "srp", "invoiceprice", "minimumadvertisedprice")
+_OLD_PRICE_TYPES = (
+    "listprice",
+    "strikethroughprice",
+    "msrp",
+    "srp",
+    "invoiceprice",
+    "minimumadvertisedprice",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +94,16 @@ def _read(offer_node: dict[str, Any], index: int, shown: str | None, base: str) 
             break
     avail_raw = offer.get("availability")
     return OfferReading(
-        price, raw, path, code, cur_raw, _norm.availability(avail_raw), avail_raw,
-        ref(offer.get("url")), text(offer.get("sku")), index,
+        price,
+        raw,
+        path,
+        code,
+        cur_raw,
+        _norm.availability(avail_raw),
+        avail_raw,
+        ref(offer.get("url")),
+        text(offer.get("sku")),
+        index,
     )
 
 
@@ -107,7 +122,13 @@ def default_offer(
             if r.price == shown:
                 return r, readings
     for r in readings:
-        if r.price is not None and r.availability in (None, "InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly"):
+        if r.price is not None and r.availability in (
+            None,
+            "InStock",
+            "LimitedAvailability",
+            "OnlineOnly",
+            "InStoreOnly",
+        ):
             return r, readings
     priced = [r for r in readings if r.price is not None]
     return (priced or readings)[0], readings

@@ -22,7 +22,7 @@ from typing import Any
 from structcrawl.core.document import Document
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.entities.resolve import resolve
-from structcrawl.typed import fallbacks
+from structcrawl.typed import articlemeta, fallbacks
 from structcrawl.typed._values import nodes_of, props, ref, text, values
 from structcrawl.typed.fields import Candidate, choose
 from structcrawl.typed.identity import identity_keys, url_key
@@ -33,16 +33,52 @@ from structcrawl.typed.visible import Evidence, page_evidence
 
 __all__ = ["build_items"]
 
-_NESTED_ONLY = frozenset({"hasVariant", "isVariantOf", "isRelatedTo", "isSimilarTo", "isAccessoryOrSparePartFor", "isConsumableFor", "model", "itemOffered"})
-_PAGE_TYPES = frozenset({"WebPage", "ItemPage", "ProductPage", "CollectionPage", "WebSite", "AboutPage", "SearchResultsPage"})
-_FIELD_ORDER = ("name", "price", "currency", "currencyRaw", "availability", "sku", "gtin", "mpn", "brand", "url", "canonicalUrl")
+_NESTED_ONLY = frozenset(
+    {
+        "hasVariant",
+        "isVariantOf",
+        "isRelatedTo",
+        "isSimilarTo",
+        "isAccessoryOrSparePartFor",
+        "isConsumableFor",
+        "model",
+        "itemOffered",
+    }
+)
+_PAGE_TYPES = frozenset(
+    {
+        "WebPage",
+        "ItemPage",
+        "ProductPage",
+        "CollectionPage",
+        "WebSite",
+        "AboutPage",
+        "SearchResultsPage",
+    }
+)
+_FIELD_ORDER = (
+    "name",
+    "price",
+    "currency",
+    "currencyRaw",
+    "availability",
+    "sku",
+    "gtin",
+    "mpn",
+    "brand",
+    "url",
+    "canonicalUrl",
+)
 
 
 def _canonical(doc: Document | None) -> str | None:
     if doc is None:
         return None
     for link in doc.root.iter("link"):
-        if "canonical" in (link.get("rel") or "").lower().split() and (link.get("href") or "").strip():
+        if (
+            "canonical" in (link.get("rel") or "").lower().split()
+            and (link.get("href") or "").strip()
+        ):
             return doc.resolve(link.get("href") or "")
     return None
 
@@ -81,7 +117,9 @@ def _main_refs(nodes: list[Node], page_keys: set[str]) -> set[str]:
     return out
 
 
-def _score(kind: str, group: list[Node], main: set[str], page_keys: set[str], heading: str | None) -> tuple[Any, ...]:
+def _score(
+    kind: str, group: list[Node], main: set[str], page_keys: set[str], heading: str | None
+) -> tuple[Any, ...]:
     ids = {"id:" + n.id for n in group if n.id}
     urls: set[str] = set()
     self_main = False
@@ -95,7 +133,12 @@ def _score(kind: str, group: list[Node], main: set[str], page_keys: set[str], he
             k = url_key(target)
             if k and k in page_keys:
                 self_main = True
-    names = {" ".join((text(n.props.get("name")) or text(n.props.get("headline")) or "").casefold().split()) for n in group}
+    names = {
+        " ".join(
+            (text(n.props.get("name")) or text(n.props.get("headline")) or "").casefold().split()
+        )
+        for n in group
+    }
     head = " ".join((heading or "").casefold().split())
     return (
         not (ids & main or self_main),
@@ -107,7 +150,9 @@ def _score(kind: str, group: list[Node], main: set[str], page_keys: set[str], he
     )
 
 
-def _item(kind: str, cands: list[Candidate], precedence: Sequence[str], prefer_price: str | None) -> dict[str, Any]:
+def _item(
+    kind: str, cands: list[Candidate], precedence: Sequence[str], prefer_price: str | None
+) -> dict[str, Any]:
     fields: dict[str, list[Candidate]] = {}
     for c in cands:
         fields.setdefault(c.field, []).append(c)
@@ -127,29 +172,50 @@ def _item(kind: str, cands: list[Candidate], precedence: Sequence[str], prefer_p
             conflicts[field] = others
     # a currency goes with its price: take the price's own currency when it has one
     if "price" in chosen and "currency" in fields:
-        mates = [c for c in fields["currency"] if c.record == chosen["price"].record and c.layer == chosen["price"].layer and c.value]
+        mates = [
+            c
+            for c in fields["currency"]
+            if c.record == chosen["price"].record and c.layer == chosen["price"].layer and c.value
+        ]
         if mates and mates[0].value != item.get("currency"):
-            conflicts.setdefault("currency", []).append({"value": item.get("currency"), **provenance["currency"]})
+            conflicts.setdefault("currency", []).append(
+                {"value": item.get("currency"), **provenance["currency"]}
+            )
             item["currency"], provenance["currency"] = mates[0].value, mates[0].provenance()
     item["provenance"] = provenance
     item["conflicts"] = conflicts
     return item
 
 
-def _product_fallbacks(records: list[dict[str, Any]], doc: Document | None, ev: Evidence, shown: list[str]) -> list[Candidate]:
+def _product_fallbacks(
+    records: list[dict[str, Any]], doc: Document | None, ev: Evidence, shown: list[str]
+) -> list[Candidate]:
     out = fallbacks.meta_candidates(records) + fallbacks.data_block_candidates(records, shown)
     if doc is not None:
         out += fallbacks.itemprop_candidates(doc) + fallbacks.visible_candidates(ev)
     return out
 
 
-def _is_product_page(records: list[dict[str, Any]], fb: list[Candidate], ev: Evidence, other_primary: str | None) -> bool:
+def _is_product_page(
+    records: list[dict[str, Any]], fb: list[Candidate], ev: Evidence, other_primary: str | None
+) -> bool:
     og_product = any(
-        text(props(r).get("og:type")) in ("product", "og:product", "product.item") for r in records if r.get("format") == "opengraph"
+        text(props(r).get("og:type")) in ("product", "og:product", "product.item")
+        for r in records
+        if r.get("format") == "opengraph"
     )
-    strong = any(c.value and c.field in ("price", "sku") and c.rule.split(":")[0] in ("meta-tags", "itemprop-loose", "data-block-product") for c in fb)
+    strong = any(
+        c.value
+        and c.field in ("price", "sku")
+        and c.rule.split(":")[0] in ("meta-tags", "itemprop-loose", "data-block-product")
+        for c in fb
+    )
     visible = ev.price is not None and ev.availability is not None and ev.heading is not None
-    return og_product or strong or (visible and other_primary in (None, "Organization", "BreadcrumbList", "ItemList"))
+    return (
+        og_product
+        or strong
+        or (visible and other_primary in (None, "Organization", "BreadcrumbList", "ItemList"))
+    )
 
 
 def _listed(nodes: list[Node], clusters: list[tuple[str, list[Node]]]) -> list[list[Node]]:
@@ -157,8 +223,16 @@ def _listed(nodes: list[Node], clusters: list[tuple[str, list[Node]]]) -> list[l
     listed: list[int] = []
     for n in nodes:
         if "ItemList" in n.types or "OfferCatalog" in n.types:
-            listed += [m.ordinal for m in nodes if m.parent is not None and _under(nodes, m, n.ordinal) and item_type(m.types) == "Product"]
-    groups = [g for kind, g in clusters if kind == "Product" and any(m.ordinal in listed for m in g)]
+            listed += [
+                m.ordinal
+                for m in nodes
+                if m.parent is not None
+                and _under(nodes, m, n.ordinal)
+                and item_type(m.types) == "Product"
+            ]
+    groups = [
+        g for kind, g in clusters if kind == "Product" and any(m.ordinal in listed for m in g)
+    ]
     return sorted(groups, key=lambda g: min(m.ordinal for m in g)) if len(groups) >= 2 else []
 
 
@@ -167,7 +241,11 @@ def _under(nodes: list[Node], node: Node, ancestor: int) -> bool:
     while parent is not None:
         if parent == ancestor:
             return True
-        parent = nodes[parent].parent if parent < len(nodes) and nodes[parent].ordinal == parent else None
+        parent = (
+            nodes[parent].parent
+            if parent < len(nodes) and nodes[parent].ordinal == parent
+            else None
+        )
     return False
 
 
@@ -188,9 +266,20 @@ def build_items(
     main = _main_refs(nodes, page_keys)
     scored = sorted(clusters, key=lambda kg: _score(kg[0], kg[1], main, page_keys, ev.heading))
     products = [g for kind, g in scored if kind == "Product"]
-    own = [g for g in products if not _score("Product", g, main, page_keys, ev.heading)[1] or not _score("Product", g, main, page_keys, ev.heading)[3] or not _score("Product", g, main, page_keys, ev.heading)[0]]
+    own = [
+        g
+        for g in products
+        if not _score("Product", g, main, page_keys, ev.heading)[1]
+        or not _score("Product", g, main, page_keys, ev.heading)[3]
+        or not _score("Product", g, main, page_keys, ev.heading)[0]
+    ]
     listed = _listed(nodes, clusters)
-    if not listed and len(products) >= 2 and not own and all(min(n.depth for n in g) == 0 for g in products[:2]):
+    if (
+        not listed
+        and len(products) >= 2
+        and not own
+        and all(min(n.depth for n in g) == 0 for g in products[:2])
+    ):
         listed = sorted(products, key=lambda g: min(n.ordinal for n in g))
     items: list[dict[str, Any]] = []
     used: set[int] = set()
@@ -208,9 +297,20 @@ def build_items(
             item["role"] = "primary"
             item["canonicalUrl"] = canonical
             items.append(item)
-    if not listed and not items and (not scored or scored[0][0] in ("Organization", "BreadcrumbList", "Person")):
-        if fallbacks.is_article_meta(records):
-            item = _build("Article", [], page_url, None, precedence, fallbacks.article_meta_candidates(records))
+    if (
+        not listed
+        and not items
+        and (not scored or scored[0][0] in ("Organization", "BreadcrumbList", "Person"))
+    ):
+        if articlemeta.is_article_meta(records):
+            item = _build(
+                "Article",
+                [],
+                page_url,
+                None,
+                precedence,
+                articlemeta.article_meta_candidates(records),
+            )
             item["role"], item["canonicalUrl"] = "primary", canonical
             items.append(item)
     for kind, group in scored:
@@ -219,9 +319,13 @@ def build_items(
         has_primary = any(i.get("role") == "primary" for i in items)
         extra = fb if (kind == "Product" and not has_primary) else []
         if kind == "Article" and not has_primary:
-            extra = fallbacks.article_meta_candidates(records)
+            extra = articlemeta.article_meta_candidates(records)
         item = _build(kind, group, page_url, shown_price if extra else None, precedence, extra)
-        if not any(i.get("role") == "primary" for i in items) and kind not in ("BreadcrumbList",) and not (listed and kind != "ItemList"):
+        if (
+            not any(i.get("role") == "primary" for i in items)
+            and kind not in ("BreadcrumbList",)
+            and not (listed and kind != "ItemList")
+        ):
             item["role"] = "primary"
             item["canonicalUrl"] = canonical
         else:
@@ -230,7 +334,9 @@ def build_items(
     primary = [i for i in items if i.get("role") == "primary"]
     rest = [i for i in items if i.get("role") != "primary"]
     if listed:
-        rest = [i for i in rest if i["type"] == "ItemList"] + [i for i in rest if i["type"] != "ItemList"]
+        rest = [i for i in rest if i["type"] == "ItemList"] + [
+            i for i in rest if i["type"] != "ItemList"
+        ]
     if primary and primary[0]["type"] == "Product":
         crumbs = next((i for i in rest if i["type"] == "BreadcrumbList"), None)
         if crumbs and crumbs.get("breadcrumbs"):
@@ -238,7 +344,14 @@ def build_items(
     return primary + rest
 
 
-def _build(kind: str, group: list[Node], page_url: str, shown: str | None, precedence: Sequence[str], extra: list[Candidate]) -> dict[str, Any]:
+def _build(
+    kind: str,
+    group: list[Node],
+    page_url: str,
+    shown: str | None,
+    precedence: Sequence[str],
+    extra: list[Candidate],
+) -> dict[str, Any]:
     cands: list[Candidate] = []
     for n in sorted(group, key=lambda n: n.ordinal):
         if kind == "Product":

@@ -25,7 +25,16 @@ from structcrawl.typed.offers import default_offer
 __all__ = ["PRODUCT_TYPES", "product_candidates", "variant_summary"]
 
 PRODUCT_TYPES = frozenset(
-    {"Product", "ProductGroup", "ProductModel", "IndividualProduct", "SomeProducts", "Vehicle", "Car", "Motorcycle"}
+    {
+        "Product",
+        "ProductGroup",
+        "ProductModel",
+        "IndividualProduct",
+        "SomeProducts",
+        "Vehicle",
+        "Car",
+        "Motorcycle",
+    }
 )
 _GTIN_PROPS = ("gtin13", "gtin12", "gtin14", "gtin8", "gtin", "isbn")
 _IN_STOCK = (None, "InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly")
@@ -41,7 +50,11 @@ def _name(value: Any) -> str | None:
 def _images(value: Any, resolve: Any) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for item in values(value):
-        url = text(props(item).get("url") or props(item).get("contentUrl")) if nodes_of(item) else ref(item)
+        url = (
+            text(props(item).get("url") or props(item).get("contentUrl"))
+            if nodes_of(item)
+            else ref(item)
+        )
         if url and {"url": resolve(url)} not in out:
             out.append({"url": resolve(url)})
     return out
@@ -76,7 +89,9 @@ def _gtins(p: dict[str, Any]) -> list[dict[str, str]]:
         for raw in values(p.get(prop)):
             digits = _norm.gtin(raw, prop if prop != "isbn" else "gtin")
             if digits and all(g["value"] != digits for g in out):
-                out.append({"type": prop if prop != "gtin" else f"gtin{len(digits)}", "value": digits})
+                out.append(
+                    {"type": prop if prop != "gtin" else f"gtin{len(digits)}", "value": digits}
+                )
     return out
 
 
@@ -116,14 +131,25 @@ def variant_summary(node: Node, page_url: str) -> list[dict[str, Any]]:
     return out
 
 
-def product_candidates(node: Node, page_url: str, shown: str | None, resolve: Any) -> list[Candidate]:
+def product_candidates(
+    node: Node, page_url: str, shown: str | None, resolve: Any
+) -> list[Candidate]:
     """Every Product field this entity gives, with its provenance."""
     p = node.props
     variant = pick_variant(node, page_url, shown)
     source = {**p, **{k: v for k, v in (variant or {}).items() if k != "name"}} if variant else p
 
     def cand(field: str, value: Any, prop: str, raw: Any = None, rule: str = "") -> Candidate:
-        return Candidate(field, value, node.format, f"{node.path}#{prop}", raw if raw is not None else source.get(prop), rule or prop, node.record, repaired=node.repaired)
+        return Candidate(
+            field,
+            value,
+            node.format,
+            f"{node.path}#{prop}",
+            raw if raw is not None else source.get(prop),
+            rule or prop,
+            node.record,
+            repaired=node.repaired,
+        )
 
     out = [
         cand("name", text(p.get("name")), "name"),
@@ -131,11 +157,19 @@ def product_candidates(node: Node, page_url: str, shown: str | None, resolve: An
         cand("sku", text(source.get("sku")), "sku"),
         cand("mpn", text(source.get("mpn")), "mpn"),
         cand("gtin", _gtins(source), "gtin"),
-        cand("brand", {"name": _name(p.get("brand") or p.get("manufacturer"))} if _name(p.get("brand") or p.get("manufacturer")) else None, "brand"),
+        cand(
+            "brand",
+            {"name": _name(p.get("brand") or p.get("manufacturer"))}
+            if _name(p.get("brand") or p.get("manufacturer"))
+            else None,
+            "brand",
+        ),
         cand("url", resolve(ref(p.get("url"))) if ref(p.get("url")) else None, "url"),
         cand("images", _images(p.get("image"), resolve), "image"),
         cand("aggregateRating", _rating(p.get("aggregateRating")), "aggregateRating"),
-        cand("additionalProperties", _additional(p.get("additionalProperty")), "additionalProperty"),
+        cand(
+            "additionalProperties", _additional(p.get("additionalProperty")), "additionalProperty"
+        ),
         cand("color", text(source.get("color")), "color"),
         cand("size", text(source.get("size")), "size"),
     ]
@@ -143,11 +177,39 @@ def product_candidates(node: Node, page_url: str, shown: str | None, resolve: An
         out.append(cand("sku", text(source.get("productID")).split(":")[-1], "productID"))  # type: ignore[union-attr]
     offer, _ = default_offer(source, page_url, shown)
     if offer is not None:
-        rule = f"offers[{offer.index}].{offer.price_path}" if offer.price_path else f"offers[{offer.index}]"
+        rule = (
+            f"offers[{offer.index}].{offer.price_path}"
+            if offer.price_path
+            else f"offers[{offer.index}]"
+        )
         out.append(cand("price", offer.price, "offers", offer.price_raw, rule))
-        out.append(cand("currency", offer.currency, "offers", offer.currency_raw, f"offers[{offer.index}].priceCurrency"))
-        out.append(cand("currencyRaw", offer.currency_raw, "offers", offer.currency_raw, f"offers[{offer.index}].priceCurrency"))
-        out.append(cand("availability", offer.availability, "offers", offer.availability_raw, f"offers[{offer.index}].availability"))
+        out.append(
+            cand(
+                "currency",
+                offer.currency,
+                "offers",
+                offer.currency_raw,
+                f"offers[{offer.index}].priceCurrency",
+            )
+        )
+        out.append(
+            cand(
+                "currencyRaw",
+                offer.currency_raw,
+                "offers",
+                offer.currency_raw,
+                f"offers[{offer.index}].priceCurrency",
+            )
+        )
+        out.append(
+            cand(
+                "availability",
+                offer.availability,
+                "offers",
+                offer.availability_raw,
+                f"offers[{offer.index}].availability",
+            )
+        )
         if offer.sku and not text(source.get("sku")):
             out.append(cand("sku", offer.sku, "offers", offer.sku, f"offers[{offer.index}].sku"))
     return out

@@ -19,46 +19,37 @@ from lxml import etree
 
 from structcrawl.core.document import Document
 from structcrawl.rules.visible import find_prices
+from structcrawl.typed._words import (
+    BUY,
+    DECOY_WORDS,
+    GTIN_LABEL,
+    HIDDEN_STYLE,
+    IN_STOCK,
+    OLD_CLASS,
+    OUT_OF_STOCK,
+    PREORDER,
+    SKU_LABEL,
+    STRUCK,
+    UNIT_AFTER,
+)
 
 __all__ = ["Evidence", "Piece", "page_evidence"]
 
-_SKIP = frozenset({"script", "style", "template", "noscript", "head", "nav", "footer", "aside", "select", "option", "svg"})
-_STRUCK = frozenset({"del", "s", "strike"})
-_OLD_CLASS = re.compile(r"(?:^|[-_ ])(?:old|was|compare|compare-at|regular|strike|crossed|uvp|rrp|msrp|list|before|original|saving|savings|save|instal+ments?|klarna|shipping|related|recommend\w*|upsell|cross-?sell|teaser|sidebar|widget)(?:$|[-_ ])", re.I)
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-_DECOY_WORDS = re.compile(
-    r"(?:\b(?:save|sparen|spare|ahorra|économisez|risparmi|bespaar|uvp|rrp|msrp|statt|was|war|avant|antes|"
-    r"instal+ments?|raten|plazos?|mensualit|x\s*\d|klarna|afterpay|paypal|shop\s*pay|"
-    r"shipping|versand|envío|envio|livraison|verzending|spedizione|frakt|delivery|lieferung|"
-    r"free|gratis|kostenlos|gratuit|ab\b|over|über|dès|à partir de|a partir de|vanaf|"
-    r"per|pro|je|/\s*(?:kg|l|m|100)|subscribe|abo|bundle|\d+\s*for)\b)",
-    re.I,
+_SKIP = frozenset(
+    {
+        "script",
+        "style",
+        "template",
+        "noscript",
+        "head",
+        "nav",
+        "footer",
+        "aside",
+        "select",
+        "option",
+        "svg",
+    }
 )
-_UNIT_AFTER = re.compile(r"^\s*(?:/|per\b|pro\b|je\b|le\b|la\b)\s*\S", re.I)
-_OOS = re.compile(
-    r"\b(?:out of stock|sold out|currently unavailable|no longer available|ausverkauft|nicht (?:mehr )?(?:auf lager|lieferbar|verfügbar)|"
-    r"vergriffen|épuisé|epuise|rupture de stock|indisponible|agotado|sin stock|no disponible|uitverkocht|niet (?:op voorraad|leverbaar)|"
-    r"esaurito|non disponibile|slutsåld|slut i lager|utsolgt|udsolgt|loppuunmyyty|wyprzedane|brak w magazynie|vyprodáno)\b|在庫切れ|売り切れ|品切れ|缺货|售罄",
-    re.I,
-)
-_IN = re.compile(
-    r"\b(?:in stock|available now|auf lager|sofort lieferbar|lieferbar|vorrätig|en stock|disponible|en existencia|op voorraad|"
-    r"disponibile|i lager|på lager|varastossa|dostępny|skladem)\b|在庫あり",
-    re.I,
-)
-_PREORDER = re.compile(r"\b(?:pre-?order|vorbestell\w*|précommande|pré-commande|reserva\w*|pre-?ordina|förbeställ\w*)\b|予約", re.I)
-_BUY = re.compile(
-    r"\b(?:add to (?:cart|bag|basket)|buy now|in den warenkorb|in den einkaufswagen|jetzt kaufen|ajouter au panier|acheter|"
-    r"añadir al carrito|comprar|in winkelwagen|toevoegen aan winkelwagen|aggiungi al carrello|lägg i (?:varukorg|kundvagn)|köp|"
-    r"legg i handlekurv|læg i kurv|lisää ostoskoriin|do koszyka|do košíku)\b|カートに入れる|加入购物车",
-    re.I,
-)
-_SKU_LABEL = re.compile(
-    r"(?:\bSKU|\bArt(?:ikel)?\.?\s*-?\s*N(?:r|o|um(?:mer)?)\.?|\bArtikelnummer|\bArticle\s*(?:number|no\.?)|\bItem\s*(?:#|no\.?|number)|"
-    r"\bProduct\s*(?:code|number|no\.?)|\bProduktnummer|\bBestellnummer|\bR[ée]f(?:[ée]rence)?\.?|\bReferencia|\bRef\.|\bCodice(?:\s*articolo)?|"
-    r"\bArtikelnr\.?|\bArt\.nr\.?|\bVarenr\.?|\bTuotenumero|品番|型番|商品コード)[\s:：#|]*(?=[A-Za-z\-_./]*\d)([A-Za-z0-9][A-Za-z0-9\-_./]{1,38}[A-Za-z0-9])\b"
-)
-_GTIN_LABEL = re.compile(r"\b(?:EAN(?:-?13)?|GTIN(?:-?1[234])?|UPC|Barcode|JAN)[\s:：#|]*(\d[\d ]{6,16}\d)\b", re.I)
 
 
 @dataclass(slots=True)
@@ -83,16 +74,24 @@ class Evidence:
     prices: list[str] = field(default_factory=list)  # every visible non-struck price text
 
 
+_CONTROLS = etree.XPath(
+    "//body//button|//body//input[@type='submit']"
+    "|//body//a[contains(@class,'cart') or contains(@class,'buy')]"
+)
+
+
 def _hidden(el: etree._Element) -> bool:
     return (
         el.get("hidden") is not None
         or (el.get("aria-hidden") or "").strip().lower() == "true"
-        or bool(_HIDDEN_STYLE.search(el.get("style") or ""))
+        or bool(HIDDEN_STYLE.search(el.get("style") or ""))
     )
 
 
 def _old(el: etree._Element) -> bool:
-    return el.tag in _STRUCK or bool(_OLD_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}"))
+    return el.tag in STRUCK or bool(
+        OLD_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}")
+    )
 
 
 def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
@@ -100,7 +99,9 @@ def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
     pieces: list[Piece] = []
     h1_at: int | None = None
     bodies = root.xpath("//body")
-    stack: list[tuple[etree._Element | str, bool, etree._Element | None]] = [(bodies[0] if bodies else root, False, None)]
+    stack: list[tuple[etree._Element | str, bool, etree._Element | None]] = [
+        (bodies[0] if bodies else root, False, None)
+    ]
     while stack:
         node, struck, owner = stack.pop()
         if isinstance(node, str):
@@ -125,7 +126,9 @@ def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
     return pieces, h1_at
 
 
-def _main_price(pieces: list[Piece], h1_at: int | None) -> tuple[str | None, Piece | None, list[str]]:
+def _main_price(
+    pieces: list[Piece], h1_at: int | None
+) -> tuple[str | None, Piece | None, list[str]]:
     best: tuple[float, str, Piece] | None = None
     shown: list[str] = []
     anchor = h1_at if h1_at is not None else 0
@@ -140,7 +143,7 @@ def _main_price(pieces: list[Piece], h1_at: int | None) -> tuple[str | None, Pie
                 continue
             shown.append(text)
             after = piece.text.split(text, 1)[-1]
-            if _UNIT_AFTER.match(after) or _DECOY_WORDS.search(context.replace(text, " ")):
+            if UNIT_AFTER.match(after) or DECOY_WORDS.search(context.replace(text, " ")):
                 continue
             distance = (i - anchor) if i >= anchor else 2 * (anchor - i)
             if best is None or distance < best[0]:
@@ -148,18 +151,24 @@ def _main_price(pieces: list[Piece], h1_at: int | None) -> tuple[str | None, Pie
     return (best[1], best[2], shown) if best else (None, None, shown)
 
 
-def _availability(pieces: list[Piece], root: etree._Element, anchor: int) -> tuple[str | None, str | None]:
+def _availability(
+    pieces: list[Piece], root: etree._Element, anchor: int
+) -> tuple[str | None, str | None]:
     near = sorted(range(len(pieces)), key=lambda i: abs(i - anchor))[:400]
     for i in near:
         text = pieces[i].text
         if len(text) > 160:
             continue
-        for pattern, value in ((_PREORDER, "PreOrder"), (_OOS, "OutOfStock"), (_IN, "InStock")):
+        for pattern, value in (
+            (PREORDER, "PreOrder"),
+            (OUT_OF_STOCK, "OutOfStock"),
+            (IN_STOCK, "InStock"),
+        ):
             if pattern.search(text):
                 return value, text
-    for el in root.xpath("//body//button|//body//input[@type='submit']|//body//a[contains(@class,'cart') or contains(@class,'buy')]"):
+    for el in _CONTROLS(root):
         label = " ".join(((el.get("value") or "") + " " + "".join(el.itertext())).split())
-        if _BUY.search(label):
+        if BUY.search(label):
             disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
             return ("OutOfStock" if disabled else "InStock"), label
     return None, None
@@ -178,10 +187,10 @@ def page_evidence(document: Document) -> Evidence:
     anchor = h1_at if h1_at is not None else 0
     ev.availability, ev.availability_text = _availability(pieces, document.root, anchor)
     full = " | ".join(p.text for p in pieces)
-    m = _SKU_LABEL.search(full)
+    m = SKU_LABEL.search(full)
     if m:
         ev.sku, ev.sku_text = m.group(1), m.group(0)
-    g = _GTIN_LABEL.search(full)
+    g = GTIN_LABEL.search(full)
     if g:
         ev.gtin, ev.gtin_text = g.group(1).replace(" ", ""), g.group(0)
     return ev

@@ -1,0 +1,107 @@
+"""The wording the visible-page evidence reads, in several languages (data, pure).
+
+Phrases are listed plainly and joined into case-insensitive patterns; add a language by adding
+its phrases. English, German, French, Spanish, Dutch, Italian, Swedish, Norwegian, Danish,
+Finnish, Polish, Czech and Japanese are covered.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "BUY",
+    "DECOY_WORDS",
+    "GTIN_LABEL",
+    "HIDDEN_STYLE",
+    "IN_STOCK",
+    "OLD_CLASS",
+    "OUT_OF_STOCK",
+    "PREORDER",
+    "SKU_LABEL",
+    "STRUCK",
+    "UNIT_AFTER",
+]
+
+
+def _words(*phrases: str, tail: tuple[str, ...] = ()) -> re.Pattern[str]:
+    """``\\b(?:a|b|...)\\b`` plus ``tail`` alternatives without word boundaries (CJK)."""
+    pattern = r"\b(?:" + "|".join(phrases) + r")\b"
+    if tail:
+        pattern += "|" + "|".join(tail)
+    return re.compile(pattern, re.I)
+
+
+#: Elements whose text is struck through (an old price).
+STRUCK = frozenset({"del", "s", "strike"})
+#: class/id words of elements that hold an old, compare-at or unrelated price.
+OLD_CLASS = re.compile(
+    r"(?:^|[-_ ])(?:"
+    + "|".join(
+        (
+            "old", "was", "compare", "compare-at", "regular", "strike", "crossed", "uvp", "rrp",
+            "msrp", "list", "before", "original", "saving", "savings", "save", r"instal+ments?",
+            "klarna", "shipping", "related", r"recommend\w*", "upsell", r"cross-?sell", "teaser",
+            "sidebar", "widget",
+        )
+    )
+    + r")(?:$|[-_ ])",
+    re.I,
+)  # fmt: skip
+HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+#: Words just before or around a price that make it something other than the price to pay.
+DECOY_WORDS = _words(
+    "save", "sparen", "spare", "ahorra", "économisez", "risparmi", "bespaar", "uvp", "rrp",
+    "msrp", "statt", "was", "war", "avant", "antes", r"instal+ments?", "raten", r"plazos?",
+    "mensualit", r"x\s*\d", "klarna", "afterpay", "paypal", r"shop\s*pay", "shipping",
+    "versand", "envío", "envio", "livraison", "verzending", "spedizione", "frakt", "delivery",
+    "lieferung", "free", "gratis", "kostenlos", "gratuit", "ab", "over", "über", "dès",
+    "à partir de", "a partir de", "vanaf", "per", "pro", "je", r"/\s*(?:kg|l|m|100)",
+    "subscribe", "abo", "bundle", r"\d+\s*for",
+)  # fmt: skip
+#: A unit price follows the amount ("51,60 € / 1 kg", "2,99 € pro Liter").
+UNIT_AFTER = re.compile(r"^\s*(?:/|per\b|pro\b|je\b|le\b|la\b)\s*\S", re.I)
+OUT_OF_STOCK = _words(
+    "out of stock", "sold out", "currently unavailable", "no longer available", "ausverkauft",
+    r"nicht (?:mehr )?(?:auf lager|lieferbar|verfügbar)", "vergriffen", "épuisé", "epuise",
+    "rupture de stock", "indisponible", "agotado", "sin stock", "no disponible", "uitverkocht",
+    r"niet (?:op voorraad|leverbaar)", "esaurito", "non disponibile", "slutsåld",
+    "slut i lager", "utsolgt", "udsolgt", "loppuunmyyty", "wyprzedane", "brak w magazynie",
+    "vyprodáno",
+    tail=("在庫切れ", "売り切れ", "品切れ", "缺货", "售罄"),
+)  # fmt: skip
+IN_STOCK = _words(
+    "in stock", "available now", "auf lager", "sofort lieferbar", "lieferbar", "vorrätig",
+    "en stock", "disponible", "en existencia", "op voorraad", "disponibile", "i lager",
+    "på lager", "varastossa", "dostępny", "skladem",
+    tail=("在庫あり",),
+)  # fmt: skip
+PREORDER = _words(
+    "pre-?order", r"vorbestell\w*", "précommande", "pré-commande", r"reserva\w*",
+    "pre-?ordina", r"förbeställ\w*",
+    tail=("予約",),
+)  # fmt: skip
+BUY = _words(
+    r"add to (?:cart|bag|basket)", "buy now", "in den warenkorb", "in den einkaufswagen",
+    "jetzt kaufen", "ajouter au panier", "acheter", "añadir al carrito", "comprar",
+    "in winkelwagen", "toevoegen aan winkelwagen", "aggiungi al carrello",
+    r"lägg i (?:varukorg|kundvagn)", "köp", "legg i handlekurv", "læg i kurv",
+    "lisää ostoskoriin", "do koszyka", "do košíku",
+    tail=("カートに入れる", "加入购物车"),
+)  # fmt: skip
+_SKU_WORDS = (
+    r"\bSKU", r"\bArt(?:ikel)?\.?\s*-?\s*N(?:r|o|um(?:mer)?)\.?", r"\bArtikelnummer",
+    r"\bArticle\s*(?:number|no\.?)", r"\bItem\s*(?:#|no\.?|number)",
+    r"\bProduct\s*(?:code|number|no\.?)", r"\bProduktnummer", r"\bBestellnummer",
+    r"\bR[ée]f(?:[ée]rence)?\.?", r"\bReferencia", r"\bRef\.", r"\bCodice(?:\s*articolo)?",
+    r"\bArtikelnr\.?", r"\bArt\.nr\.?", r"\bVarenr\.?", r"\bTuotenumero", "品番", "型番",
+    "商品コード",
+)  # fmt: skip
+#: A labelled SKU / article number: the label, a separator, a code holding a digit.
+SKU_LABEL = re.compile(
+    "(?:" + "|".join(_SKU_WORDS) + r")[\s:：#|]*(?=[A-Za-z\-_./]*\d)"
+    r"([A-Za-z0-9][A-Za-z0-9\-_./]{1,38}[A-Za-z0-9])\b"
+)
+GTIN_LABEL = re.compile(
+    r"\b(?:EAN(?:-?13)?|GTIN(?:-?1[234])?|UPC|Barcode|JAN)[\s:：#|]*(\d[\d ]{6,16}\d)\b", re.I
+)
