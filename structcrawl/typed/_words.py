@@ -21,6 +21,8 @@ __all__ = [
     "SKU_LABEL",
     "STRUCK",
     "UNIT_AFTER",
+    "KRONA_PRICE",
+    "SIGN_BY_LANGUAGE",
 ]
 
 
@@ -105,3 +107,16 @@ SKU_LABEL = re.compile(
 GTIN_LABEL = re.compile(
     r"\b(?:EAN(?:-?13)?|GTIN(?:-?1[234])?|UPC|Barcode|JAN)[\s:：#|]*(\d[\d ]{6,16}\d)\b", re.I
 )
+
+#: Prices in kronor/kroner ("499,00 kr", "kr 1.299"), which the general price finder leaves
+#: out because ``kr`` alone names no one currency.
+KRONA_PRICE = re.compile(
+    r"(?<![\d.,])\d{1,3}(?:[. \u00a0]\d{3})*(?:,\d{2}|,-)?\s?kr\.?(?!\w)"
+    r"|(?<!\w)kr\.?\s?\d{1,3}(?:[. \u00a0]\d{3})*(?:,\d{2}|,-)?(?![\d,])",
+    re.I,
+)
+#: An ambiguous currency sign read in a page's language: (sign, language) -> ISO 4217.
+SIGN_BY_LANGUAGE = {
+    ("kr", "sv"): "SEK", ("kr", "nb"): "NOK", ("kr", "nn"): "NOK", ("kr", "no"): "NOK",
+    ("kr", "da"): "DKK", ("kr", "is"): "ISK", ("kr.", "da"): "DKK", ("kr.", "is"): "ISK",
+}  # fmt: skip

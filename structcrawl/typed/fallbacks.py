@@ -22,6 +22,7 @@ from typing import Any
 from structcrawl.core.document import Document
 from structcrawl.typed import _norm
 from structcrawl.typed._values import props, text, values
+from structcrawl.typed._words import SIGN_BY_LANGUAGE
 from structcrawl.typed.fields import Candidate
 from structcrawl.typed.visible import Evidence
 
@@ -315,7 +316,7 @@ def data_block_candidates(records: list[dict[str, Any]], shown: list[str]) -> li
 def visible_candidates(ev: Evidence) -> list[Candidate]:
     out: list[Candidate] = []
     if ev.price:
-        amount, cur, sign = _norm.price(ev.price)
+        amount, cur, sign = _visible_amount(ev)
         out.append(
             fallback(
                 "price",
@@ -380,6 +381,21 @@ def visible_candidates(ev: Evidence) -> list[Candidate]:
     return out
 
 
+def _visible_amount(ev: Evidence) -> tuple[str | None, str | None, str | None]:
+    """The visible price read; an ambiguous sign (``kr``) is read in the page's language."""
+    if not ev.price:
+        return None, None, None
+    amount, cur, sign = _norm.price(ev.price, language=ev.language)
+    if amount is None:
+        words = ev.price.replace("\u00a0", " ").split()
+        for word in words:
+            code = SIGN_BY_LANGUAGE.get((word.casefold(), ev.language or ""))
+            if code:
+                rest = " ".join(w for w in words if w != word).rstrip(",-").rstrip(",")
+                return _norm.price(rest, code, ev.language)[0], code, word
+    return amount, cur, sign
+
+
 def visible_price(ev: Evidence) -> str | None:
     """The normalized price nearest the main heading (``None`` without one)."""
-    return _norm.price(ev.price)[0] if ev.price else None
+    return _visible_amount(ev)[0]

@@ -13,6 +13,7 @@ from typing import Any
 from structcrawl.typed._values import nodes_of, props, ref, text, values
 from structcrawl.typed.fields import Candidate
 from structcrawl.typed.nodes import Node
+from structcrawl.typed.offers import default_offer
 
 __all__ = ["ITEM_TYPES", "item_type", "other_candidates"]
 
@@ -286,4 +287,22 @@ def other_candidates(node: Node, kind: str) -> list[Candidate]:
                 repaired=node.repaired,
             )
         )
+    if kind in ("Event", "Recipe", "LocalBusiness") and node.props.get("offers") is not None:
+        out += _offer_candidates(node)
     return out
+
+
+def _offer_candidates(node: Node) -> list[Candidate]:
+    """``price``, ``currency``, ``availability`` of the default offer (events: tickets)."""
+    offer, _ = default_offer(node.props)
+    if offer is None:
+        return []
+    path, rule = f"{node.path}#offers", f"offers[{offer.index}]"
+    return [
+        Candidate(name, value, node.format, path, raw, rule, node.record, repaired=node.repaired)
+        for name, value, raw in (
+            ("price", offer.price, offer.price_raw),
+            ("currency", offer.currency, offer.currency_raw),
+            ("availability", offer.availability, offer.availability_raw),
+        )
+    ]

@@ -359,6 +359,14 @@ def _build(
         else:
             cands += other_candidates(n, kind)
     item = _item(kind, cands + extra, precedence, shown)
+    if kind == "Product" and item.get("availability") == "Discontinued" and "price" in item:
+        # a discontinued product is no longer sold: its last price is not a current price
+        dropped = {
+            "value": item.pop("price"),
+            **item["provenance"].pop("price"),
+            "rule": "discontinued",
+        }
+        item["conflicts"].setdefault("price", []).insert(0, dropped)
     if kind == "Product":
         variants = [v for n in group for v in variant_summary(n, page_url)]
         if variants:

@@ -25,6 +25,7 @@ from structcrawl.typed._words import (
     GTIN_LABEL,
     HIDDEN_STYLE,
     IN_STOCK,
+    KRONA_PRICE,
     OLD_CLASS,
     OUT_OF_STOCK,
     PREORDER,
@@ -72,6 +73,7 @@ class Evidence:
     gtin: str | None = None
     gtin_text: str | None = None
     prices: list[str] = field(default_factory=list)  # every visible non-struck price text
+    language: str | None = None  # the page's language (``<html lang>``), primary subtag
 
 
 _CONTROLS = etree.XPath(
@@ -133,7 +135,9 @@ def _main_price(
     shown: list[str] = []
     anchor = h1_at if h1_at is not None else 0
     for i, piece in enumerate(pieces):
-        found = find_prices(piece.text)
+        found = find_prices(piece.text) or [
+            " ".join(m.group(0).split()) for m in KRONA_PRICE.finditer(piece.text)
+        ]
         if not found or piece.struck:
             continue
         before = " ".join(p.text for p in pieces[max(0, i - 2) : i])[-40:]
@@ -178,6 +182,8 @@ def page_evidence(document: Document) -> Evidence:
     """Visible-page evidence (see the module doc); empty fields where the page says nothing."""
     pieces, h1_at = _pieces(document.root)
     ev = Evidence()
+    lang = (document.root.get("lang") or "").strip().lower().replace("_", "-")
+    ev.language = lang.split("-")[0] or None
     if h1_at is not None and h1_at < len(pieces):
         heads = document.root.xpath("//h1")
         ev.heading = " ".join("".join(heads[0].itertext()).split()) or None if heads else None
