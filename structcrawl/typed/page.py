@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from structcrawl.core.document import Document
@@ -154,11 +155,15 @@ def _item(
     kind: str, cands: list[Candidate], precedence: Sequence[str], prefer_price: str | None
 ) -> dict[str, Any]:
     fields: dict[str, list[Candidate]] = {}
+    placeholders: list[dict[str, Any]] = []
     for c in cands:
+        if c.field == "price" and _is_zero(c.value):  # "0.00": a template's placeholder
+            placeholders.append({"value": c.value, **c.provenance(), "rule": "zero-placeholder"})
+            continue
         fields.setdefault(c.field, []).append(c)
     item: dict[str, Any] = {"kind": "item", "type": kind}
     provenance: dict[str, Any] = {}
-    conflicts: dict[str, Any] = {}
+    conflicts: dict[str, Any] = {"price": placeholders} if placeholders else {}
     order = [f for f in _FIELD_ORDER if f in fields] + [f for f in fields if f not in _FIELD_ORDER]
     chosen: dict[str, Candidate] = {}
     for field in order:
@@ -182,9 +187,22 @@ def _item(
                 {"value": item.get("currency"), **provenance["currency"]}
             )
             item["currency"], provenance["currency"] = mates[0].value, mates[0].provenance()
+    if "price" not in item:  # a currency says what a price is in: none without a price
+        for name in ("currency", "currencyRaw"):
+            if name in item:
+                conflicts.setdefault(name, []).append(
+                    {"value": item.pop(name), **provenance.pop(name)}
+                )
     item["provenance"] = provenance
     item["conflicts"] = conflicts
     return item
+
+
+def _is_zero(value: Any) -> bool:
+    try:
+        return value is not None and Decimal(str(value)) == 0
+    except InvalidOperation:
+        return False
 
 
 def _product_fallbacks(
