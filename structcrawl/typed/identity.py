@@ -13,8 +13,9 @@ from urllib.parse import urlsplit
 from structcrawl.normalize.identifiers import gtin14, isbn13
 from structcrawl.normalize.urls import canonical_url
 from structcrawl.typed._values import nodes_of, props, ref, text, values
+from structcrawl.typed.other import item_type
 
-__all__ = ["identity_keys", "site_of", "url_key"]
+__all__ = ["identity_keys", "record_identity", "site_of", "url_key"]
 
 _GTINS = ("gtin", "gtin8", "gtin12", "gtin13", "gtin14")
 
@@ -64,3 +65,12 @@ def identity_keys(
     if mpn and brand_name:
         keys.append(f"mpn:{brand_name.casefold()}:{mpn.casefold()}")
     return sorted(set(keys))
+
+
+def record_identity(record: dict[str, Any], page_url: str) -> list[str]:
+    """The strong keys of an entity record, each prefixed by its item type family
+    (``Product|gtin:...``), so that only things of one kind are resolved together."""
+    types = [str(t).rsplit("/", 1)[-1] for t in record.get("type") or []]
+    family = item_type(types) or "+".join(sorted(types)) or "Thing"
+    node_id = record.get("id") if isinstance(record.get("id"), str) else None
+    return [f"{family}|{k}" for k in identity_keys(node_id, props(record), page_url)]

@@ -34,7 +34,11 @@ from structcrawl.entities import (
     new_state,
     precedence_ranks,
 )
+from structcrawl.entities.merge import add_identity, merge_states
+from structcrawl.entities.resolve import resolve
 from structcrawl.entities.store import EntityStore, SourceRow
+from structcrawl.typed.corroborate import corroborate
+from structcrawl.typed.identity import record_identity
 
 __all__ = [
     "INTERNAL_META",
@@ -142,7 +146,8 @@ class EntityPipeline:
         page_url = str(adapter.get("final_url") or adapter.get("url") or "")
         when = adapter.get("retrieved_at")
         sightings: list[tuple[str, dict[str, Any]]] = []
-        for record in adapter.get("records") or []:
+        # page metadata (Open Graph, Twitter, Dublin Core) corroborates the primary entity
+        for record in corroborate(list(adapter.get("records") or []), record_key):
             if not is_entity(record):
                 continue
             for found in hoist(record):
@@ -170,6 +175,7 @@ class EntityPipeline:
                     state = states[key] = new_state(key)
                     created += 1
                 add_record(state, record, page_url=page_url, retrieved_at=when, ranks=self.ranks)
+                add_identity(state, record_identity(record, page_url))
             return created
 
         update = getattr(self.store, "update", None)
@@ -211,8 +217,28 @@ class EntityPipeline:
         # with change detection: each item gets `change`, then the `gone` entities follow
         yield from items if self.changes is None else self.changes.annotate(items)
 
-    def _entity_items(self) -> Iterator[EntityItem]:
+    def _resolved_states(self) -> Iterator[tuple[dict[str, Any], list[str]]]:
+        """Each entity once, entities that share a strong identifier merged into one (the
+        grouping is independent of the order pages came in; :mod:`structcrawl.entities.resolve`)."""
+        identities = {
+            state["key"]: [f"key|{state['key']}", *(state.get("identity") or [])]
+            for state in self.store.states()
+        }
+        group_of: dict[str, list[str]] = {}
+        for group in resolve(identities):
+            if len(group) > 1:
+                for key in group:
+                    group_of[key] = group
         for state in self.store.states():
+            members = group_of.get(state["key"])
+            if members is None:
+                yield state, [state["key"]]
+            elif state["key"] == members[0]:
+                self.stats.inc_value("structcrawl/entities/resolved", len(members) - 1)
+                yield merge_states(list(self.store.load(members).values())), members
+
+    def _entity_items(self) -> Iterator[EntityItem]:
+        for state, keys in self._resolved_states():
             view = entity_view(state)
             self.stats.inc_value("structcrawl/entities/emitted")
             if view["conflicts"]:
@@ -222,7 +248,7 @@ class EntityPipeline:
                 id=view["id"],
                 type=view["type"],
                 properties=view["properties"],
-                sources=self.store.sources(view["key"]),
+                sources=[s for key in keys for s in self.store.sources(key)],
                 conflicts=view["conflicts"],
                 provenance=view["provenance"],
                 formats=view["formats"],
