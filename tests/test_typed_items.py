@@ -277,3 +277,16 @@ def test_items_feeds_write_one_line_per_item_per_page():
     header, row = list(csv.reader(io.StringIO(cs.getvalue().decode("utf-8"))))
     assert header == list(ITEM_CSV_COLUMNS)
     assert dict(zip(header, row, strict=True))["sku"] == "L1"
+
+
+def test_every_fixture_item_matches_its_published_schema():
+    from structcrawl.typed.schema import check_item, item_schemas
+
+    assert {"Product", "Article", "Event", "Recipe", "JobPosting", "LocalBusiness"} <= set(
+        item_schemas()
+    )
+    for folder in CASES:
+        for item in _items(folder)[1]:
+            ok, errors = check_item(item)
+            assert ok, (folder.name, item["type"], errors)
+    assert not check_item({"kind": "item", "type": "Product", "availability": "in stock"})[0]
