@@ -17,12 +17,13 @@ which arrive as ``selector`` records). In order:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from structcrawl.core.document import Document
 from structcrawl.typed import _norm
 from structcrawl.typed._values import props, text, values
-from structcrawl.typed._words import SIGN_BY_LANGUAGE
+from structcrawl.typed._words import sign_currency
 from structcrawl.typed.fields import Candidate
 from structcrawl.typed.visible import Evidence
 
@@ -149,6 +150,7 @@ def meta_candidates(records: list[dict[str, Any]]) -> list[Candidate]:
     return out
 
 
+_AMOUNT = re.compile(r"\d(?:[\d.,' \u00a0]*\d)?")
 _LOOSE = {
     "price": "price", "pricecurrency": "currency", "availability": "availability", "sku": "sku",
     "mpn": "mpn", "brand": "brand", "gtin13": "gtin", "gtin": "gtin", "gtin12": "gtin",
@@ -382,18 +384,21 @@ def visible_candidates(ev: Evidence) -> list[Candidate]:
 
 
 def _visible_amount(ev: Evidence) -> tuple[str | None, str | None, str | None]:
-    """The visible price read; an ambiguous sign (``kr``) is read in the page's language."""
+    """The visible price read; an ambiguous sign (``$``, ``kr``, ``¥``) is read from what the
+    page says about its language and region (:func:`~structcrawl.typed._words.sign_currency`),
+    else the amount is kept without a currency."""
     if not ev.price:
         return None, None, None
     amount, cur, sign = _norm.price(ev.price, language=ev.language)
-    if amount is None:
-        words = ev.price.replace("\u00a0", " ").split()
-        for word in words:
-            code = SIGN_BY_LANGUAGE.get((word.casefold(), ev.language or ""))
-            if code:
-                rest = " ".join(w for w in words if w != word).rstrip(",-").rstrip(",")
-                return _norm.price(rest, code, ev.language)[0], code, word
-    return amount, cur, sign
+    if amount is not None:
+        return amount, cur, sign
+    number = _AMOUNT.search(ev.price)
+    if number is None:
+        return None, None, None
+    sign = (ev.price[: number.start()] + ev.price[number.end() :]).strip() or None
+    code = sign_currency(sign or "", ev.language, ev.region, ev.host)
+    digits = number.group(0).strip(" .,'\u00a0")
+    return _norm.price(digits, code, ev.language)[0], code, sign
 
 
 def visible_price(ev: Evidence) -> str | None:

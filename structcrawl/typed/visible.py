@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from lxml import etree
 
@@ -74,6 +75,8 @@ class Evidence:
     gtin_text: str | None = None
     prices: list[str] = field(default_factory=list)  # every visible non-struck price text
     language: str | None = None  # the page's language (``<html lang>``), primary subtag
+    region: str | None = None  # its region subtag (``en-CA`` -> ``ca``)
+    host: str = ""  # the page's host
 
 
 _CONTROLS = etree.XPath(
@@ -184,6 +187,8 @@ def page_evidence(document: Document) -> Evidence:
     ev = Evidence()
     lang = (document.root.get("lang") or "").strip().lower().replace("_", "-")
     ev.language = lang.split("-")[0] or None
+    ev.region = lang.split("-")[1] if "-" in lang and len(lang.split("-")[1]) == 2 else None
+    ev.host = (urlsplit(document.url).hostname or "").lower()
     if h1_at is not None and h1_at < len(pieces):
         heads = document.root.xpath("//h1")
         ev.heading = " ".join("".join(heads[0].itertext()).split()) or None if heads else None
