@@ -18,6 +18,7 @@ __all__ = [
     "OLD_CLASS",
     "OUT_OF_STOCK",
     "PREORDER",
+    "REGULAR_CLASS",
     "SKU_LABEL",
     "STRUCK",
     "UNIT_AFTER",
@@ -42,7 +43,7 @@ OLD_CLASS = re.compile(
     r"(?:^|[-_ ])(?:"
     + "|".join(
         (
-            "old", "was", "compare", "compare-at", "regular", "strike", "crossed", "uvp", "rrp",
+            "old", "was", "compare", "compare-at", "strike", "crossed", "uvp", "rrp",
             "msrp", "list", "before", "original", "saving", "savings", "save", r"instal+ments?",
             "klarna", "shipping", "related", r"recommend\w*", "upsell", r"cross-?sell", "teaser",
             "sidebar", "widget",
@@ -51,6 +52,8 @@ OLD_CLASS = re.compile(
     + r")(?:$|[-_ ])",
     re.I,
 )  # fmt: skip
+#: A "regular" price: the old one on sale, the current one otherwise (themes differ).
+REGULAR_CLASS = re.compile(r"(?:^|[-_ ])regular(?:$|[-_ ])", re.I)
 HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 #: Words just before or around a price that make it something other than the price to pay.
 DECOY_WORDS = _words(
@@ -97,12 +100,14 @@ _SKU_WORDS = (
     r"\bArticle\s*(?:number|no\.?)", r"\bItem\s*(?:#|no\.?|number)",
     r"\bProduct\s*(?:code|number|no\.?)", r"\bProduktnummer", r"\bBestellnummer",
     r"\bR[ée]f(?:[ée]rence)?\.?", r"\bReferencia", r"\bRef\.", r"\bCodice(?:\s*articolo)?",
-    r"\bArtikelnr\.?", r"\bArt\.nr\.?", r"\bVarenr\.?", r"\bTuotenumero", "品番", "型番",
-    "商品コード",
+    r"\bArtikelnr\.?", r"\bArt\.nr\.?", r"\bVarenr\.?", r"\bVarenummer", r"\bTuotenumero",
+    r"\bTuotekoodi", r"\bKod produktu", r"\bKód produktu", r"\bCodice prodotto", r"\bCódigo",
+    r"\bCod\.", r"\bItem code", r"\bPart (?:number|no\.?|#)", r"\bModel (?:number|no\.?|#)",
+    r"\bMfr\.? (?:part )?#", "品番", "型番", "商品コード", "商品番号",
 )  # fmt: skip
 #: A labelled SKU / article number: the label, a separator, a code holding a digit.
 SKU_LABEL = re.compile(
-    "(?:" + "|".join(_SKU_WORDS) + r")[\s:：#|]*(?=[A-Za-z\-_./]*\d)"
+    "(?:" + "|".join(_SKU_WORDS) + r")[\s:：#|]*(?=[A-Za-z\-_./]*\d|[A-Z0-9]+[-_][A-Z0-9])"
     r"([A-Za-z0-9][A-Za-z0-9\-_./]{1,38}[A-Za-z0-9])\b"
 )
 GTIN_LABEL = re.compile(

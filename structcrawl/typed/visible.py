@@ -13,6 +13,7 @@ savings, shipping, thresholds, unit prices). The nearest remaining price after t
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -30,6 +31,7 @@ from structcrawl.typed._words import (
     OLD_CLASS,
     OUT_OF_STOCK,
     PREORDER,
+    REGULAR_CLASS,
     SKU_LABEL,
     STRUCK,
     UNIT_AFTER,
@@ -93,6 +95,14 @@ def _hidden(el: etree._Element) -> bool:
     )
 
 
+def _regular(el: etree._Element) -> bool:
+    """Whether the price sits in an element (or its parent) classed as the regular price."""
+    for node in (el, el.getparent()):
+        if node is not None and REGULAR_CLASS.search(f"{node.get('class') or ''}"):
+            return True
+    return False
+
+
 def _old(el: etree._Element) -> bool:
     return el.tag in STRUCK or bool(
         OLD_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}")
@@ -114,8 +124,6 @@ def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
                 pieces.append(Piece(" ".join(node.split()), owner, len(pieces), struck))
             continue
         if not isinstance(node.tag, str) or node.tag in _SKIP or _hidden(node):
-            if node.tail and owner is not None:
-                pass
             continue
         if node.tag == "h1" and h1_at is None:
             h1_at = len(pieces)
@@ -132,18 +140,37 @@ def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
 
 
 def _main_price(
-    pieces: list[Piece], h1_at: int | None
+    pieces: list[Piece], h1_at: int | None, heading: etree._Element | None = None
 ) -> tuple[str | None, Piece | None, list[str]]:
-    best: tuple[float, str, Piece] | None = None
+    """The price nearest the heading within the smallest block around the heading that holds
+    one (a sidebar offer before the product block does not compete), every price shown."""
+    found_prices, shown = _prices(pieces, h1_at if h1_at is not None else 0)
+    if not found_prices:
+        return None, None, shown
+    blocks = list(heading.iterancestors()) if heading is not None else []
+    for block in blocks:
+        inside = [c for c in found_prices if block in c[2].el.iterancestors() or c[2].el is block]
+        if inside:
+            found_prices = inside
+            break
+    best = min(found_prices, key=lambda c: c[0])
+    return best[1], best[2], shown
+
+
+def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piece]], list[str]]:
+    """``(distance to the heading, price text, piece)`` of every price that may be the
+    product's, and every visible price text."""
+    out: list[tuple[int, str, Piece]] = []
     shown: list[str] = []
-    anchor = h1_at if h1_at is not None else 0
     for i, piece in enumerate(pieces):
         found = find_prices(piece.text) or [
             " ".join(m.group(0).split()) for m in KRONA_PRICE.finditer(piece.text)
         ]
         if not found or piece.struck:
             continue
-        before = " ".join(p.text for p in pieces[max(0, i - 2) : i])[-40:]
+        # a label just before (not a price of its own: "statt 13,99 €" says nothing of the next)
+        labels = [p.text for p in pieces[max(0, i - 2) : i] if not find_prices(p.text)]
+        before = " ".join(labels)[-40:]
         context = f"{before} {piece.text}"
         for text in found:
             if not re.search(r"[1-9]", text):
@@ -153,9 +180,9 @@ def _main_price(
             if UNIT_AFTER.match(after) or DECOY_WORDS.search(context.replace(text, " ")):
                 continue
             distance = (i - anchor) if i >= anchor else 2 * (anchor - i)
-            if best is None or distance < best[0]:
-                best = (distance, text, piece)
-    return (best[1], best[2], shown) if best else (None, None, shown)
+            # a "regular" price is the current one only where no other price competes
+            out.append((distance + (1000 if _regular(piece.el) else 0), text, piece))
+    return out, shown
 
 
 def _availability(
@@ -192,16 +219,31 @@ def page_evidence(document: Document) -> Evidence:
     if h1_at is not None and h1_at < len(pieces):
         heads = document.root.xpath("//h1")
         ev.heading = " ".join("".join(heads[0].itertext()).split()) or None if heads else None
-    ev.price, piece, ev.prices = _main_price(pieces, h1_at)
+    heads = [h for h in document.root.iter("h1") if h.getparent() is not None]
+    ev.price, piece, ev.prices = _main_price(pieces, h1_at, heads[0] if heads else None)
     if piece is not None:
         ev.price_path = document.path_of(piece.el)
     anchor = h1_at if h1_at is not None else 0
     ev.availability, ev.availability_text = _availability(pieces, document.root, anchor)
-    full = " | ".join(p.text for p in pieces)
-    m = SKU_LABEL.search(full)
-    if m:
-        ev.sku, ev.sku_text = m.group(1), m.group(0)
-    g = GTIN_LABEL.search(full)
-    if g:
-        ev.gtin, ev.gtin_text = g.group(1).replace(" ", ""), g.group(0)
+    sku = _nearest(SKU_LABEL, pieces, anchor)
+    if sku:
+        ev.sku, ev.sku_text = sku
+    gtin = _nearest(GTIN_LABEL, pieces, anchor)
+    if gtin:
+        ev.gtin, ev.gtin_text = gtin[0].replace(" ", ""), gtin[1]
     return ev
+
+
+def _nearest(pattern: re.Pattern[str], pieces: list[Piece], anchor: int) -> tuple[str, str] | None:
+    """The labelled value nearest the main heading (after it preferred): ``(value, text)``."""
+    full, starts = "", []
+    for piece in pieces:
+        starts.append(len(full))
+        full += piece.text + " | "
+    best: tuple[int, str, str] | None = None
+    for m in pattern.finditer(full):
+        at = bisect_right(starts, m.start()) - 1
+        distance = at - anchor if at >= anchor else 2 * (anchor - at)
+        if best is None or distance < best[0]:
+            best = (distance, m.group(1), m.group(0))
+    return (best[1], best[2]) if best else None
