@@ -114,11 +114,13 @@ GTIN_LABEL = re.compile(
     r"\b(?:EAN(?:-?13)?|GTIN(?:-?1[234])?|UPC|Barcode|JAN)[\s:：#|]*(\d[\d ]{6,16}\d)\b", re.I
 )
 
-#: Prices in kronor/kroner ("499,00 kr", "kr 1.299"), which the general price finder leaves
-#: out because ``kr`` alone names no one currency.
+#: Prices in currencies the general price finder leaves out: kronor/kroner (``kr`` alone names
+#: no one currency), złoty, koruna, forint, leu, lev, rouble, hryvnia ("499,00 kr",
+#: "129,99 zł", "1 290 Kč", "kr 1.299").
+_LOCAL_SIGNS = r"(?:kr\.?|zł|zl|Kč|Ft|lei|лв\.?|руб\.?|грн\.?|PLN|CZK|HUF|RON|NOK|DKK|SEK|ISK|BGN)"
+_LOCAL_AMOUNT = r"\d{1,3}(?:[. \u00a0]\d{3})*(?:,\d{2}|,-)?"
 KRONA_PRICE = re.compile(
-    r"(?<![\d.,])\d{1,3}(?:[. \u00a0]\d{3})*(?:,\d{2}|,-)?\s?kr\.?(?!\w)"
-    r"|(?<!\w)kr\.?\s?\d{1,3}(?:[. \u00a0]\d{3})*(?:,\d{2}|,-)?(?![\d,])",
+    rf"(?<![\d.,]){_LOCAL_AMOUNT}\s?{_LOCAL_SIGNS}(?!\w)|(?<!\w){_LOCAL_SIGNS}\s?{_LOCAL_AMOUNT}(?![\d,])",
     re.I,
 )
 #: An ambiguous currency sign read in a page's language: (sign, language) -> ISO 4217.
