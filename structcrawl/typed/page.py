@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -128,19 +129,14 @@ def _score(
         for v in values(n.props.get("url")):
             k = url_key(ref(v))
             if k:
-                urls.add(k)
+                urls.update((k, _pathless(k)))
         for v in values(n.props.get("mainEntityOfPage")):
             target = (ref(props(v).get("url")) or ref(v)) if nodes_of(v) else ref(v)
             k = url_key(target)
             if k and k in page_keys:
                 self_main = True
-    names = {
-        " ".join(
-            (text(n.props.get("name")) or text(n.props.get("headline")) or "").casefold().split()
-        )
-        for n in group
-    }
-    head = " ".join((heading or "").casefold().split())
+    names = {_words(text(n.props.get("name")) or text(n.props.get("headline"))) for n in group}
+    head = _words(heading)
     return (
         not (ids & main or self_main),
         not (urls & page_keys) or kind in ("Organization", "Person", "BreadcrumbList", "ItemList"),
@@ -149,6 +145,16 @@ def _score(
         min(n.depth for n in group),
         min(n.ordinal for n in group),
     )
+
+
+def _words(value: str | None) -> str:
+    """Letters and digits only, case-folded, single-spaced ("Mug – Oat" == "mug - oat")."""
+    return " ".join(re.sub(r"[\W_]+", " ", (value or "").casefold()).split())
+
+
+def _pathless(url_key_: str) -> str:
+    """A canonical URL without its query (a variant's ``?variant=1`` is the same page)."""
+    return url_key_.split("?", 1)[0]
 
 
 def _item(
@@ -281,6 +287,7 @@ def build_items(
     shown_price = fallbacks.visible_price(ev)
     canonical = _canonical(document)
     page_keys = {k for k in (url_key(page_url), url_key(canonical)) if k}
+    page_keys |= {_pathless(k) for k in page_keys}
     main = _main_refs(nodes, page_keys)
     scored = sorted(clusters, key=lambda kg: _score(kg[0], kg[1], main, page_keys, ev.heading))
     products = [g for kind, g in scored if kind == "Product"]
