@@ -111,6 +111,8 @@ def add_record(
     """Add one sighting (a record) of the entity to its merge state."""
     fmt = record.get("format") or ""
     rank = ranks.get(fmt, len(ranks))
+    if record.get("repairs"):  # repaired input ranks after every layer read as written
+        rank += len(ranks) + 1
     if record.get("id") and not state["id"]:
         state["id"] = record["id"]
     for t in record.get("type") or []:
