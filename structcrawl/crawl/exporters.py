@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -30,6 +31,8 @@ from scrapy.exporters import BaseItemExporter, JsonLinesItemExporter
 from structcrawl.core.document import Document
 from structcrawl.crawl.items import TRANSIENT_FIELDS
 from structcrawl.typed import build_items
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "CSV_COLUMNS",
@@ -230,7 +233,11 @@ def page_typed_items(item: Any) -> list[dict[str, Any]]:
     url = adapter.get("final_url") or adapter.get("url") or ""
     document = adapter.get("document")
     document = document if isinstance(document, Document) else None
-    items = build_items(list(adapter.get("records") or []), url, document)
+    try:
+        items = build_items(list(adapter.get("records") or []), url, document)
+    except Exception:  # a bug must not lose the feed: the page's records stay in `records`
+        logger.exception("typed items of %s could not be built", url)
+        return []
     return [{"page_url": url, **typed} for typed in items]
 
 

@@ -36,7 +36,7 @@ def page_items(
     """The items of one page, primary first (``[]`` for a payload that carries none)."""
     kind = classify(content_type, body)
     doc = document
-    if doc is None and kind not in ("json",):
+    if doc is None and kind in ("html", "xhtml"):
         try:
             doc = parse_html(body, url, content_type=content_type)
         except Exception:  # a page that cannot be parsed has no visible evidence
