@@ -290,3 +290,28 @@ def test_every_fixture_item_matches_its_published_schema():
             ok, errors = check_item(item)
             assert ok, (folder.name, item["type"], errors)
     assert not check_item({"kind": "item", "type": "Product", "availability": "in stock"})[0]
+
+
+def test_items_feed_follows_the_precedence_setting():
+    import io
+
+    from scrapy.utils.misc import build_from_crawler
+    from scrapy.utils.test import get_crawler
+
+    from structcrawl.crawl.exporters import ItemsJsonLinesExporter
+    from structcrawl.crawl.items import PageItem
+    from structcrawl.extract import extract_payload
+
+    body = PRODUCT_LD + PRODUCT_MD  # the page item carries no parsed tree: no visible price
+    records = [r.to_dict() for r in extract_payload(body, "https://s.example/p", "text/html").records]
+    page = PageItem(url="https://s.example/p", final_url="https://s.example/p", records=records)
+    prices = []
+    for order in (["json-ld", "microdata"], ["microdata", "json-ld"]):
+        crawler = get_crawler(settings_dict={"STRUCTCRAWL_FORMAT_PRECEDENCE": order})
+        buf = io.BytesIO()
+        exporter = build_from_crawler(ItemsJsonLinesExporter, crawler, buf)
+        exporter.start_exporting()
+        exporter.export_item(page)
+        exporter.finish_exporting()
+        prices.append(json.loads(buf.getvalue().splitlines()[0])["price"])
+    assert prices == ["99.00", "89.00"]

@@ -23,6 +23,7 @@ import csv
 import io
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -30,6 +31,7 @@ from scrapy.exporters import BaseItemExporter, JsonLinesItemExporter
 
 from structcrawl.core.document import Document
 from structcrawl.crawl.items import TRANSIENT_FIELDS
+from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.typed import build_items
 
 logger = logging.getLogger(__name__)
@@ -224,7 +226,9 @@ ITEM_CSV_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 
 
-def page_typed_items(item: Any) -> list[dict[str, Any]]:
+def page_typed_items(
+    item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE
+) -> list[dict[str, Any]]:
     """The typed items (:mod:`structcrawl.typed`) of one page item, each with its page URL;
     ``[]`` for anything that is not a page item."""
     if not _is_page(item):
@@ -234,18 +238,32 @@ def page_typed_items(item: Any) -> list[dict[str, Any]]:
     document = adapter.get("document")
     document = document if isinstance(document, Document) else None
     try:
-        items = build_items(list(adapter.get("records") or []), url, document)
+        records = list(adapter.get("records") or [])
+        items = build_items(records, url, document, precedence=precedence)
     except Exception:  # a bug must not lose the feed: the page's records stay in `records`
         logger.exception("typed items of %s could not be built", url)
         return []
     return [{"page_url": url, **typed} for typed in items]
 
 
-class ItemsJsonLinesExporter(JsonLinesItemExporter):
+class _Precedence:
+    """Built by the feed with the crawler: reads ``STRUCTCRAWL_FORMAT_PRECEDENCE`` once."""
+
+    precedence: tuple[str, ...] = DEFAULT_PRECEDENCE
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
+        exporter = cls(*args, **kwargs)
+        order = crawler.settings.getlist("STRUCTCRAWL_FORMAT_PRECEDENCE", list(DEFAULT_PRECEDENCE))
+        exporter.precedence = tuple(order)
+        return exporter
+
+
+class ItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
     """``items``: one JSON line per typed item of each page (primary first)."""
 
     def export_item(self, item: Any) -> None:
-        for typed in page_typed_items(item):
+        for typed in page_typed_items(item, self.precedence):
             self.file.write(self.encoder.encode(typed).encode("utf-8") + b"\n")
 
 
@@ -260,12 +278,12 @@ def item_csv_row(typed: dict[str, Any]) -> list[str]:
     return [_scalar(values.get(name)) for name in ITEM_CSV_COLUMNS]
 
 
-class ItemsCsvExporter(EntitiesCsvExporter):
+class ItemsCsvExporter(_Precedence, EntitiesCsvExporter):
     """``items-csv``: one CSV row per typed item of each page (header row first)."""
 
     def start_exporting(self) -> None:
         self.writer.writerow(list(ITEM_CSV_COLUMNS))
 
     def export_item(self, item: Any) -> None:
-        for typed in page_typed_items(item):
+        for typed in page_typed_items(item, self.precedence):
             self.writer.writerow(item_csv_row(typed))
