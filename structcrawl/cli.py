@@ -2,6 +2,7 @@
 
     structcrawl extract FILE-or-URL [--base-url URL] [--content-type TYPE]
                         [--format json|jsonl] [--syntaxes json-ld,microdata,...]
+                        [--view records|items]
 
 prints the records of one page with the same code the crawl pipeline uses, and exits 0; or
 exits 2 with a message on stderr when the input cannot be read.
