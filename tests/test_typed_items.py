@@ -315,3 +315,14 @@ def test_items_feed_follows_the_precedence_setting():
         exporter.finish_exporting()
         prices.append(json.loads(buf.getvalue().splitlines()[0])["price"])
     assert prices == ["99.00", "89.00"]
+
+
+def test_a_product_page_with_a_list_of_related_products_is_not_a_listing():
+    related = b"""<script type="application/ld+json">{"@context":"https://schema.org","@type":"ItemList",
+    "itemListElement":[{"@type":"ListItem","position":1,"item":{"@type":"Product","name":"Cup","sku":"C-1",
+    "offers":{"@type":"Offer","price":"9.00","priceCurrency":"EUR"}}},{"@type":"ListItem","position":2,
+    "item":{"@type":"Product","name":"Jug","sku":"J-1","offers":{"@type":"Offer","price":"19.00",
+    "priceCurrency":"EUR"}}}]}</script>"""
+    items = page_items(PRODUCT_LD + related + b"<h1>Lock</h1>", "https://s.example/p", "text/html")
+    assert items[0]["role"] == "primary" and items[0]["sku"] == "L1"
+    assert not [i for i in items if i.get("role") == "listed"]

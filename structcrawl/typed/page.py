@@ -294,11 +294,11 @@ def build_items(
     own = [
         g
         for g in products
-        if not _score("Product", g, main, page_keys, ev.heading)[1]
-        or not _score("Product", g, main, page_keys, ev.heading)[3]
-        or not _score("Product", g, main, page_keys, ev.heading)[0]
+        if not all(_score("Product", g, main, page_keys, ev.heading)[i] for i in (0, 1, 3))
     ]
     listed = _listed(nodes, clusters)
+    if listed and any(all(g is not m for m in listed) for g in own):
+        listed = []  # the page's own product beside a list (related products): a product page
     if (
         not listed
         and len(products) >= 2
