@@ -296,16 +296,7 @@ def build_items(
         for g in products
         if not all(_score("Product", g, main, page_keys, ev.heading)[i] for i in (0, 1, 3))
     ]
-    listed = _listed(nodes, clusters)
-    if listed and any(all(g is not m for m in listed) for g in own):
-        listed = []  # the page's own product beside a list (related products): a product page
-    if (
-        not listed
-        and len(products) >= 2
-        and not own
-        and all(min(n.depth for n in g) == 0 for g in products[:2])
-    ):
-        listed = sorted(products, key=lambda g: min(n.ordinal for n in g))
+    listed = _listing(nodes, clusters, products, own)
     items: list[dict[str, Any]] = []
     used: set[int] = set()
     if listed:
@@ -322,22 +313,12 @@ def build_items(
             item["role"] = "primary"
             item["canonicalUrl"] = canonical
             items.append(item)
-    if (
-        not listed
-        and not items
-        and (not scored or scored[0][0] in ("Organization", "BreadcrumbList", "Person"))
-    ):
-        if articlemeta.is_article_meta(records):
-            item = _build(
-                "Article",
-                [],
-                page_url,
-                None,
-                precedence,
-                articlemeta.article_meta_candidates(records),
-            )
-            item["role"], item["canonicalUrl"] = "primary", canonical
-            items.append(item)
+    weak = not scored or scored[0][0] in ("Organization", "BreadcrumbList", "Person")
+    if not listed and not items and weak and articlemeta.is_article_meta(records):
+        extra = articlemeta.article_meta_candidates(records)
+        item = _build("Article", [], page_url, None, precedence, extra)
+        item["role"], item["canonicalUrl"] = "primary", canonical
+        items.append(item)
     for kind, group in scored:
         if id(group) in used or (listed and kind == "Product"):
             continue
@@ -356,9 +337,31 @@ def build_items(
         else:
             item["role"] = "supporting"
         items.append(item)
+    return _ordered(items, bool(listed))
+
+
+def _listing(
+    nodes: list[Node],
+    clusters: list[tuple[str, list[Node]]],
+    products: list[list[Node]],
+    own: list[list[Node]],
+) -> list[list[Node]]:
+    """The product groups a listing page lists, in page order ([] for any other page)."""
+    listed = _listed(nodes, clusters)
+    if listed and any(all(g is not m for m in listed) for g in own):
+        return []  # the page's own product beside a list (related products): a product page
+    if listed or len(products) < 2 or own:
+        return listed
+    if all(min(n.depth for n in g) == 0 for g in products[:2]):
+        return sorted(products, key=lambda g: min(n.ordinal for n in g))
+    return []
+
+
+def _ordered(items: list[dict[str, Any]], listing: bool) -> list[dict[str, Any]]:
+    """Primary first (a listing's ItemList next); the product gets the page's breadcrumbs."""
     primary = [i for i in items if i.get("role") == "primary"]
     rest = [i for i in items if i.get("role") != "primary"]
-    if listed:
+    if listing:
         rest = [i for i in rest if i["type"] == "ItemList"] + [
             i for i in rest if i["type"] != "ItemList"
         ]
