@@ -17,23 +17,19 @@ which arrive as ``selector`` records). In order:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+import structcrawl.typed._norm as _norm
 from structcrawl.core.document import Document
-from structcrawl.typed import _norm
 from structcrawl.typed._values import props, text, values
-from structcrawl.typed._words import sign_currency
 from structcrawl.typed.fields import Candidate
-from structcrawl.typed.visible import Evidence
 
 __all__ = [
     "data_block_candidates",
     "fallback",
     "itemprop_candidates",
     "meta_candidates",
-    "visible_candidates",
-    "visible_price",
+    "shape",
 ]
 
 _META = {
@@ -54,7 +50,7 @@ def fallback(
     return Candidate(field, value, layer, path, raw, rule, record, fallback=True, evidence=evidence)
 
 
-def _shape(field: str, raw: Any) -> Any:
+def shape(field: str, raw: Any) -> Any:
     if field == "availability":
         return _norm.availability(raw)
     if field == "brand":
@@ -64,10 +60,13 @@ def _shape(field: str, raw: Any) -> Any:
         return [{"type": f"gtin{len(digits)}", "value": digits}] if digits else None
     if field == "currency":
         return _norm.currency(raw)
+    if field == "price":
+        return _norm.price(raw)[0]
     return text(raw)
 
 
 def meta_candidates(records: list[dict[str, Any]]) -> list[Candidate]:
+    """Product fields from Open Graph / Facebook product tags and Twitter label/data pairs."""
     out: list[Candidate] = []
     for index, rec in enumerate(records):
         if rec.get("kind") != "entity" or rec.get("format") not in ("opengraph", "twitter"):
@@ -75,8 +74,7 @@ def meta_candidates(records: list[dict[str, Any]]) -> list[Candidate]:
         p = props(rec)
         path = str(rec.get("source_element") or "")
         pairs = list(p.items())
-        nested = p.get("product:price")
-        for node in values(nested):
+        for node in values(p.get("product:price")):
             if isinstance(node, dict):
                 pairs += [
                     ("product:price:amount", node.get("amount")),
@@ -85,72 +83,40 @@ def meta_candidates(records: list[dict[str, Any]]) -> list[Candidate]:
         for key, raw in pairs:
             field = _META.get(key)
             if field and raw is not None:
+                evidence = f'<meta property="{key}">'
+                value = shape(field, raw)
                 out.append(
-                    fallback(
-                        field,
-                        _shape(field, raw),
-                        "meta-tags",
-                        f"{path}#{key}",
-                        raw,
-                        f'<meta property="{key}">',
-                        index,
-                    )
+                    fallback(field, value, "meta-tags", f"{path}#{key}", raw, evidence, index)
                 )
-        labels = {
-            k[len("twitter:label") :]: text(v)
-            for k, v in p.items()
-            if k.startswith("twitter:label")
-        }
-        for n, label in labels.items():
-            data = text(p.get(f"twitter:data{n}"))
-            kind = (label or "").casefold()
-            if data and ("price" in kind or "preis" in kind or "prix" in kind):
-                out.append(
-                    fallback(
-                        "price",
-                        _norm.price(data)[0],
-                        "meta-tags:twitter",
-                        f"{path}#twitter:data{n}",
-                        data,
-                        f"twitter:label{n}={label}",
-                        index,
-                    )
-                )
-                cur = _norm.price(data)[1]
-                if cur:
-                    out.append(
-                        fallback(
-                            "currency",
-                            cur,
-                            "meta-tags:twitter",
-                            f"{path}#twitter:data{n}",
-                            data,
-                            f"twitter:label{n}={label}",
-                            index,
-                        )
-                    )
-            if data and ("availab" in kind or "stock" in kind):
-                out.append(
-                    fallback(
-                        "availability",
-                        _norm.availability(data),
-                        "meta-tags:twitter",
-                        f"{path}#twitter:data{n}",
-                        data,
-                        f"twitter:label{n}={label}",
-                        index,
-                    )
-                )
-    for c in list(out):
-        if c.field == "price" and c.value is not None and isinstance(c.raw, str):
-            amount = _norm.price(c.raw)
-            out[out.index(c)] = fallback(
-                "price", amount[0], c.rule, c.path, c.raw, c.evidence or "", c.record
-            )
+        out += _twitter_candidates(p, path, index)
     return out
 
 
-_AMOUNT = re.compile(r"\d(?:[\d.,' \u00a0]*\d)?")
+def _twitter_candidates(p: dict[str, Any], path: str, index: int) -> list[Candidate]:
+    """Twitter's ``label``/``data`` pairs that name a price or an availability."""
+    out: list[Candidate] = []
+    for key, label_value in p.items():
+        if not key.startswith("twitter:label"):
+            continue
+        n = key[len("twitter:label") :]
+        label, data = text(label_value) or "", text(p.get(f"twitter:data{n}"))
+        kind = label.casefold()
+        if not data:
+            continue
+        found: list[tuple[str, Any]] = []
+        if "price" in kind or "preis" in kind or "prix" in kind:
+            amount, cur, _ = _norm.price(data)
+            found += [("price", amount), ("currency", cur)]
+        if "availab" in kind or "stock" in kind:
+            found.append(("availability", _norm.availability(data)))
+        where, evidence = f"{path}#twitter:data{n}", f"twitter:label{n}={label}"
+        for field, value in found:
+            if value is not None:
+                rule = "meta-tags:twitter"
+                out.append(fallback(field, value, rule, where, data, evidence, index))
+    return out
+
+
 _LOOSE = {
     "price": "price", "pricecurrency": "currency", "availability": "availability", "sku": "sku",
     "mpn": "mpn", "brand": "brand", "gtin13": "gtin", "gtin": "gtin", "gtin12": "gtin",
@@ -171,7 +137,7 @@ def itemprop_candidates(document: Document) -> list[Candidate]:
                 or el.get("value")
                 or " ".join("".join(el.itertext()).split())
             )
-            value = _norm.price(raw)[0] if field == "price" else _shape(field, raw)
+            value = _norm.price(raw)[0] if field == "price" else shape(field, raw)
             path = document.path_of(el)
             out.append(
                 fallback(
@@ -289,7 +255,7 @@ def data_block_candidates(records: list[dict[str, Any]], shown: list[str]) -> li
             fallback("sku", sku, "data-block-product", path, variant.get("sku"), ev, index),
             fallback(
                 "gtin",
-                _shape("gtin", variant.get("barcode") or variant.get("gtin") or variant.get("ean")),
+                shape("gtin", variant.get("barcode") or variant.get("gtin") or variant.get("ean")),
                 "data-block-product",
                 path,
                 variant.get("barcode"),
@@ -298,7 +264,7 @@ def data_block_candidates(records: list[dict[str, Any]], shown: list[str]) -> li
             ),
             fallback(
                 "brand",
-                _shape(
+                shape(
                     "brand",
                     product.get("vendor") or product.get("brand")
                     if isinstance(product.get("brand") or product.get("vendor"), str)
@@ -313,94 +279,3 @@ def data_block_candidates(records: list[dict[str, Any]], shown: list[str]) -> li
         ]
         return out
     return []
-
-
-def visible_candidates(ev: Evidence) -> list[Candidate]:
-    out: list[Candidate] = []
-    if ev.price:
-        amount, cur, sign = _visible_amount(ev)
-        out.append(
-            fallback(
-                "price",
-                amount,
-                "visible-page",
-                ev.price_path,
-                ev.price,
-                "price nearest the main heading",
-            )
-        )
-        if cur:
-            out.append(
-                fallback(
-                    "currency",
-                    cur,
-                    "visible-page",
-                    ev.price_path,
-                    sign,
-                    "currency sign of that price",
-                )
-            )
-            out.append(
-                fallback(
-                    "currencyRaw",
-                    sign,
-                    "visible-page",
-                    ev.price_path,
-                    sign,
-                    "currency sign of that price",
-                )
-            )
-    if ev.availability:
-        out.append(
-            fallback(
-                "availability",
-                ev.availability,
-                "visible-page",
-                "",
-                ev.availability_text,
-                f"page text: {ev.availability_text!r}",
-            )
-        )
-    if ev.sku:
-        out.append(
-            fallback("sku", ev.sku, "visible-page", "", ev.sku_text, f"labelled: {ev.sku_text!r}")
-        )
-    if ev.gtin:
-        out.append(
-            fallback(
-                "gtin",
-                _shape("gtin", ev.gtin),
-                "visible-page",
-                "",
-                ev.gtin_text,
-                f"labelled: {ev.gtin_text!r}",
-            )
-        )
-    if ev.heading:
-        out.append(
-            fallback("name", ev.heading, "visible-page", "//h1", ev.heading, "the main heading")
-        )
-    return out
-
-
-def _visible_amount(ev: Evidence) -> tuple[str | None, str | None, str | None]:
-    """The visible price read; an ambiguous sign (``$``, ``kr``, ``¥``) is read from what the
-    page says about its language and region (:func:`~structcrawl.typed._words.sign_currency`),
-    else the amount is kept without a currency."""
-    if not ev.price:
-        return None, None, None
-    amount, cur, sign = _norm.price(ev.price, language=ev.language)
-    if amount is not None:
-        return amount, cur, sign
-    number = _AMOUNT.search(ev.price)
-    if number is None:
-        return None, None, None
-    sign = (ev.price[: number.start()] + ev.price[number.end() :]).strip() or None
-    code = sign_currency(sign or "", ev.language, ev.region, ev.host)
-    digits = number.group(0).strip(" .,'\u00a0")
-    return _norm.price(digits, code, ev.language)[0], code, sign
-
-
-def visible_price(ev: Evidence) -> str | None:
-    """The normalized price nearest the main heading (``None`` without one)."""
-    return _visible_amount(ev)[0]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from structcrawl.typed import _norm
+import structcrawl.typed._norm as _norm
 from structcrawl.typed._values import node_type, nodes_of, props, ref, text, values
 
 __all__ = ["OfferReading", "default_offer", "offer_nodes"]

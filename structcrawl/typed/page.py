@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+import structcrawl.typed.articlemeta as articlemeta
+import structcrawl.typed.shown as shown
 from structcrawl.core.document import Document
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.entities.resolve import resolve
-from structcrawl.typed import articlemeta, fallbacks
 from structcrawl.typed._values import nodes_of, props, ref, text, values
 from structcrawl.typed.fields import Candidate, choose
 from structcrawl.typed.identity import identity_keys, url_key
@@ -211,37 +212,6 @@ def _is_zero(value: Any) -> bool:
         return False
 
 
-def _product_fallbacks(
-    records: list[dict[str, Any]], doc: Document | None, ev: Evidence, shown: list[str]
-) -> list[Candidate]:
-    out = fallbacks.meta_candidates(records) + fallbacks.data_block_candidates(records, shown)
-    if doc is not None:
-        out += fallbacks.itemprop_candidates(doc) + fallbacks.visible_candidates(ev)
-    return out
-
-
-def _is_product_page(
-    records: list[dict[str, Any]], fb: list[Candidate], ev: Evidence, other_primary: str | None
-) -> bool:
-    og_product = any(
-        text(props(r).get("og:type")) in ("product", "og:product", "product.item")
-        for r in records
-        if r.get("format") == "opengraph"
-    )
-    strong = any(
-        c.value
-        and c.field in ("price", "sku")
-        and c.rule.split(":")[0] in ("meta-tags", "itemprop-loose", "data-block-product")
-        for c in fb
-    )
-    visible = ev.price is not None and ev.availability is not None and ev.heading is not None
-    return (
-        og_product
-        or strong
-        or (visible and other_primary in (None, "Organization", "BreadcrumbList", "ItemList"))
-    )
-
-
 def _listed(nodes: list[Node], clusters: list[tuple[str, list[Node]]]) -> list[list[Node]]:
     """Product clusters listed by an ItemList, in list order ([] when none)."""
     listed: list[int] = []
@@ -284,7 +254,7 @@ def build_items(
     nodes = page_nodes(records)
     clusters = _clusters(nodes, page_url)
     ev = page_evidence(document) if document is not None else Evidence()
-    shown_price = fallbacks.visible_price(ev)
+    shown_price = shown.visible_price(ev)
     canonical = _canonical(document)
     page_keys = {k for k in (url_key(page_url), url_key(canonical)) if k}
     page_keys |= {_pathless(k) for k in page_keys}
@@ -305,9 +275,9 @@ def build_items(
             item["role"] = "listed"
             items.append(item)
             used.add(id(group))
-    fb = _product_fallbacks(records, document, ev, ev.prices) if not listed else []
+    fb = shown.product_fallbacks(records, document, ev, ev.prices) if not listed else []
     primary_kind = scored[0][0] if scored else None
-    if not listed and not products and _is_product_page(records, fb, ev, primary_kind):
+    if not listed and not products and shown.is_product_page(records, fb, ev, primary_kind):
         item = _build("Product", [], page_url, shown_price, precedence, fb)
         if any(k in item for k in ("price", "sku", "name")):
             item["role"] = "primary"

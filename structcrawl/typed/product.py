@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from structcrawl.typed import _norm
+import structcrawl.typed._norm as _norm
 from structcrawl.typed._values import nodes_of, props, ref, text, values
 from structcrawl.typed.fields import Candidate
 from structcrawl.typed.nodes import Node
-from structcrawl.typed.offers import default_offer
+from structcrawl.typed.offers import OfferReading, default_offer
 
 __all__ = ["PRODUCT_TYPES", "product_candidates", "variant_summary"]
 
@@ -151,19 +151,14 @@ def product_candidates(
             repaired=node.repaired,
         )
 
+    brand = _name(p.get("brand") or p.get("manufacturer"))
     out = [
         cand("name", text(p.get("name")), "name"),
         cand("description", text(p.get("description")), "description"),
         cand("sku", text(source.get("sku")), "sku"),
         cand("mpn", text(source.get("mpn")), "mpn"),
         cand("gtin", _gtins(source), "gtin"),
-        cand(
-            "brand",
-            {"name": _name(p.get("brand") or p.get("manufacturer"))}
-            if _name(p.get("brand") or p.get("manufacturer"))
-            else None,
-            "brand",
-        ),
+        cand("brand", {"name": brand} if brand else None, "brand"),
         cand("url", resolve(ref(p.get("url"))) if ref(p.get("url")) else None, "url"),
         cand("images", _images(p.get("image"), resolve), "image"),
         cand("aggregateRating", _rating(p.get("aggregateRating")), "aggregateRating"),
@@ -177,39 +172,24 @@ def product_candidates(
         out.append(cand("sku", text(source.get("productID")).split(":")[-1], "productID"))  # type: ignore[union-attr]
     offer, _ = default_offer(source, page_url, shown)
     if offer is not None:
-        rule = (
-            f"offers[{offer.index}].{offer.price_path}"
-            if offer.price_path
-            else f"offers[{offer.index}]"
-        )
-        out.append(cand("price", offer.price, "offers", offer.price_raw, rule))
-        out.append(
-            cand(
-                "currency",
-                offer.currency,
-                "offers",
-                offer.currency_raw,
-                f"offers[{offer.index}].priceCurrency",
-            )
-        )
-        out.append(
-            cand(
-                "currencyRaw",
-                offer.currency_raw,
-                "offers",
-                offer.currency_raw,
-                f"offers[{offer.index}].priceCurrency",
-            )
-        )
-        out.append(
-            cand(
-                "availability",
-                offer.availability,
-                "offers",
-                offer.availability_raw,
-                f"offers[{offer.index}].availability",
-            )
-        )
-        if offer.sku and not text(source.get("sku")):
-            out.append(cand("sku", offer.sku, "offers", offer.sku, f"offers[{offer.index}].sku"))
+        out += _offer_fields(offer, cand, has_sku=bool(text(source.get("sku"))))
+    return out
+
+
+def _offer_fields(offer: OfferReading, cand: Any, *, has_sku: bool) -> list[Candidate]:
+    """``price``, ``currency``, ``currencyRaw``, ``availability`` (and a SKU the product lacks)
+    of the default offer."""
+    at = f"offers[{offer.index}]"
+    cur, price_rule = f"{at}.priceCurrency", f"{at}.{offer.price_path}".rstrip(".")
+    out = [
+        cand("price", offer.price, "offers", offer.price_raw, price_rule),
+        cand("currency", offer.currency, "offers", offer.currency_raw, cur),
+        cand("currencyRaw", offer.currency_raw, "offers", offer.currency_raw, cur),
+        cand(
+            "availability", offer.availability, "offers", offer.availability_raw,
+            f"{at}.availability",
+        ),
+    ]  # fmt: skip
+    if offer.sku and not has_sku:
+        out.append(cand("sku", offer.sku, "offers", offer.sku, f"{at}.sku"))
     return out
