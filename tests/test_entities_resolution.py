@@ -99,7 +99,7 @@ def test_one_product_across_layers_and_pages_with_its_conflicts(tmp_path):
     assert bell["properties"]["name"] == "Bell"
     # ... and no lower-case `product` / `website` entities stand apart
     assert not [e for e in items if set(e["type"]) & {"product", "website"}]
-    assert [e["type"] for e in items if not set(e["type"]) & {"Product", "Offer"}] == [["WebSite"]]
+    assert [e["type"] for e in items if not set(e["type"]) & {"Product", "Offer"}] == [["WebPage"]]
 
 
 def test_resolution_does_not_depend_on_page_order(tmp_path):

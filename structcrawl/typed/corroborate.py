@@ -7,7 +7,8 @@ the page's primary structured entity (same type and key, properties under schema
 ``og:title`` -> ``name``, ``og:price:amount`` -> ``offers.price``, ...), so that the entity
 merge sees it as one more layer that agrees or disagrees. A page without a structured entity
 to corroborate gets one entity from its metadata, typed by ``og:type`` with a schema.org type
-(``product`` -> ``Product``, ``article`` -> ``Article``, ``website`` -> ``WebSite``).
+(``product`` -> ``Product``, ``article`` -> ``Article``, ``website`` -> ``WebPage``: the page
+itself).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ __all__ = ["META_FORMATS", "OG_TYPES", "corroborate", "primary_record"]
 META_FORMATS = frozenset({"opengraph", "twitter", "dublincore"})
 OG_TYPES = {
     "product": "Product", "product.item": "Product", "product.group": "ProductGroup",
-    "article": "Article", "blog": "Blog", "website": "WebSite", "profile": "Person",
+    "article": "Article", "blog": "Blog", "website": "WebPage", "profile": "Person",
     "book": "Book", "music.song": "MusicRecording", "music.album": "MusicAlbum",
     "video.movie": "Movie", "video.episode": "TVEpisode", "video.other": "VideoObject",
     "business.business": "LocalBusiness", "place": "Place", "event": "Event",
