@@ -326,3 +326,17 @@ def test_a_product_page_with_a_list_of_related_products_is_not_a_listing():
     items = page_items(PRODUCT_LD + related + b"<h1>Lock</h1>", "https://s.example/p", "text/html")
     assert items[0]["role"] == "primary" and items[0]["sku"] == "L1"
     assert not [i for i in items if i.get("role") == "listed"]
+
+
+def test_among_fallbacks_the_one_the_page_shows_wins_and_the_named_data_block_product():
+    body = (
+        b'<meta property="og:type" content="product"><meta property="product:price:amount" content="10.00">'
+        b'<meta property="product:price:currency" content="EUR"><h1>Desk Lamp</h1>'
+        b'<p class="price">12,00 \xe2\x82\xac</p>'
+        b'<script type="application/json" id="state">{"recent":[{"title":"Chair","sku":"CH-1","price":{"amount":99}}],'
+        b'"product":{"title":"Desk Lamp","sku":"DL-1","price":{"amount":12,"currencyCode":"EUR"}}}</script>'
+    )
+    product = page_items(body, "https://s.example/lamp", "text/html")[0]
+    assert product["price"] == "12.00" and product["sku"] == "DL-1"
+    assert product["provenance"]["price"]["rule"] == "data-block-product"
+    assert [c["value"] for c in product["conflicts"]["price"]] == ["10.00"]

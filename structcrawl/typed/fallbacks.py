@@ -17,6 +17,7 @@ which arrive as ``selector`` records). In order:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import structcrawl.typed._norm as _norm
@@ -217,15 +218,22 @@ def _price(
     return _norm.price(raw, code)[0] if raw is not None else None, code, raw
 
 
-def data_block_candidates(records: list[dict[str, Any]], shown: list[str]) -> list[Candidate]:
-    """Candidates from the first product-like object of the page's data blocks."""
+def data_block_candidates(
+    records: list[dict[str, Any]], shown: list[str], heading: str | None = None
+) -> list[Candidate]:
+    """Candidates from the product-like object of the page's data blocks named like the main
+    heading, else the first one."""
     for index, rec in enumerate(records):
         if rec.get("kind") != "entity" or rec.get("format") != "data-block":
             continue
         found = _walk(props(rec))
         if not found:
             continue
-        product = found[0]
+        head = _plain_words(heading)
+        named = [
+            f for f in found if head and _plain_words(text(f.get("title") or f.get("name"))) in head
+        ]
+        product = (named or found)[0]
         variant = _variant(product)
         path = str(rec.get("source_element") or "")
         ev = f"data block {rec.get('type')}"
@@ -279,3 +287,8 @@ def data_block_candidates(records: list[dict[str, Any]], shown: list[str]) -> li
         ]
         return out
     return []
+
+
+def _plain_words(value: str | None) -> str:
+    """Letters and digits only, case-folded, single-spaced; ``""`` for nothing."""
+    return " ".join(re.sub(r"[\W_]+", " ", (value or "").casefold()).split())

@@ -94,8 +94,14 @@ def choose(
     ordered = sorted(enumerate(live), key=lambda ic: (layer_rank(ic[1], precedence), ic[0]))
     win = ordered[0][1]
     if prefer is not None and not same(win.value, prefer):
+        # the page shows it: among the winner's tier (structured layers, or fallbacks other
+        # than the visible page itself when only fallbacks speak), the one equal to it wins
         for _, cand in ordered:
-            if not cand.fallback and same(cand.value, prefer):
+            if (
+                cand.fallback == win.fallback
+                and cand.layer != "visible-page"
+                and same(cand.value, prefer)
+            ):
                 win = cand
                 break
     conflicts = []

@@ -125,7 +125,7 @@ def visible_price(ev: Evidence) -> str | None:
 def product_fallbacks(
     records: list[dict[str, Any]], doc: Document | None, ev: Evidence, shown: list[str]
 ) -> list[Candidate]:
-    out = meta_candidates(records) + data_block_candidates(records, shown)
+    out = meta_candidates(records) + data_block_candidates(records, shown, ev.heading)
     if doc is not None:
         out += itemprop_candidates(doc) + visible_candidates(ev)
     return out
