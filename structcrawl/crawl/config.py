@@ -2,7 +2,8 @@
 
 Components read their settings once, through the frozen config objects below, in
 ``from_crawler``. ``structcrawl/settings.py`` (the Scrapy settings module) takes its defaults
-from :data:`DEFAULTS`, and the manual's settings table (docs/settings.md) is checked against it by a test.
+from :data:`DEFAULTS`, and the manual's settings table (docs/settings.md) is checked against
+it by a test.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.extract import parse_syntaxes
+from structcrawl.extract.options import DEFAULT_OPTIONS, ExtractOptions
 
 __all__ = [
     "DEFAULTS",
@@ -116,6 +118,24 @@ DEFAULTS.update(
 )
 
 
+# how layers read what publishers wrote (structcrawl.extract.options)
+DEFAULTS.update(
+    {
+        "STRUCTCRAWL_MICRODATA_MODE": Setting(
+            "practical",
+            "Microdata reading: practical (content= on any itemprop element gives the value; "
+            "an itemscope+itemprop inside no item is still an item) or strict (WHATWG text).",
+        ),
+        "STRUCTCRAWL_JSONLD_REPAIRS": Setting(
+            "safe",
+            "JSON-LD repairs: none, safe (only repairs that cannot change meaning: trailing "
+            "commas, control characters, a BOM, comments) or all (also split concatenated "
+            "values, unescape HTML entities).",
+        ),
+    }
+)
+
+
 def _get(settings: Any, name: str) -> Any:
     return settings.get(name, DEFAULTS[name].default)
 
@@ -124,12 +144,17 @@ def _get(settings: Any, name: str) -> Any:
 class ExtractConfig:
     enabled: bool
     syntaxes: tuple[str, ...]
+    options: ExtractOptions = DEFAULT_OPTIONS
 
     @classmethod
     def from_settings(cls, settings: Any) -> ExtractConfig:
         return cls(
             enabled=bool(settings.getbool("STRUCTCRAWL_EXTRACT_ENABLED", True)),
             syntaxes=parse_syntaxes(_get(settings, "STRUCTCRAWL_SYNTAXES")),
+            options=ExtractOptions(
+                microdata_mode=str(_get(settings, "STRUCTCRAWL_MICRODATA_MODE")),
+                jsonld_repairs=str(_get(settings, "STRUCTCRAWL_JSONLD_REPAIRS")),
+            ),
         )
 
 
