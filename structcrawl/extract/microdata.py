@@ -49,6 +49,9 @@ from structcrawl.extract._schemacontext import iri_as_string
 __all__ = [
     "FORMAT",
     "PARSER",
+    "ItemCrawler",
+    "in_item",
+    "item_scopes",
     "Sighting",
     "extract",
     "property_name",
@@ -145,7 +148,9 @@ def property_name(name: str, vocab: str | None) -> str:
     return vocab + name
 
 
-class _Extractor:
+class ItemCrawler:
+    """The property crawl and its bounds, shared by the records and the graph export."""
+
     def __init__(self, doc: Document, practical: bool = True):
         self.doc = doc
         self.practical = practical
@@ -278,8 +283,8 @@ class _Extractor:
 def extract(doc: Document, mode: str = "practical") -> list[Record]:
     """The page's Microdata items (``mode``: ``practical`` or ``strict``, see above)."""
     practical = mode == "practical"
-    ex = _Extractor(doc, practical)
-    scopes = [a.getparent() for a in _ITEMSCOPES(doc.root)]
+    ex = ItemCrawler(doc, practical)
+    scopes = item_scopes(doc)
     tops = [el for el in scopes if el.get("itemprop") is None]
     records: list[Record] = []
     unread = 0
@@ -291,7 +296,7 @@ def extract(doc: Document, mode: str = "practical") -> list[Record]:
     orphans: set[etree._Element] = set()
     if practical and not unread:
         for el in scopes:
-            if el.get("itemprop") is None or el in ex.owned or ex.exhausted() or _in_item(el):
+            if el.get("itemprop") is None or el in ex.owned or ex.exhausted() or in_item(el):
                 continue
             rec = ex.item(el, set(), _item_attributes(el))
             rec.repairs.append("microdata-orphan-itemprop")
@@ -303,7 +308,12 @@ def extract(doc: Document, mode: str = "practical") -> list[Record]:
     return records
 
 
-def _in_item(el: etree._Element) -> bool:
+def item_scopes(doc: Document) -> list[etree._Element]:
+    """Every element carrying ``itemscope``, in document order."""
+    return [a.getparent() for a in _ITEMSCOPES(doc.root)]
+
+
+def in_item(el: etree._Element) -> bool:
     """Whether an ancestor of ``el`` is an item (its properties are that item's business, or
     were left out by a bound that says so)."""
     return any(a.get("itemscope") is not None for a in el.iterancestors())
@@ -316,12 +326,12 @@ def _item_attributes(el: etree._Element) -> dict[str, str]:
 _MAX_WARNINGS = 20  # per kind and page; one more warning counts the rest
 
 
-def _warnings(doc: Document, ex: _Extractor, orphans: set[etree._Element]) -> list[Record]:
+def _warnings(doc: Document, ex: ItemCrawler, orphans: set[etree._Element]) -> list[Record]:
     """Warnings for ``itemprop`` that no item owns and ``itemref`` naming no element."""
     found: list[tuple[str, str, etree._Element]] = []
     for attribute in _ITEMPROPS(doc.root):
         el = attribute.getparent()
-        if el not in ex.owned and el not in orphans and str(attribute).strip() and not _in_item(el):
+        if el not in ex.owned and el not in orphans and str(attribute).strip() and not in_item(el):
             found.append(
                 (
                     "microdata-itemprop-outside-item",
@@ -357,7 +367,7 @@ def _warning(doc: Document, code: str, message: str, element: str = "") -> Recor
 
 
 def _bound_errors(
-    doc: Document, ex: _Extractor, tops: list[etree._Element], unread: int
+    doc: Document, ex: ItemCrawler, tops: list[etree._Element], unread: int
 ) -> list[Record]:
     limits = doc.limits
     records = []

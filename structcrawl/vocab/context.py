@@ -7,7 +7,8 @@ alias ``@id``/``@type`` (as schema.org's published context does), and every prop
 range includes ``URL`` is coerced to an IRI (``"@type": "@id"``), so ``"image": "a.jpg"``
 expands to a node reference resolved against the document base. Beside it,
 ``schemaorg-literal-properties.json`` lists the properties whose every range is a datatype
-(``Text``, ``Number``, ``Date``...). Both are derived from the shipped vocabulary (``schemaorg.json.gz``, see ``README.md``)::
+(``Text``, ``Number``, ``Date``...). Both are derived from the shipped vocabulary
+(``schemaorg.json.gz``, see ``README.md``)::
 
     .venv/bin/python structcrawl/vocab/context.py
 """

@@ -3,12 +3,12 @@
 Every IRI subject becomes a record; a blank node becomes a record of its own only when no
 other subject points at it, and is nested as a record value where one does. An IRI object
 is a reference (``{"@id": iri}``), except under schema.org properties whose range includes
-``URL`` or is only datatypes (``url``, ``image``, ``telephone``...: a plain string); typed and language-tagged literals keep their datatype
-and language (``{"@value", "@type"}`` / ``{"@value", "@language"}``), the value model of
-:mod:`structcrawl.core.values`. schema.org types and properties are shortened to local names;
-other vocabularies keep full IRIs. RDF collections (``inlist``) become lists. ``raw`` holds
-the subject's triples in N-Triples form; each property's provenance is the XPath of the
-element that produced the triple.
+``URL`` or is only datatypes (``url``, ``image``, ``telephone``...: a plain string); typed and
+language-tagged literals keep their datatype and language (``{"@value", "@type"}`` /
+``{"@value", "@language"}``), the value model of :mod:`structcrawl.core.values`. schema.org
+types and properties are shortened to local names; other vocabularies keep full IRIs. RDF
+collections (``inlist``) become lists. ``raw`` holds the subject's triples in N-Triples form;
+each property's provenance is the XPath of the element that produced the triple.
 
 Open Graph and Twitter properties (``og:``, ``article:``, ``twitter:``... which RDFa also reads
 from ``<meta property>``) are left to the ``opengraph`` layer, which keeps their structure
