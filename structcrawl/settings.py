@@ -72,6 +72,7 @@ FEED_EXPORTERS = {
     "entities": "structcrawl.crawl.exporters.EntitiesJsonLinesExporter",
     "entities-csv": "structcrawl.crawl.exporters.EntitiesCsvExporter",
     "entities-delta": "structcrawl.crawl.exporters.EntitiesDeltaJsonLinesExporter",
+    "graph": "structcrawl.crawl.exporters.GraphNQuadsExporter",
 }
 
 for _name, _setting in DEFAULTS.items():

@@ -27,7 +27,7 @@ from pyld import jsonld as pyld_jsonld
 from structcrawl.core.document import Document, parse_html
 from structcrawl.core.payload import classify
 from structcrawl.extract._jsonparse import parse_json
-from structcrawl.extract.graph._jsonld import block_quads, jsonld_quads
+from structcrawl.extract.graph._jsonld import block_quads, describe_error, jsonld_quads
 from structcrawl.extract.graph._microdata import microdata_quads
 from structcrawl.extract.graph._nquads import Quad, relabel, serialize_nquads
 from structcrawl.extract.graph._records import record_quads
@@ -39,6 +39,7 @@ __all__ = [
     "GRAPH_FORMATS",
     "GRAPH_SYNTAXES",
     "LAYER_GRAPHS",
+    "jsonld_document_nquads",
     "PageGraph",
     "Quad",
     "page_graph",
@@ -95,9 +96,10 @@ def page_graph(
     return out
 
 
-def to_nquads(quads: list[Quad]) -> str:
-    """N-Quads text (blank nodes relabelled in order of first appearance)."""
-    return serialize_nquads(quads)
+def to_nquads(quads: list[Quad], prefix: str = "b") -> str:
+    """N-Quads text (blank nodes relabelled ``<prefix>0``, ``<prefix>1``... in order of first
+    appearance; a feed of several pages gives each page its own prefix)."""
+    return serialize_nquads(quads, prefix)
 
 
 def to_expanded_jsonld(quads: list[Quad]) -> list[dict[str, Any]]:
@@ -136,7 +138,7 @@ def payload_graph(
     try:
         out.quads.extend(block_quads(value, url, 0, LAYER_GRAPHS["json-ld"]))
     except Exception as exc:  # noqa: BLE001 - JSON-LD processing rejected the document
-        out.problems.append(("json-ld", "", f"{getattr(exc, 'code', type(exc).__name__)}"))
+        out.problems.append(("json-ld", "", describe_error(exc)))
     return out
 
 
@@ -147,3 +149,10 @@ def render_graph(graph: PageGraph, fmt: str) -> str:
     if fmt == "jsonld":
         return json.dumps(to_expanded_jsonld(graph.quads), ensure_ascii=False, indent=2) + "\n"
     raise ValueError(f"unknown graph format {fmt!r}; known: {', '.join(GRAPH_FORMATS)}")
+
+
+def jsonld_document_nquads(document: Any, base: str) -> str:
+    """N-Quads of one JSON-LD document as the JSON-LD API's toRdf gives it (its default graph
+    unnamed): what the graph export does with each block, before naming the layer's graph."""
+    quads = block_quads(document, base, 0, None)
+    return to_nquads(quads)

@@ -21,7 +21,7 @@ from structcrawl.extract.jsonld import ld_json_scripts
 from structcrawl.extract.jsonld_html import expand_options
 from structcrawl.extract.rdfa._model import IRI, BNode, Literal, Node
 
-__all__ = ["block_quads", "jsonld_quads"]
+__all__ = ["block_quads", "describe_error", "jsonld_quads"]
 
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
@@ -38,13 +38,25 @@ def _term(block: int, node: dict[str, Any]) -> Node:
     return Literal(value, datatype, node.get("language"))
 
 
-def block_quads(value: Any, base: str, block: int, layer_graph: IRI) -> list[Quad]:
-    """The quads of one parsed JSON-LD value (its default graph named ``layer_graph``)."""
+def describe_error(exc: BaseException) -> str:
+    """``code: message`` of the innermost JSON-LD error (PyLD wraps the cause)."""
+    inner: BaseException = exc
+    while inner.__cause__ is not None:
+        inner = inner.__cause__
+    code = getattr(inner, "code", None) or getattr(exc, "code", None) or type(inner).__name__
+    message = inner.args[0] if inner.args else str(inner)
+    return f"{code}: {str(message).splitlines()[0][:300]}"
+
+
+def block_quads(value: Any, base: str, block: int, layer_graph: IRI | None) -> list[Quad]:
+    """The quads of one parsed JSON-LD value (its default graph named ``layer_graph``, or
+    left the default graph when ``None``)."""
     dataset = pyld_jsonld.to_rdf(value, expand_options(base))
     quads: list[Quad] = []
     for graph_name, triples in dataset.items():
+        graph: IRI | BNode | None
         if graph_name == "@default":
-            graph: IRI | BNode = layer_graph
+            graph = layer_graph
         elif graph_name.startswith("_:"):
             graph = BNode(f"j{block}.{graph_name[2:]}")
         else:
@@ -80,6 +92,5 @@ def jsonld_quads(
         try:
             quads.extend(block_quads(value, doc.base_url, index, layer_graph))
         except Exception as exc:  # noqa: BLE001 - JSON-LD processing rejected the block
-            code = getattr(exc, "code", None) or type(exc).__name__
-            problems.append((doc.path_of(script), f"{code}: {str(exc).splitlines()[0][:300]}"))
+            problems.append((doc.path_of(script), describe_error(exc)))
     return quads, problems

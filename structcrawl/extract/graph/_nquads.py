@@ -57,14 +57,14 @@ def term_nt(term: Node) -> str:
     return text
 
 
-def relabel(quads: list[Quad]) -> list[Quad]:
-    """The quads with blank nodes named ``b0``, ``b1``... in order of first appearance
-    (duplicates removed, order kept)."""
+def relabel(quads: list[Quad], prefix: str = "b") -> list[Quad]:
+    """The quads with blank nodes named ``b0``, ``b1``... (``prefix`` then a number) in order
+    of first appearance (duplicates removed, order kept)."""
     names: dict[BNode, BNode] = {}
 
     def label(term: BNode) -> BNode:
         if term not in names:
-            names[term] = BNode(f"b{len(names)}")
+            names[term] = BNode(f"{prefix}{len(names)}")
         return names[term]
 
     out: dict[Quad, None] = {}
@@ -76,10 +76,11 @@ def relabel(quads: list[Quad]) -> list[Quad]:
     return list(out)
 
 
-def serialize_nquads(quads: list[Quad]) -> str:
-    """N-Quads text, one line per quad (blank nodes relabelled, duplicates dropped)."""
+def serialize_nquads(quads: list[Quad], prefix: str = "b") -> str:
+    """N-Quads text, one line per quad (blank nodes relabelled with ``prefix``, duplicates
+    dropped)."""
     lines = []
-    for q in relabel(quads):
+    for q in relabel(quads, prefix):
         parts = [term_nt(q.subject), term_nt(q.predicate), term_nt(q.object)]
         if q.graph is not None:
             parts.append(term_nt(q.graph))

@@ -35,7 +35,7 @@ from structcrawl.extract._schemacontext import iri_as_string
 from structcrawl.extract.rdfa._model import IRI, BNode, Literal, Triple
 from structcrawl.extract.rdfa.triples import rdfa_triples_bounded
 
-__all__ = ["FORMAT", "PARSER", "extract", "records_from_triples"]
+__all__ = ["FORMAT", "PARSER", "extract", "records_from_triples", "skipped_predicate"]
 
 FORMAT = "rdfa"
 PARSER = "structcrawl.extract.rdfa"
@@ -49,7 +49,9 @@ _META_PREDICATE = re.compile(
 )
 
 
-def _skipped(predicate: str) -> bool:
+def skipped_predicate(predicate: str) -> bool:
+    """Whether records leave out triples with this predicate (``rdfa:usesVocabulary``, Open
+    Graph and Twitter properties: the ``opengraph`` layer reports those)."""
     return predicate in _SKIP_PREDICATES or bool(_META_PREDICATE.match(predicate))
 
 
@@ -79,7 +81,7 @@ class _Grouper:
         self.by_subject: dict[Any, list[Triple]] = {}
         self.referenced: set[Any] = set()
         for t in triples:
-            if _skipped(t.predicate.value):
+            if skipped_predicate(t.predicate.value):
                 continue
             self.by_subject.setdefault(t.subject, []).append(t)
             if isinstance(t.object, BNode) and t.object != t.subject:
