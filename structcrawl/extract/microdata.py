@@ -82,6 +82,8 @@ _string = etree.XPath("string()")
 _ITEMSCOPES = etree.XPath("//@itemscope")
 _IDS = etree.XPath("//@id")
 _ITEMPROPS = etree.XPath("//@itemprop")
+# both at once, in document order: one scan of the tree instead of two
+_ITEM_ATTRIBUTES = etree.XPath("//@itemscope|//@itemprop")
 
 
 class Sighting(NamedTuple):
@@ -157,6 +159,7 @@ class ItemCrawler:
         self.limits = doc.limits
         self._ids: dict[str, etree._Element] | None = None
         self._order: dict[etree._Element, int] | None = None
+        self._scan: tuple[list[etree._Element], list[Any]] | None = None
         self.items = 0  # items built, nested ones included
         self.visits = 0  # elements visited by the property crawl
         self.too_deep = 0  # nested items left as references for depth
@@ -181,8 +184,24 @@ class ItemCrawler:
         if len(elements) < 2:
             return elements
         if self._order is None:  # property elements are all elements with itemprop
-            self._order = {a.getparent(): i for i, a in enumerate(_ITEMPROPS(self.doc.root))}
+            self._order = {a.getparent(): i for i, a in enumerate(self.itemprops())}
         return sorted(elements, key=self._order.__getitem__)
+
+    def scan(self) -> tuple[list[etree._Element], list[Any]]:
+        """``(itemscope elements, itemprop attribute values)`` of the page, in document order
+        (one scan of the tree, kept)."""
+        if self._scan is None:
+            scopes, props = [], []
+            for attribute in _ITEM_ATTRIBUTES(self.doc.root):
+                if attribute.attrname == "itemprop":
+                    props.append(attribute)
+                else:
+                    scopes.append(attribute.getparent())
+            self._scan = (scopes, props)
+        return self._scan
+
+    def itemprops(self) -> list[Any]:
+        return self.scan()[1] if self._scan is not None else _ITEMPROPS(self.doc.root)
 
     def crawl(self, root: etree._Element) -> list[etree._Element]:
         """The property elements of the item rooted at ``root`` (WHATWG 'crawl the properties')."""
@@ -284,7 +303,7 @@ def extract(doc: Document, mode: str = "practical") -> list[Record]:
     """The page's Microdata items (``mode``: ``practical`` or ``strict``, see above)."""
     practical = mode == "practical"
     ex = ItemCrawler(doc, practical)
-    scopes = item_scopes(doc)
+    scopes = ex.scan()[0]
     tops = [el for el in scopes if el.get("itemprop") is None]
     records: list[Record] = []
     unread = 0
@@ -329,7 +348,7 @@ _MAX_WARNINGS = 20  # per kind and page; one more warning counts the rest
 def _warnings(doc: Document, ex: ItemCrawler, orphans: set[etree._Element]) -> list[Record]:
     """Warnings for ``itemprop`` that no item owns and ``itemref`` naming no element."""
     found: list[tuple[str, str, etree._Element]] = []
-    for attribute in _ITEMPROPS(doc.root):
+    for attribute in ex.itemprops():
         el = attribute.getparent()
         if el not in ex.owned and el not in orphans and str(attribute).strip() and not in_item(el):
             found.append(
