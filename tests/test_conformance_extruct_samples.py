@@ -11,7 +11,9 @@ items, the top-level entities are compared:
   ``@context``/``@graph``) and resolves relative ``@id`` against the document base. extruct's
   side is put through the same two steps before comparing. Types are compared after
   :func:`~structcrawl.core.records.short_schema_name`, as structcrawl stores them.
-* microdata: the multiset of ``(itemtype, property names)`` of top-level items. extruct's
+* microdata: the multiset of ``(itemtype, property names)`` of top-level items, extruct's
+  names put in the item's vocabulary as structcrawl names them
+  (:func:`structcrawl.extract.microdata.property_name`). extruct's
   nested form (``type``/``properties``), its flat form (``iid``/``iid_ref``: top-level items are
   the ones no other item refers to) and its "uniform" form (``@type`` plus properties as keys)
   are all read. extruct gives an item without properties a ``value`` (a property, in the uniform
@@ -40,7 +42,7 @@ from urllib.parse import quote, urljoin
 import pytest
 
 from structcrawl.core.records import Record, short_schema_name
-from structcrawl.extract import PageExtraction, extract_payload
+from structcrawl.extract import PageExtraction, extract_payload, microdata
 from tests._conformance import suite_dir
 
 pytestmark = pytest.mark.conformance
@@ -176,15 +178,18 @@ def jsonld_entities(items: list[Any], base: str) -> Counter[Key]:
 
 def _microdata_key(item: dict[str, Any]) -> Key:
     if "properties" in item or "type" in item or "@type" not in item:  # nested or flat form
-        types = _types(item.get("type"))
+        typ: Any = item.get("type")
         names = set(item.get("properties", {}))
     else:  # extruct's "uniform" form: @type (local name) + @context, properties as keys
         typ, context = item["@type"], item.get("@context")
         if isinstance(typ, str) and isinstance(context, str) and ":" not in typ:
             typ = f"{context.rstrip('/')}/{typ}"
-        types = _types(typ)
         names = {k for k in item if k not in _ITEM_META_KEYS}
-    return types, tuple(sorted(short_schema_name(n) for n in names))
+    # structcrawl names a property in its item's vocabulary (W3C Microdata to RDF): a type
+    # outside schema.org makes its names full IRIs (extruct keeps them as written)
+    in_order = [t for t in (typ if isinstance(typ, list) else [typ]) if isinstance(t, str)]
+    vocab = microdata.vocabulary(in_order, None)
+    return _types(typ), tuple(sorted(microdata.property_name(n, vocab) for n in names))
 
 
 def microdata_items(items: list[Any]) -> Counter[Key]:

@@ -42,8 +42,9 @@ from typing import Any, NamedTuple
 from lxml import etree
 
 from structcrawl.core.document import Document
-from structcrawl.core.records import Provenance, Record, error_record, short_schema_name
+from structcrawl.core.records import Provenance, Record, short_schema_name
 from structcrawl.core.values import make_ref
+from structcrawl.extract._microdata_report import bound_errors, page_warnings
 from structcrawl.extract._schemacontext import iri_as_string
 
 __all__ = [
@@ -168,7 +169,7 @@ class ItemCrawler:
         self.rebuilt = 0  # builds of an element built before (shared through itemref)
         self.unshared = 0  # shared items left as references after max_shared
         self.owned: set[etree._Element] = set()  # property elements some item crawled
-        self.missing_refs: dict[tuple[etree._Element, str], None] = {}  # itemref to no element
+        self.missing_refs: dict[tuple[etree._Element, str], None] = {}  # itemref to no id
 
     def exhausted(self) -> bool:
         return self.items >= self.limits.max_items or self.visits >= self.limits.max_visits
@@ -342,101 +343,26 @@ def _item_attributes(el: etree._Element) -> dict[str, str]:
     return {k: v for k, v in el.attrib.items() if k.startswith("item") or k == "id"}
 
 
-_MAX_WARNINGS = 20  # per kind and page; one more warning counts the rest
-
-
 def _warnings(doc: Document, ex: ItemCrawler, orphans: set[etree._Element]) -> list[Record]:
     """Warnings for ``itemprop`` that no item owns and ``itemref`` naming no element."""
-    found: list[tuple[str, str, etree._Element]] = []
+    outside = []
     for attribute in ex.itemprops():
         el = attribute.getparent()
         if el not in ex.owned and el not in orphans and str(attribute).strip() and not in_item(el):
-            found.append(
-                (
-                    "microdata-itemprop-outside-item",
-                    f"itemprop {str(attribute).strip()!r} is outside any item: its value "
-                    "belongs to no item",
-                    el,
-                )
-            )
-    for (el, ref), _ in ex.missing_refs.items():
-        found.append(
-            ("microdata-itemref-missing", f"itemref names {ref!r}, but no element has that id", el)
-        )
-    out: list[Record] = []
-    for code in ("microdata-itemprop-outside-item", "microdata-itemref-missing"):
-        mine = [f for f in found if f[0] == code]
-        out.extend(_warning(doc, c, m, doc.path_of(el)) for c, m, el in mine[:_MAX_WARNINGS])
-        if len(mine) > _MAX_WARNINGS:
-            more = len(mine) - _MAX_WARNINGS
-            out.append(_warning(doc, code, f"{more:,} more like the above (not listed)"))
-    return out
-
-
-def _warning(doc: Document, code: str, message: str, element: str = "") -> Record:
-    return error_record(
-        source_url=doc.url,
-        format=FORMAT,
-        code=code,
-        message=message,
-        source_element=element,
-        parser=PARSER,
-        kind="warning",
-    )
+            outside.append((str(attribute).strip(), doc.path_of(el)))
+    missing = [(ref, doc.path_of(el)) for el, ref in ex.missing_refs]
+    return page_warnings(doc, outside, missing)
 
 
 def _bound_errors(
     doc: Document, ex: ItemCrawler, tops: list[etree._Element], unread: int
 ) -> list[Record]:
-    limits = doc.limits
-    records = []
-    if unread or ex.refused:
-        many = ex.items >= limits.max_items
-        bound = (
-            f"{limits.max_items:,} items (max_items)"
-            if many
-            else f"{limits.max_visits:,} element visits (max_visits; itemref makes items "
-            "share elements)"
-        )
-        records.append(
-            _error(
-                doc,
-                "microdata-too-many-items" if many else "microdata-too-complex",
-                f"after {bound} no more items were built: nested items from there on are "
-                "references"
-                + (f", and {unread:,} top-level items were not read" if unread else ""),
-                doc.path_of(tops[len(tops) - unread]) if unread else "",
-            )
-        )
-    if ex.unshared:
-        records.append(
-            _error(
-                doc,
-                "microdata-too-complex",
-                f"items shared through itemref were built again {limits.max_shared:,} times "
-                f"(max_shared); {ex.unshared:,} more uses are references ({{'@ref': path}} or "
-                "{'@id': itemid})",
-            )
-        )
-    if ex.too_deep:
-        records.append(
-            _error(
-                doc,
-                "microdata-too-deep",
-                f"{ex.too_deep:,} items nested deeper than {limits.max_nesting} levels "
-                "(max_nesting) were kept as references ({'@ref': path} or {'@id': itemid}), "
-                "not built",
-            )
-        )
-    return records
-
-
-def _error(doc: Document, code: str, message: str, element: str = "") -> Record:
-    return error_record(
-        source_url=doc.url,
-        format=FORMAT,
-        code=code,
-        message=message,
-        source_element=element,
-        parser=PARSER,
+    return bound_errors(
+        doc,
+        unread=unread,
+        refused=ex.refused,
+        many=ex.items >= doc.limits.max_items,
+        unshared=ex.unshared,
+        too_deep=ex.too_deep,
+        first_unread=doc.path_of(tops[len(tops) - unread]) if unread else "",
     )
