@@ -42,6 +42,7 @@ def _escape_string(value: str) -> str:
 def term_nt(term: Node) -> str:
     """One term in N-Triples syntax.
 
+    >>> from structcrawl.extract.rdfa._model import Literal
     >>> term_nt(Literal("a\\"b", lang="en")), term_nt(IRI("http://a.example/x y"))
     ('"a\\\\"b"@en', '<http://a.example/x\\\\u0020y>')
     """
