@@ -1,6 +1,10 @@
 """``make demo``: serve the bundled demo site on 127.0.0.1, crawl it, write the feeds.
 
-    python -m structcrawl.dev.demo --site fixtures/site --out output [--port 8765]
+    python -m structcrawl.dev.demo --site fixtures/site --out output [--port 8765] [--rules DIR]
+
+The demo site's rules (time zone, a selector rule, a click rule) live with the site, in
+``<site>/rules/`` (``--rules`` names another directory), and are passed to the crawl as
+``STRUCTCRAWL_RULES_DIR``: no packaged rules claim the local host the demo is served on.
 
 Writes ``<out>/entities.jsonl`` and ``entities.csv`` (one line per deduplicated entity),
 ``<out>/records.jsonl`` (one line per record), ``<out>/pages.jsonl`` (one line per page), raw
@@ -104,15 +108,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", default="fixtures/site")
     parser.add_argument("--out", default="output")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--rules", default=None, help="site rules directory (<site>/rules)")
     args = parser.parse_args(argv)
     out = Path(args.out)
+    rules = Path(args.rules) if args.rules else Path(args.site) / "rules"
     if (out / "bodies").exists():
         shutil.rmtree(out / "bodies")
     out.mkdir(parents=True, exist_ok=True)
     port = args.port if _port_free(args.port) else 0
     with BackgroundServer(args.site, port) as server:
         print(f"demo site: serving {args.site} at {server.url}")
-        code = run_crawl(server.url, out)
+        code = run_crawl(server.url, out, "-s", f"STRUCTCRAWL_RULES_DIR={rules.resolve()}")
     if code != 0:
         print(f"crawl failed (exit {code}); see {out / 'crawl.log'}", file=sys.stderr)
         return code

@@ -10,7 +10,7 @@ run's entities not seen in this one follow as ``gone`` entity items.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 from scrapy.http import Response
 
 from structcrawl.crawl.items import EntityItem
+from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.pipelines._changes import ChangeDetector
 from structcrawl.entities import (
     DEFAULT_PRECEDENCE,
@@ -35,9 +36,25 @@ from structcrawl.entities import (
 )
 from structcrawl.entities.store import EntityStore, SourceRow
 
-__all__ = ["EntityConfig", "EntityPipeline", "record_key"]
+__all__ = [
+    "INTERNAL_META",
+    "EntityConfig",
+    "EntityPipeline",
+    "record_key",
+    "register_shared_entity_store",
+]
 
-INTERNAL_META = "structcrawl_internal"
+#: A crawl-wide entity store shared by several workers: ``crawler -> (store, coordinator)``, or
+#: None when the crawl is not shared. :mod:`structcrawl.distributed` (loaded by every crawl as
+#: an add-on) registers its Redis store; the pipeline imports nothing from it.
+SharedStoreOpener = Callable[[Crawler], "tuple[EntityStore, Any] | None"]
+_SHARED_STORES: list[SharedStoreOpener] = []
+
+
+def register_shared_entity_store(opener: SharedStoreOpener) -> None:
+    """Add ``opener`` to the ones :meth:`EntityPipeline.from_crawler` asks first (once each)."""
+    if opener not in _SHARED_STORES:
+        _SHARED_STORES.append(opener)
 
 
 def record_key(record: dict[str, Any]) -> str:
@@ -107,11 +124,10 @@ class EntityPipeline:
         except NotConfigured:
             changes = None
         # a distributed crawl (STRUCTCRAWL_REDIS_URL) merges into Redis; one worker emits
-        from structcrawl.distributed import shared_entity_store
-
-        shared = shared_entity_store(crawler)
-        if shared is not None:
-            return cls(crawler, config, shared[0], changes, coordinator=shared[1])
+        for opener in _SHARED_STORES:
+            shared = opener(crawler)
+            if shared is not None:
+                return cls(crawler, config, shared[0], changes, coordinator=shared[1])
         store = SqliteEntityStore(config.store_path, reset=config.reset)
         return cls(crawler, config, store, changes)
 

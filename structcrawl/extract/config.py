@@ -1,0 +1,57 @@
+"""Settings of extraction: ``STRUCTCRAWL_EXTRACT_ENABLED``, ``STRUCTCRAWL_SYNTAXES``,
+``STRUCTCRAWL_MICRODATA_MODE`` and ``STRUCTCRAWL_JSONLD_REPAIRS``, with their defaults and
+documentation (gathered into :data:`structcrawl.crawl.config.DEFAULTS`), and
+the frozen :class:`ExtractConfig` that reads them once (the extraction pipeline, the render
+handler's captured JSON).
+
+Pure module: no Scrapy imports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from structcrawl.core.setting import Setting, setting_value
+from structcrawl.extract import parse_syntaxes
+from structcrawl.extract.options import DEFAULT_OPTIONS, ExtractOptions
+
+__all__ = ["SETTINGS", "ExtractConfig"]
+
+SETTINGS: dict[str, Setting] = {
+    "STRUCTCRAWL_EXTRACT_ENABLED": Setting(True, "Run semantic extraction in the item pipeline."),
+    "STRUCTCRAWL_SYNTAXES": Setting(
+        "json-ld,microdata,rdfa,opengraph,dublincore,microformats,data-block",
+        "Comma-separated layers to extract (opengraph includes Twitter cards).",
+    ),
+    # how layers read what publishers wrote (structcrawl.extract.options)
+    "STRUCTCRAWL_MICRODATA_MODE": Setting(
+        "practical",
+        "Microdata reading: practical (content= on any itemprop element gives the value; "
+        "an itemscope+itemprop inside no item is still an item) or strict (WHATWG text).",
+    ),
+    "STRUCTCRAWL_JSONLD_REPAIRS": Setting(
+        "safe",
+        "JSON-LD repairs: none, safe (only repairs that cannot change meaning: trailing "
+        "commas, control characters, a BOM, comments) or all (also split concatenated "
+        "values, unescape HTML entities).",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractConfig:
+    enabled: bool
+    syntaxes: tuple[str, ...]
+    options: ExtractOptions = DEFAULT_OPTIONS
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> ExtractConfig:
+        return cls(
+            enabled=bool(settings.getbool("STRUCTCRAWL_EXTRACT_ENABLED", True)),
+            syntaxes=parse_syntaxes(setting_value(settings, SETTINGS, "STRUCTCRAWL_SYNTAXES")),
+            options=ExtractOptions(
+                microdata_mode=str(setting_value(settings, SETTINGS, "STRUCTCRAWL_MICRODATA_MODE")),
+                jsonld_repairs=str(setting_value(settings, SETTINGS, "STRUCTCRAWL_JSONLD_REPAIRS")),
+            ),
+        )
