@@ -1,11 +1,12 @@
 """``structcrawl``: command-line entry points.
 
     structcrawl extract FILE-or-URL [--base-url URL] [--content-type TYPE]
-                        [--format json|jsonl] [--syntaxes json-ld,microdata,...]
+                        [--format json|jsonl|nquads|jsonld] [--syntaxes json-ld,microdata,...]
                         [--view records|items]
 
 prints the records of one page with the same code the crawl pipeline uses, and exits 0; or
-exits 2 with a message on stderr when the input cannot be read.
+exits 2 with a message on stderr when the input cannot be read. ``--format nquads`` / ``jsonld``
+print the page's RDF dataset instead (:mod:`structcrawl.extract.graph`).
 
     structcrawl schedule FILE (--once | --loop) [--dry-run] [--state PATH] [--url URL]
 
@@ -32,6 +33,7 @@ from urllib.parse import urlsplit
 from structcrawl import __version__
 from structcrawl import typed as _typed
 from structcrawl.extract import SYNTAXES, extract_payload, parse_syntaxes
+from structcrawl.extract.graph import GRAPH_FORMATS, payload_graph, render_graph
 from structcrawl.ledger import pages as _ledger
 from structcrawl.ops import schedule as _schedule
 
@@ -74,6 +76,14 @@ def _extract(args: argparse.Namespace) -> int:
     except (InputError, ValueError) as exc:
         print(f"structcrawl extract: {exc}", file=sys.stderr)
         return 2
+    if args.format in GRAPH_FORMATS:
+        graph = payload_graph(
+            body, args.base_url or url, args.content_type or content_type, syntaxes=syntaxes
+        )
+        sys.stdout.write(render_graph(graph, args.format))
+        for layer, element, message in graph.problems:
+            print(f"structcrawl extract: {layer} {element}: {message}", file=sys.stderr)
+        return 0
     if getattr(args, "view", "records") == "items":
         records = _typed.page_items(body, args.base_url or url, args.content_type or content_type)
     else:
@@ -99,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("source", help="a file path or an http(s) URL")
     ex.add_argument("--base-url", help="the URL the page is to be read as (default: its own)")
     ex.add_argument("--content-type", help="override the Content-Type (default: guessed/served)")
-    ex.add_argument("--format", choices=("json", "jsonl"), default="json")
+    ex.add_argument("--format", choices=("json", "jsonl", *GRAPH_FORMATS), default="json")
     ex.add_argument("--syntaxes", help=f"comma-separated subset of: {', '.join(SYNTAXES)}")
     ex.add_argument(
         "--view",

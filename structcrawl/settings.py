@@ -74,6 +74,7 @@ FEED_EXPORTERS = {
     "entities-delta": "structcrawl.crawl.exporters.EntitiesDeltaJsonLinesExporter",
     "items": "structcrawl.crawl.exporters.ItemsJsonLinesExporter",
     "items-csv": "structcrawl.crawl.exporters.ItemsCsvExporter",
+    "graph": "structcrawl.crawl.exporters.GraphNQuadsExporter",
 }
 
 for _name, _setting in DEFAULTS.items():

@@ -13,9 +13,13 @@ A *fact* is ``(subject, path, value)``, all strings:
 
 Both sides are read into a multiset (``Counter``) of facts; a page agrees with extruct when the
 two multisets are equal, and every fact only one side has is a disagreement. The legitimate
-representational differences between extruct's output and ours are removed in exactly two
-places, both documented below: :func:`normalise` (one leaf value) and :func:`match_relative`
-(a relative URL extruct left unresolved). Everything else must be equal.
+representational differences between extruct's output and ours are removed in exactly three
+places, all documented below: :func:`normalise` (one leaf value), :func:`match_relative`
+(a relative URL extruct left unresolved) and :func:`match_references` (a URL that the value
+model of issue 10 writes as a reference ``{"@id": iri}`` where extruct writes its text);
+property names are compared by their local name (:func:`local_name`: structcrawl names the
+properties of an item typed outside schema.org by full IRIs, extruct as written). Everything
+else must be equal.
 """
 
 from __future__ import annotations
@@ -29,7 +33,15 @@ from urllib.parse import urljoin, urlsplit
 
 from structcrawl.core.records import short_schema_name
 
-__all__ = ["Fact", "extruct_facts", "match_relative", "normalise", "our_facts"]
+__all__ = [
+    "Fact",
+    "extruct_facts",
+    "local_name",
+    "match_references",
+    "match_relative",
+    "normalise",
+    "our_facts",
+]
 
 Fact = tuple[str, str, str]
 _SPACE = re.compile(r"\s+")
@@ -94,6 +106,46 @@ def match_relative(only_extruct: Counter[Fact], only_ours: Counter[Fact], base: 
     return paired
 
 
+def match_references(only_extruct: Counter[Fact], only_ours: Counter[Fact], base: str) -> int:
+    """Pair our facts whose value is a reference ``<iri>`` (Microdata and RDFa URL values, in
+    the value model) with extruct's fact for the same subject and path whose value is that URL
+    as text (resolved against the base when relative). Updates both counters; returns the pairs.
+
+    >>> theirs = Counter({("Offer", "availability", "http://schema.org/InStock"): 1})
+    >>> ours = Counter({("Offer", "availability", "<http://schema.org/InStock>"): 1})
+    >>> match_references(theirs, ours, "http://a.example/"), +theirs, +ours
+    (1, Counter(), Counter())
+    """
+    paired = 0
+    for fact in list(only_extruct.elements()):
+        subject, path, value = fact
+        if not value or value.startswith("<"):
+            continue
+        reference = (subject, path, f"<{urljoin(base, value)}>")
+        if only_ours[reference] > 0:
+            only_ours[reference] -= 1
+            only_extruct[fact] -= 1
+            paired += 1
+    only_ours += Counter()
+    only_extruct += Counter()
+    return paired
+
+
+def local_name(name: str) -> str:
+    """A property name without its vocabulary: schema.org's short name, else the part after
+    the last ``#`` or ``/`` of a full IRI (names as written stay as they are).
+
+    >>> local_name("http://md.example.com/scale"), local_name("https://schema.org/name")
+    ('scale', 'name')
+    >>> local_name("og:title"), local_name("product-code")
+    ('og:title', 'product-code')
+    """
+    short = short_schema_name(name)
+    if "://" not in short:
+        return short
+    return re.split(r"[#/]", short.rstrip("/#"))[-1] or short
+
+
 def _resolve(value: Any, base: str) -> str:
     if not isinstance(value, str):
         return normalise(value, base)
@@ -117,7 +169,7 @@ def _tree_facts(
 ) -> Iterator[Fact]:
     """Facts of one item given its ``props`` (property name -> value or list of values)."""
     for name, values in props.items():
-        key = f"{path}{short_schema_name(name)}"
+        key = f"{path}{local_name(name)}"
         for value in _listify(values):
             nested = _as_item(value)
             if nested is None:

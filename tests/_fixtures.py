@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from structcrawl.extract import extract_payload
+from structcrawl.extract.options import ExtractOptions
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -43,6 +44,7 @@ class Case:
             meta["url"],
             meta.get("content_type"),
             syntaxes=meta.get("syntaxes"),
+            options=ExtractOptions(**meta.get("options", {})),
         )
         return [r.to_dict() for r in result.records]
 

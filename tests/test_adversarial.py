@@ -115,7 +115,8 @@ def _check(name: str, records: list[dict[str, Any]], kind: str, expect: dict[str
     """The checks every adversarial extraction must pass, then the case's own ``expect``."""
     dumped = json.dumps(records, allow_nan=False, ensure_ascii=False)
     dumped.encode("utf-8")  # no lone surrogates anywhere
-    codes = Counter(r["error"]["code"] for r in records if r["error"])
+    # warnings (kind "warning": itemprop outside items, itemref to a missing id) are not errors
+    codes = Counter(r["error"]["code"] for r in records if r["error"] and r["kind"] != "warning")
     assert "extractor-failed" not in codes, f"{name}: an extractor raised: {records}"
     for rec in records:
         if rec["kind"] in ("error", "skip"):
@@ -273,7 +274,7 @@ def test_fanouts_stay_small() -> None:
     """A 3 KB page that would fan out into 2^31 nested records gives a few megabytes at most."""
     md = _records("microdata-itemref-fanout", generated=True)
     assert sum(1 for r in md if r["kind"] == "entity") == 1
-    (cut,) = [r for r in md if r["error"]]
+    (cut,) = [r for r in md if r["kind"] == "error"]
     assert cut["error"]["code"] == "microdata-too-complex"
     assert "max_shared" in cut["error"]["message"]
     assert len(json.dumps(md)) < 10_000_000
@@ -288,7 +289,9 @@ def test_fanouts_stay_small() -> None:
 
 def test_bnode_cycle_loses_no_triples() -> None:
     records = _records("rdfa-bnode-cycle")
-    names = re.findall(r'"name": "([AB])"', json.dumps([r["properties"] for r in records]))
+    # names are language-tagged literals (the value model): {"@value": "A", "@language": ...}
+    dumped = json.dumps([r["properties"] for r in records])
+    names = re.findall(r'"name": \{"@value": "([AB])"', dumped)
     assert set(names) == {"A", "B"}
 
 

@@ -5,17 +5,20 @@ The suite tests the HTML Content Algorithms of the JSON-LD 1.1 API (§9.5 "Proce
 read, what the document base is, and which errors are raised. Those parts are structcrawl's:
 
 * the page is parsed with :func:`structcrawl.core.document.parse_html`;
-* script elements come from :func:`structcrawl.extract.jsonld.ld_json_scripts` (the first by
-  default, all of them with ``extractAllScripts``, the one with the ``#fragment`` id when the
-  input URL has one);
-* each script's text is parsed by :func:`structcrawl.extract._jsonparse.parse_json` in spec
-  mode (``repair=False``): text that is not valid JSON is ``invalid script element``;
+* the JSON-LD document is :func:`structcrawl.extract.jsonld_html.load_html_jsonld`: the first
+  script by default, all of them with ``extractAllScripts``, the one with the ``#fragment`` id
+  when the input URL has one; strict JSON; the errors ``invalid script element`` and
+  ``loading document failed`` (:class:`~structcrawl.extract.jsonld_html.JsonLdHtmlError`);
 * the base IRI is ``Document.base_url``: ``<base href>`` resolved against the document URL,
   where the test's ``base`` option, when given, stands in for the document URL (te019-te021:
-  an absolute ``<base href>`` wins over the option, a relative one resolves against it).
+  an absolute ``<base href>`` wins over the option, a relative one resolves against it);
+* expansion and RDF run with the product's options
+  (:func:`~structcrawl.extract.jsonld_html.expand_options`: JSON-LD 1.1, the offline document
+  loader), and toRdf cases are judged on the product's graph export
+  (:func:`structcrawl.extract.graph.jsonld_document_nquads`).
 
-The JSON-LD algorithms themselves (expansion, compaction, flattening, RDF serialization) are
-PyLD's; their output is compared with the expected documents using the suite's "JSON-LD object
+The JSON-LD algorithms themselves (expansion, compaction, flattening, RDF conversion) are
+PyLD's, as in the product; their output is compared with the expected documents using the suite's "JSON-LD object
 comparison" (arrays unordered except ``@list``, compacted results also compared re-expanded)
 and, for N-Quads, RDF dataset isomorphism via rdflib.
 """
@@ -26,19 +29,18 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import rdflib
-from lxml import etree
 from pyld import jsonld
 from rdflib.compare import isomorphic
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
 from structcrawl.core.document import Document, parse_html
 from structcrawl.extract import jsonld as structcrawl_jsonld
-from structcrawl.extract._jsonparse import parse_json
-from structcrawl.extract.jsonld import ld_json_scripts
+from structcrawl.extract.graph import jsonld_document_nquads
+from structcrawl.extract.jsonld_html import JsonLdHtmlError, expand_options, load_html_jsonld
 from tests._conformance import suite_dir
 
 pytestmark = [
@@ -73,68 +75,6 @@ _TEST_KINDS = {
     "jld:FlattenTest": "flatten",
     "jld:ToRDFTest": "toRdf",
 }
-
-
-# --- script selection: what the package should own -------------------------------------------
-
-
-class JsonLdHtmlError(Exception):
-    """A JSON-LD API error raised while loading JSON-LD from HTML (``code`` per §9.6.2)."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(f"{code}: {message}")
-        self.code = code
-
-
-def script_by_fragment(doc: Document, fragment: str) -> etree._Element:
-    """The JSON-LD script element targeted by ``#fragment`` (JSON-LD 1.1 API §9.5.1 step 2).
-
-    The element is the first, in tree order, whose ``id`` equals the percent-decoded fragment;
-    it must be one of :func:`ld_json_scripts`. Otherwise the load fails with
-    ``loading document failed``. (Candidate for ``structcrawl.extract.jsonld``.)
-    """
-    wanted = unquote(fragment)
-    target = next(
-        (el for el in doc.root.iter() if isinstance(el.tag, str) and el.get("id") == wanted),
-        None,
-    )
-    if target is None:
-        raise JsonLdHtmlError("loading document failed", f"no element with id {wanted!r}")
-    if target not in ld_json_scripts(doc):
-        raise JsonLdHtmlError(
-            "loading document failed",
-            f"element #{wanted} is a <{target.tag} type={target.get('type')!r}>,"
-            " not a JSON-LD script element",
-        )
-    return target
-
-
-def script_content(script: etree._Element) -> Any:
-    """Extract Script Content (§9.5.2): the script text as strict JSON, no repairs."""
-    parsed = parse_json(script.text or "", repair=False)
-    if not parsed.ok:
-        raise JsonLdHtmlError("invalid script element", parsed.error or "invalid JSON")
-    (value,) = parsed.values
-    return value
-
-
-def load_html_jsonld(doc: Document, fragment: str | None, *, extract_all_scripts: bool) -> Any:
-    """The JSON-LD document an HTML page carries (§9.5.1 steps 2-5), or JsonLdHtmlError."""
-    if fragment:
-        return script_content(script_by_fragment(doc, fragment))
-    scripts = ld_json_scripts(doc)
-    if not extract_all_scripts:
-        if not scripts:
-            raise JsonLdHtmlError("loading document failed", "no JSON-LD script element")
-        return script_content(scripts[0])
-    document: list[Any] = []
-    for script in scripts:
-        content = script_content(script)
-        if isinstance(content, list):
-            document.extend(content)
-        else:
-            document.append(content)
-    return document
 
 
 # --- one case -----------------------------------------------------------------------------------
@@ -260,10 +200,10 @@ def check_case(case: Case) -> None:
         raise AssertionError(f"{case.id}: expected error {case.error!r}, loaded {_dump(document)}")
 
     document = load_html_jsonld(doc, fragment, extract_all_scripts=case.extract_all_scripts)
-    options = {"base": doc.base_url, "processingMode": "json-ld-1.1"}
+    options = expand_options(doc.base_url)
     assert case.expect is not None
     if case.kind == "toRdf":
-        actual = jsonld.to_rdf(document, {**options, "format": "application/n-quads"})
+        actual = jsonld_document_nquads(document, doc.base_url)
         expected = (SUITE / case.expect).read_text("utf-8")
         assert isomorphic(nquads_graph(actual), nquads_graph(expected)), (
             f"{case.id}: N-Quads differ\n--- actual\n{actual}--- expected\n{expected}"

@@ -107,3 +107,11 @@ def test_a_repaired_record_ranks_after_every_layer_read_as_written():
     view = entity_view(state)
     assert view["properties"]["name"] == "Plain"
     assert [c["field"] for c in view["conflicts"]] == ["name"]
+def test_a_language_tagged_literal_agrees_with_the_same_plain_text() -> None:
+    """The value model keeps RDFa's language ({"@value", "@language"}); the same text from
+    another layer is not a conflict."""
+    from structcrawl.entities.merge import _cmp_key
+
+    assert _cmp_key({"@value": "Atlas", "@language": "en"}) == _cmp_key("Atlas")
+    assert _cmp_key({"@value": "28.00", "@type": "x"}) == _cmp_key(28)
+    assert _cmp_key({"@id": "https://a.example/"}) != _cmp_key("https://a.example/")

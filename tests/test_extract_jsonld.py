@@ -64,7 +64,8 @@ def test_value_objects_and_lists():
         '{"@type": "Book", "name": {"@value": "Titre", "@language": "fr"}, "author": ["A", "B"]}'
     )
     (rec,) = jsonld.extract(doc)
-    assert rec.properties["name"] == "Titre"
+    # the value model keeps the language (a bare {"@value": v} is v)
+    assert rec.properties["name"] == {"@value": "Titre", "@language": "fr"}
     assert rec.properties["author"] == ["A", "B"]
     assert [s.path for s in rec.provenance.fields["author"]] == [
         "/html/head/script#$.author[0]",
@@ -104,7 +105,7 @@ def test_invalid_block_is_an_error_record_and_others_survive():
 )
 def test_labelled_repairs_keep_the_original(text, repairs, name):
     doc = page(text)
-    (rec,) = jsonld.extract(doc)
+    (rec,) = jsonld.extract(doc, "all")
     assert rec.kind == "entity"
     assert rec.repairs == repairs
     assert rec.properties["name"] == name
@@ -113,9 +114,30 @@ def test_labelled_repairs_keep_the_original(text, repairs, name):
 
 def test_concatenated_objects_are_split_and_labelled():
     doc = page('{"@type": "Thing", "name": "a"}\n{"@type": "Thing", "name": "b"}')
-    recs = jsonld.extract(doc)
+    recs = jsonld.extract(doc, "all")
     assert [r.properties["name"] for r in recs] == ["a", "b"]
     assert all(r.repairs == ["split-concatenated-values"] for r in recs)
+
+
+@pytest.mark.parametrize(
+    "text, safe_ok",
+    [
+        ('{"@type": "Thing", "name": "a",}', True),  # trailing comma
+        ('\ufeff{"@type": "Thing", "name": "a"}', True),  # a byte order mark
+        ('{"@type": "Thing", "name": "a\tb"}', True),  # a raw control character
+        ('{"@type": "Thing", "name": "a"}{"@type": "Thing", "name": "b"}', False),
+        ("{&quot;@type&quot;: &quot;Thing&quot;, &quot;name&quot;: &quot;a&quot;}", False),
+    ],
+)
+def test_repair_levels(text: str, safe_ok: bool) -> None:
+    """none repairs nothing, safe only what cannot change meaning, all everything."""
+    (none,) = jsonld.extract(page(text), "none")
+    assert none.kind == "error" and none.error.code == "json-ld-invalid" and none.raw == text
+    safe = jsonld.extract(page(text), "safe")
+    assert (safe[0].kind == "entity") is safe_ok
+    if not safe_ok:
+        assert safe[0].error.code == "json-ld-invalid" and safe[0].raw == text
+    assert all(r.kind == "entity" and r.repairs for r in jsonld.extract(page(text), "all"))
 
 
 def test_unrepairable_block_keeps_text_and_message():

@@ -4,8 +4,90 @@ from structcrawl.core.document import parse_html
 from structcrawl.extract import microdata
 
 
-def extract(body: str, url: str = "https://shop.example/p/1.html"):
-    return microdata.extract(parse_html(f"<html><body>{body}</body></html>".encode(), url))
+def extract(body: str, url: str = "https://shop.example/p/1.html", mode: str = "practical"):
+    return microdata.extract(parse_html(f"<html><body>{body}</body></html>".encode(), url), mode)
+
+
+_PRICE = (
+    '<div itemscope itemtype="https://schema.org/Offer">'
+    '<span itemprop="price" content="119.01">119,01 €</span>'
+    '<span itemprop="startDate" content="2014-10-12T21:00">starts 10/12/2014 9:00PM</span></div>'
+)
+
+
+def test_practical_mode_reads_content_on_any_element():
+    (rec,) = extract(_PRICE)
+    assert rec.properties == {"price": "119.01", "startDate": "2014-10-12T21:00"}
+    (source,) = rec.provenance.fields["price"]
+    assert (source.raw, source.attribute, source.text) == ("119.01", "content", "119,01 €")
+
+
+def test_strict_mode_reads_the_text_as_whatwg_says():
+    (rec,) = extract(_PRICE, mode="strict")
+    assert rec.properties == {"price": "119,01 €", "startDate": "starts 10/12/2014 9:00PM"}
+    assert rec.provenance.fields["price"][0].attribute is None
+
+
+_ORPHAN = (
+    '<div itemprop="review" itemscope itemtype="https://schema.org/Review">'
+    '<span itemprop="author">Ann</span></div>'
+)
+
+
+def test_orphan_scope_is_an_item_in_practical_mode_and_a_warning_in_strict():
+    (rec,) = extract(_ORPHAN)
+    assert rec.kind == "entity" and rec.type == ["Review"]
+    assert rec.properties == {"author": "Ann"}
+    assert rec.repairs == ["microdata-orphan-itemprop"]
+    strict = extract(_ORPHAN, mode="strict")
+    (warning,) = strict  # the scope; its own properties belong to it, not to the page
+    assert warning.kind == "warning" and warning.error.code == "microdata-itemprop-outside-item"
+    assert "'review'" in warning.error.message
+
+
+def test_nested_orphans_are_one_item():
+    (rec,) = extract(
+        '<div itemprop="x" itemscope itemtype="https://schema.org/Product">'
+        '<div itemprop="offers" itemscope itemtype="https://schema.org/Offer">'
+        '<span itemprop="price">3</span></div></div>'
+    )
+    assert rec.properties["offers"].properties == {"price": "3"}
+
+
+def test_itemref_to_a_missing_id_is_a_warning():
+    rec, warning = extract(
+        '<div itemscope itemtype="https://schema.org/Thing" itemref="gone"><span itemprop="name">'
+        "N</span></div>"
+    )
+    assert rec.properties == {"name": "N"}
+    assert warning.kind == "warning" and warning.error.code == "microdata-itemref-missing"
+    assert warning.source_element == "/html/body/div"
+
+
+def test_names_of_other_vocabularies_are_full_iris():
+    (rec,) = extract(
+        '<div itemscope itemtype="http://purl.org/goodrelations/v1#Offering">'
+        '<span itemprop="name">N</span><span itemprop="http://schema.org/sku">S</span>'
+        '<div itemprop="includes" itemscope><span itemprop="weight">3</span></div></div>'
+    )
+    gr = "http://purl.org/goodrelations/v1#"
+    assert rec.type == [gr + "Offering"]
+    assert set(rec.properties) == {gr + "name", "sku", gr + "includes"}
+    # an untyped nested item inherits the vocabulary
+    assert rec.properties[gr + "includes"].properties == {gr + "weight": "3"}
+
+
+def test_url_values_are_references_unless_the_range_is_url_or_text():
+    (rec,) = extract(
+        '<div itemscope itemtype="https://schema.org/LocalBusiness">'
+        '<a itemprop="url" href="/s">s</a><a itemprop="telephone" href="tel:+1">call</a>'
+        '<a itemprop="founder" href="/people/ann">Ann</a></div>'
+    )
+    assert rec.properties == {
+        "url": "https://shop.example/s",
+        "telephone": "tel:+1",
+        "founder": {"@id": "https://shop.example/people/ann"},
+    }
 
 
 def test_values_come_from_the_right_attribute():
@@ -22,13 +104,13 @@ def test_values_come_from_the_right_attribute():
     assert p["sku"] == "S1"
     assert p["image"] == "https://shop.example/p/a.png"
     assert p["url"] == "https://shop.example/p/1"
-    assert p["availability"] == "https://schema.org/InStock"
-    assert p["o"] == "https://shop.example/p/d.bin"
+    assert p["availability"] == {"@id": "https://schema.org/InStock"}  # a reference
+    assert p["o"] == {"@id": "https://shop.example/p/d.bin"}  # not a schema.org URL property
     assert p["price"] == "19.99" and p["m"] == "0.5"
     assert p["t"] == "2025-03-01" and p["t2"] == "2025"
     assert p["name"] == "Trail shoe"
     assert rec.provenance.fields["name"][0].raw == "  Trail\n  shoe "
-    assert p["v"] == "https://shop.example/p/v.mp4"
+    assert p["v"] == {"@id": "https://shop.example/p/v.mp4"}
     assert rec.type == ["Product"]
 
 
@@ -88,5 +170,8 @@ def test_items_without_properties_get_none_invented():
     assert rec.properties == {}
 
 
-def test_property_outside_items_is_ignored():
-    assert extract('<span itemprop="name">orphan</span>') == []
+def test_property_outside_items_is_a_page_warning():
+    (warning,) = extract('<span itemprop="name">orphan</span>')
+    assert warning.kind == "warning" and warning.properties == {}
+    assert warning.error.code == "microdata-itemprop-outside-item"
+    assert "'name'" in warning.error.message

@@ -36,8 +36,6 @@ SIZE_ALLOWED: dict[str, str] = {
     "structcrawl/distributed/coordination.py": "issue 15 (leased requests) owns coordination",
     "structcrawl/render/capture.py": "issue 15 (evidence kept for rendered pages) owns capture",
     "structcrawl/render/routing.py": "issue 15 (challenges recognized) owns routing",
-    "structcrawl/extract/rdfa/records.py:records_from_triples": "issue 10 (one value model)",
-    "structcrawl/extract/jsonld.py:extract": "issue 12 (fast on real pages) owns jsonld.extract",
     "structcrawl/report/html.py:render_html": "issue 13 (a manual, progress) owns the report",
 }
 

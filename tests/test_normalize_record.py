@@ -296,15 +296,18 @@ def test_gipfelstuermer_microdata_from_the_real_extractor():
     assert product["properties"]["gtin13"] == "4251234004203"
     offer = product["properties"]["offers"]
     props, fields = offer["properties"], offer["provenance"]["fields"]
-    # shown as "1.299,00 €" with content="1299.00" on a span (not Microdata): the text is read
-    assert (fields["price"][0]["raw"], props["price"]) == ("1.299,00", "1299.00")
+    # shown as "1.299,00 €" with content="1299.00" on a span: practical Microdata reads the
+    # content attribute (as publishers mean it) and keeps the visible text beside it
+    assert (fields["price"][0]["raw"], props["price"]) == ("1299.00", "1299.00")
+    assert (fields["price"][0]["attribute"], fields["price"][0]["text"]) == ("content", "1.299,00")
     assert fields["price"][0]["value"] == "1299.00"
-    assert (props["priceCurrency"], props["currencyRaw"]) == ("EUR", "€")
+    assert props["priceCurrency"] == "EUR" and "currencyRaw" not in props
     assert props["availability"] == "https://schema.org/InStock"
     assert props["priceValidUntil"] == "2026-04-30"
     rating = product["properties"]["aggregateRating"]
-    assert rating["properties"]["ratingValue"] == "4.8"  # German "4,8"
-    assert rating["provenance"]["fields"]["ratingValue"][0]["raw"] == "4,8"
+    assert rating["properties"]["ratingValue"] == "4.8"  # German "4,8" shown, content="4.8"
+    source = rating["provenance"]["fields"]["ratingValue"][0]
+    assert (source["raw"], source["text"]) == ("4.8", "4,8")
     og = next(r for r in records if r["format"] == "opengraph")
     assert og["properties"]["product:price"] == {"amount": "1299.00", "currency": "EUR"}
     assert og["properties"]["og:url"] == url

@@ -16,8 +16,13 @@ A :class:`Record` is an entity (or an error, or a skipped payload) found in one 
   path for values inside a JSON block (``/html/head/script[2]#$['@graph'][0]``).
 * ``provenance`` carries the parser and its version, and per property a list of sightings
   ``{"path": ..., "raw": ...}``.
-* ``kind`` is ``entity``, ``error`` (with ``error = {"code", "message"}``) or ``skip``
-  (a payload that cannot carry records, saying what arrived).
+* ``kind`` is ``entity``, ``error`` (with ``error = {"code", "message"}``), ``skip``
+  (a payload that cannot carry records, saying what arrived) or ``warning`` (something the
+  page gets wrong that loses no data of a record, e.g. ``itemprop`` outside any item; also
+  with ``error = {"code", "message"}``).
+* property values follow one value model for every layer (:mod:`structcrawl.core.values`):
+  references ``{"@id": iri}``, typed and language-tagged literals as value objects, plain
+  literals as strings, repeated values as lists in document order.
 * ``repairs`` lists labelled repairs applied to malformed input (the original stays in ``raw``).
 
 Pure module: no Scrapy imports.
@@ -57,7 +62,7 @@ FORMATS = (
     "page",
 )
 
-KINDS = ("entity", "error", "skip")
+KINDS = ("entity", "error", "skip", "warning")
 
 _SCHEMA_PREFIXES = (
     "http://schema.org/",
@@ -94,9 +99,16 @@ class FieldSource:
 
     path: str
     raw: Any = None
+    attribute: str | None = None  # the attribute read (Microdata), when not the text
+    text: str | None = None  # the visible text beside a ``content`` attribute
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "raw": self.raw}
+        out: dict[str, Any] = {"path": self.path, "raw": self.raw}
+        if self.attribute is not None:
+            out["attribute"] = self.attribute
+        if self.text is not None:
+            out["text"] = self.text
+        return out
 
 
 @dataclass(slots=True)

@@ -10,7 +10,9 @@
   out. ``entities`` and ``entities-csv`` describe what this run saw and leave ``gone``
   entities out.
 * ``items`` / ``items-csv``: one JSON line / CSV row per typed item (:mod:`structcrawl.typed`)
-  of each page, primary first.
+  of each page, primary first;
+* ``graph``: the RDF dataset of each page as N-Quads (:mod:`structcrawl.extract.graph`, the
+  same export as ``structcrawl extract --format nquads``), blank nodes labelled per page.
 
 Registered through ``FEED_EXPORTERS`` in ``structcrawl/settings.py``; use them in ``FEEDS``
 (``{"output/entities.jsonl": {"format": "entities"}}``) or ``-O path:format``. The same
@@ -32,6 +34,8 @@ from scrapy.exporters import BaseItemExporter, JsonLinesItemExporter
 from structcrawl.core.document import Document
 from structcrawl.crawl.items import TRANSIENT_FIELDS
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
+from structcrawl.extract.graph import page_graph, payload_graph, to_nquads
+from structcrawl.extract.options import ExtractOptions
 from structcrawl.typed import build_items
 
 logger = logging.getLogger(__name__)
@@ -44,6 +48,7 @@ __all__ = [
     "EntitiesJsonLinesExporter",
     "ITEM_CSV_COLUMNS",
     "ItemsCsvExporter",
+    "GraphNQuadsExporter",
     "ItemsJsonLinesExporter",
     "PagesJsonLinesExporter",
     "RecordsJsonLinesExporter",
@@ -287,3 +292,30 @@ class ItemsCsvExporter(_Precedence, EntitiesCsvExporter):
     def export_item(self, item: Any) -> None:
         for typed in page_typed_items(item, self.precedence):
             self.writer.writerow(item_csv_row(typed))
+class GraphNQuadsExporter(BaseItemExporter):
+    """The RDF dataset of each page item as N-Quads (read from the page's parsed tree, or its
+    body when the tree is gone); other items are skipped. Blank nodes are ``_:p<n>b<k>``:
+    unique in the file, stable within a page. Feed options ``microdata_mode`` and
+    ``jsonld_repairs`` choose how the layers are read (default: the product defaults)."""
+
+    def __init__(self, file: Any, **kwargs: Any):
+        modes = {k: kwargs.pop(k) for k in ("microdata_mode", "jsonld_repairs") if k in kwargs}
+        super().__init__(dont_fail=True, **kwargs)
+        self.file = file
+        self.options = ExtractOptions(**modes)
+        self.pages = 0
+
+    def export_item(self, item: Any) -> None:
+        if not _is_page(item):
+            return
+        adapter = ItemAdapter(item)
+        document = adapter.get("document")
+        if isinstance(document, Document):
+            graph = page_graph(document, options=self.options)
+        else:
+            url = adapter.get("final_url") or adapter.get("url") or ""
+            body = adapter.get("body") or b""
+            graph = payload_graph(body, url, adapter.get("content_type"), options=self.options)
+        text = to_nquads(graph.quads, prefix=f"p{self.pages}b")
+        self.pages += 1
+        self.file.write(text.encode("utf-8"))

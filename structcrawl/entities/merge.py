@@ -95,6 +95,8 @@ def _cmp_key(value: Any) -> str:
         return _cmp_key(str(value))
     if isinstance(value, list):
         return "l:" + json.dumps([_cmp_key(v) for v in value])
+    if isinstance(value, dict) and "@value" in value:  # a typed or language-tagged literal:
+        return _cmp_key(value["@value"])  # the same text as a plain one (no conflict)
     if isinstance(value, dict):
         return "d:" + json.dumps({k: _cmp_key(v) for k, v in sorted(value.items())})
     return "r:" + repr(value)

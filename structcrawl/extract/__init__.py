@@ -26,8 +26,16 @@ from structcrawl.extract import (
     opengraph,
     rdfa,
 )
+from structcrawl.extract.options import DEFAULT_OPTIONS, ExtractOptions
 
-__all__ = ["SYNTAXES", "PageExtraction", "extract_document", "extract_payload", "parse_syntaxes"]
+__all__ = [
+    "SYNTAXES",
+    "ExtractOptions",
+    "PageExtraction",
+    "extract_document",
+    "extract_payload",
+    "parse_syntaxes",
+]
 
 Extractor = Callable[[Document], list[Record]]
 
@@ -69,9 +77,23 @@ class PageExtraction:
         return [r for r in self.records if r.kind == "error"]
 
 
-def extract_document(doc: Document, syntaxes: Iterable[str] | None = None) -> list[Record]:
+def _run(name: str, doc: Document, options: ExtractOptions) -> list[Record]:
+    if name == "microdata":
+        return microdata.extract(doc, options.microdata_mode)
+    if name == "json-ld":
+        return jsonld.extract(doc, options.jsonld_repairs)
+    return SYNTAXES[name](doc)
+
+
+def extract_document(
+    doc: Document,
+    syntaxes: Iterable[str] | None = None,
+    options: ExtractOptions | None = None,
+) -> list[Record]:
     """Run the selected extractors over one parsed document (page-level problems of the parse,
-    such as a truncated body, come first as ``page`` error records)."""
+    such as a truncated body, come first as ``page`` error records). ``options``: how layers
+    read what publishers wrote (:mod:`structcrawl.extract.options`)."""
+    options = options or DEFAULT_OPTIONS
     records: list[Record] = [
         error_record(
             source_url=doc.url,
@@ -84,7 +106,7 @@ def extract_document(doc: Document, syntaxes: Iterable[str] | None = None) -> li
     ]
     for name in parse_syntaxes(syntaxes) if syntaxes is not None else SYNTAXES:
         try:
-            records.extend(SYNTAXES[name](doc))
+            records.extend(_run(name, doc, options))
         except Exception as exc:  # one syntax failing must not lose the others
             records.append(
                 error_record(
@@ -130,6 +152,7 @@ def extract_payload(
     syntaxes: Iterable[str] | None = None,
     document: Document | None = None,
     limits: Limits | None = None,
+    options: ExtractOptions | None = None,
 ) -> PageExtraction:
     """Classify ``body`` and extract every record it carries (or say why it carries none).
 
@@ -164,7 +187,7 @@ def extract_payload(
     )
     return PageExtraction(
         payload_kind=kind,
-        records=extract_document(doc, syntaxes),
+        records=extract_document(doc, syntaxes, options),
         encoding=doc.encoding,
         base_url=doc.base_url,
     )

@@ -36,6 +36,14 @@ _SCHEMA_CONTEXTS = frozenset(
 )
 
 
+#: Prefixes read as their usual namespaces when a context does not define them (datatypes
+#: such as ``xsd:integer`` are written so without declaring ``xsd``).
+_WELL_KNOWN = {
+    "xsd": "http://www.w3.org/2001/XMLSchema#",
+    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+}
+
+
 def _flatten(context: Any) -> list[Any]:
     if not isinstance(context, list):
         return [context]
@@ -85,6 +93,8 @@ class Terms:
         if colon:
             if prefix in self.defs and not suffix.startswith("//"):
                 return self.defs[prefix] + suffix
+            if prefix in _WELL_KNOWN:
+                return _WELL_KNOWN[prefix] + suffix
             return key
         if self.vocab and self.vocab != "http://schema.org/":
             return self.vocab + key
@@ -92,7 +102,7 @@ class Terms:
 
     def term(self, key: str) -> str:
         """The name a property key is reported under."""
-        if self.simple:
+        if self.simple and not key.startswith(("xsd:", "rdf:")):
             return short_schema_name(key)
         return short_schema_name(self._expand(key))
 

@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from structcrawl.core.records import Provenance, Record
+from structcrawl.core.values import make_literal
 from structcrawl.extract._jsonldcontext import Terms
 
 __all__ = ["URL_PROPERTIES", "json_path", "node_records"]
@@ -125,10 +126,18 @@ class _Builder:
                 )
         return rec
 
+    def literal(self, value: dict[str, Any], context: Any) -> Any:
+        """A value object in the value model: its datatype named like a type (a full IRI, or
+        a schema.org short name), its language kept; a bare ``{"@value": v}`` is ``v``."""
+        lang = value.get("@language")
+        kind = value.get("@type")
+        datatype = self.terms(context).term(kind) if isinstance(kind, str) else None
+        return make_literal(value["@value"], datatype, lang if isinstance(lang, str) else None)
+
     def value(self, prop: str, value: Any, path: str, context: Any) -> Any:
         if isinstance(value, dict):
             if "@value" in value:
-                return value["@value"]
+                return self.literal(value, context)
             if "@list" in value or "@set" in value:
                 seq = value.get("@list", value.get("@set"))
                 seq = seq if isinstance(seq, list) else [seq]

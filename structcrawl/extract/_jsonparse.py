@@ -35,7 +35,7 @@ from typing import Any
 
 from structcrawl.core.limits import json_depth_exceeds
 
-__all__ = ["JsonParse", "parse_json", "REPAIRS"]
+__all__ = ["MEANING_CHANGING", "JsonParse", "parse_json", "REPAIRS"]
 
 
 def _reject_constant(name: str) -> Any:
@@ -288,20 +288,30 @@ def _bounded(parsed: JsonParse, text: str, max_depth: int | None) -> JsonParse:
     return parsed
 
 
+#: Repairs that may change what the text means (two objects a template pasted together, text
+#: that an HTML escaper touched): applied only when every repair is asked for (``"all"``).
+MEANING_CHANGING = frozenset({"unescape-html-entities", "split-concatenated-values"})
+
+
 def parse_json(
     text: str,
     *,
-    repair: bool = True,
+    repair: bool | str = True,
     max_depth: int | None = None,
     max_repair_chars: int | None = None,
 ) -> JsonParse:
     """Parse ``text`` strictly; if that fails and ``repair`` is on, try labelled repairs.
+
+    ``repair`` is ``True`` or ``"all"`` (every repair), ``"safe"`` (none of
+    :data:`MEANING_CHANGING`), ``False`` or ``"none"`` (strict JSON only).
 
     Concatenated values (``{..}{..}``) are split as the last repair. The error message is the
     strict parser's message on the original text, which is what a person needs to fix it.
     ``max_depth`` refuses values nested deeper (``too_deep``); text longer than
     ``max_repair_chars`` is not repaired.
 
+    >>> parse_json('{"a": 1}{"b": 2}', repair="safe").ok, parse_json('{"a": 1,}', repair="safe").ok
+    (False, True)
     >>> parse_json("[[[1]]]", max_depth=2).too_deep
     True
     >>> parse_json("[" * 100_000).too_deep
@@ -328,7 +338,7 @@ def parse_json(
 
 
 def _parse(
-    text: str, repair: bool, max_repair_chars: int | None, decoder: json.JSONDecoder
+    text: str, repair: bool | str, max_repair_chars: int | None, decoder: json.JSONDecoder
 ) -> JsonParse:
     try:
         return JsonParse(values=_strict_one(text, decoder))
@@ -336,8 +346,9 @@ def _parse(
         return JsonParse(error=_message(exc), too_deep=True)
     except ValueError as exc:
         first_error = _message(exc)
-    if not repair:
+    if repair in (False, "none"):
         return JsonParse(error=first_error)
+    every = repair in (True, "all")
     if max_repair_chars is not None and len(text) > max_repair_chars:
         return JsonParse(
             error=f"{first_error} (not repaired: {len(text):,} characters, more than "
@@ -346,6 +357,8 @@ def _parse(
     applied: list[str] = []
     current = text
     for label, fn in REPAIRS:
+        if not every and label in MEANING_CHANGING:
+            continue
         try:
             changed = fn(current)
         except RecursionError:
@@ -358,6 +371,8 @@ def _parse(
             return JsonParse(values=_strict_one(current, decoder), repairs=list(applied))
         except (ValueError, RecursionError):
             continue
+    if not every:
+        return JsonParse(error=first_error)
     try:
         values = _decode_all(current, decoder)
     except RecursionError:

@@ -1,5 +1,6 @@
-"""Settings of extraction: ``STRUCTCRAWL_EXTRACT_ENABLED`` and ``STRUCTCRAWL_SYNTAXES``, with
-their defaults and documentation (gathered into :data:`structcrawl.crawl.config.DEFAULTS`), and
+"""Settings of extraction: ``STRUCTCRAWL_EXTRACT_ENABLED``, ``STRUCTCRAWL_SYNTAXES``,
+``STRUCTCRAWL_MICRODATA_MODE`` and ``STRUCTCRAWL_JSONLD_REPAIRS``, with their defaults and
+documentation (gathered into :data:`structcrawl.crawl.config.DEFAULTS`), and
 the frozen :class:`ExtractConfig` that reads them once (the extraction pipeline, the render
 handler's captured JSON).
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from structcrawl.core.setting import Setting, setting_value
 from structcrawl.extract import parse_syntaxes
+from structcrawl.extract.options import DEFAULT_OPTIONS, ExtractOptions
 
 __all__ = ["SETTINGS", "ExtractConfig"]
 
@@ -22,6 +24,18 @@ SETTINGS: dict[str, Setting] = {
         "json-ld,microdata,rdfa,opengraph,dublincore,microformats,data-block",
         "Comma-separated layers to extract (opengraph includes Twitter cards).",
     ),
+    # how layers read what publishers wrote (structcrawl.extract.options)
+    "STRUCTCRAWL_MICRODATA_MODE": Setting(
+        "practical",
+        "Microdata reading: practical (content= on any itemprop element gives the value; "
+        "an itemscope+itemprop inside no item is still an item) or strict (WHATWG text).",
+    ),
+    "STRUCTCRAWL_JSONLD_REPAIRS": Setting(
+        "safe",
+        "JSON-LD repairs: none, safe (only repairs that cannot change meaning: trailing "
+        "commas, control characters, a BOM, comments) or all (also split concatenated "
+        "values, unescape HTML entities).",
+    ),
 }
 
 
@@ -29,10 +43,15 @@ SETTINGS: dict[str, Setting] = {
 class ExtractConfig:
     enabled: bool
     syntaxes: tuple[str, ...]
+    options: ExtractOptions = DEFAULT_OPTIONS
 
     @classmethod
     def from_settings(cls, settings: Any) -> ExtractConfig:
         return cls(
             enabled=bool(settings.getbool("STRUCTCRAWL_EXTRACT_ENABLED", True)),
             syntaxes=parse_syntaxes(setting_value(settings, SETTINGS, "STRUCTCRAWL_SYNTAXES")),
+            options=ExtractOptions(
+                microdata_mode=str(setting_value(settings, SETTINGS, "STRUCTCRAWL_MICRODATA_MODE")),
+                jsonld_repairs=str(setting_value(settings, SETTINGS, "STRUCTCRAWL_JSONLD_REPAIRS")),
+            ),
         )

@@ -20,6 +20,8 @@ characters.
 
 from __future__ import annotations
 
+from lxml import etree
+
 from structcrawl.core.document import Document
 from structcrawl.core.limits import raw_excerpt
 from structcrawl.core.payload import split_content_type
@@ -43,7 +45,9 @@ def ld_json_scripts(doc: Document) -> list:
     return found
 
 
-def _error(doc: Document, code: str, message: str, element: str = "", raw: str = "") -> Record:
+def _error(
+    doc: Document, code: str, message: str, element: str = "", raw: str = "", kind: str = "error"
+) -> Record:
     return error_record(
         source_url=doc.url,
         format=FORMAT,
@@ -52,10 +56,13 @@ def _error(doc: Document, code: str, message: str, element: str = "", raw: str =
         source_element=element,
         raw=raw,
         parser=PARSER,
+        kind=kind,
     )
 
 
-def extract(doc: Document) -> list[Record]:
+def extract(doc: Document, repairs: str = "safe") -> list[Record]:
+    """The page's JSON-LD records (``repairs``: ``none``, ``safe`` or ``all``, see
+    :mod:`structcrawl.extract.options`)."""
     limits = doc.limits
     records: list[Record] = []
     scripts = ld_json_scripts(doc)
@@ -83,81 +90,65 @@ def extract(doc: Document) -> list[Record]:
                 )
             )
             break
-        element = doc.path_of(script)
-        text = script.text or ""
-        if len(text) > limits.max_json_chars:
-            records.append(
-                _error(
-                    doc,
-                    "json-ld-too-large",
-                    f"JSON-LD block of {len(text):,} characters is larger than "
-                    f"{limits.max_json_chars:,} (max_json_chars): not parsed; raw holds its "
-                    "beginning",
-                    element,
-                    raw_excerpt(text),
-                )
-            )
-            continue
-        if not text.strip():
-            records.append(
-                error_record(
-                    source_url=doc.url,
-                    format=FORMAT,
-                    code="json-ld-empty",
-                    message="empty JSON-LD block",
-                    source_element=element,
-                    raw=text,
-                    parser=PARSER,
-                    kind="skip",
-                )
-            )
-            continue
-        parsed = parse_json(
-            text, max_depth=limits.max_json_depth, max_repair_chars=limits.max_repair_chars
-        )
-        if parsed.too_deep:
-            message = (
-                f"JSON-LD block nested deeper than {limits.max_json_depth} arrays/objects "
-                "(max_json_depth): not extracted"
-            )
-            records.append(_error(doc, "json-ld-too-deep", message, element, text))
-            continue
-        if not parsed.ok:
-            records.append(
-                _error(doc, "json-ld-invalid", parsed.error or "invalid JSON", element, text)
-            )
-            continue
-        value = parsed.values[0] if len(parsed.values) == 1 else parsed.values
-        labels = parsed.repairs + parsed.notes  # the original text stays in raw
-        block_records, problems = node_records(
-            value,
-            source_url=doc.url,
-            base_url=doc.base_url,
-            fmt=FORMAT,
-            parser=PARSER,
-            element=element,
-            keep_raw=text if labels else None,
-        )
-        if entities + len(block_records) > limits.max_items:
-            kept = max(limits.max_items - entities, 0)
-            records.append(
-                _error(
-                    doc,
-                    "json-ld-too-many-items",
-                    f"this block holds {len(block_records):,} records; only {kept:,} were kept, "
-                    f"so that the page has at most {limits.max_items:,} (max_items)",
-                    element,
-                )
-            )
-            block_records = block_records[:kept]
-        entities += len(block_records)
-        for i, rec in enumerate(block_records):
-            rec.repairs = list(labels)
-            if i and labels:  # one full copy of a repaired block's text is enough
-                rec.raw = raw_excerpt(text)
-        records.extend(block_records)
-        records.extend(_problem_records(doc, problems, element, text))
+        block = _block(doc, script, repairs, limits.max_items - entities)
+        entities += sum(1 for r in block if r.kind == "entity")
+        records.extend(block)
     return records
+
+
+def _block(doc: Document, script: etree._Element, repairs: str, room: int) -> list[Record]:
+    """The records of one script element: its nodes (at most ``room`` of them), or the error
+    or skip record saying why it has none."""
+    limits = doc.limits
+    element = doc.path_of(script)
+    text = script.text or ""
+    if len(text) > limits.max_json_chars:
+        message = (
+            f"JSON-LD block of {len(text):,} characters is larger than "
+            f"{limits.max_json_chars:,} (max_json_chars): not parsed; raw holds its beginning"
+        )
+        return [_error(doc, "json-ld-too-large", message, element, raw_excerpt(text))]
+    if not text.strip():
+        return [_error(doc, "json-ld-empty", "empty JSON-LD block", element, text, "skip")]
+    parsed = parse_json(
+        text,
+        repair=repairs,
+        max_depth=limits.max_json_depth,
+        max_repair_chars=limits.max_repair_chars,
+    )
+    if parsed.too_deep:
+        message = (
+            f"JSON-LD block nested deeper than {limits.max_json_depth} arrays/objects "
+            "(max_json_depth): not extracted"
+        )
+        return [_error(doc, "json-ld-too-deep", message, element, text)]
+    if not parsed.ok:
+        return [_error(doc, "json-ld-invalid", parsed.error or "invalid JSON", element, text)]
+    value = parsed.values[0] if len(parsed.values) == 1 else parsed.values
+    labels = parsed.repairs + parsed.notes  # the original text stays in raw
+    block_records, problems = node_records(
+        value,
+        source_url=doc.url,
+        base_url=doc.base_url,
+        fmt=FORMAT,
+        parser=PARSER,
+        element=element,
+        keep_raw=text if labels else None,
+    )
+    out: list[Record] = []
+    if len(block_records) > room:
+        kept = max(room, 0)
+        message = (
+            f"this block holds {len(block_records):,} records; only {kept:,} were kept, so "
+            f"that the page has at most {limits.max_items:,} (max_items)"
+        )
+        out.append(_error(doc, "json-ld-too-many-items", message, element))
+        block_records = block_records[:kept]
+    for i, rec in enumerate(block_records):
+        rec.repairs = list(labels)
+        if i and labels:  # one full copy of a repaired block's text is enough
+            rec.raw = raw_excerpt(text)
+    return out + block_records + _problem_records(doc, problems, element, text)
 
 
 _MAX_PROBLEMS = 20  # per block: non-node values reported one by one

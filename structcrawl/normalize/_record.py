@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from structcrawl.core import values as _values
 from structcrawl.normalize._props import currency_raw_key, table_for
 from structcrawl.normalize._result import Flag, Normalized
 from structcrawl.normalize.dates import DATE_DATATYPES, normalize_date
@@ -121,6 +122,11 @@ class _Walker:
     ) -> Any:
         if _is_record(v):
             return v
+        if _values.is_value_object(v):  # a typed or language-tagged literal: its datatype and
+            # language guide normalization; a normalized value is plain, else it stays as is
+            if kind is None and _values.datatype(v) not in DATE_DATATYPES:
+                return v
+            hint, v = v, _values.literal(v)
         if isinstance(v, list):  # an @list inside a value
             return [self._value(props, prop, kind, x, None, flags, currencies) for x in v]
         if isinstance(v, dict) and set(v) == {"@id"} and kind != "enum":

@@ -99,6 +99,7 @@ class QualityAggregator:
         self._seen_latencies = 0
         self._rng = random.Random(seed)
         self.records_by_format: Counter[str] = Counter()
+        self.page_warnings: Counter[str] = Counter()  # warning records, by code
         self.entities_by_type: Counter[str] = Counter()
         self.field_presence: dict[str, Counter[str]] = defaultdict(Counter)
         self.with_errors: Counter[str] = Counter()
@@ -133,6 +134,9 @@ class QualityAggregator:
         for record in page.get("records") or []:
             if record.get("kind") == "entity":
                 self.records_by_format[record.get("format") or "?"] += 1
+            elif record.get("kind") == "warning":
+                error = record.get("error") or {}
+                self.page_warnings[str(error.get("code") or "?")] += 1
 
     def add_entity(self, entity: Mapping[str, Any]) -> None:
         etype = (entity.get("type") or ["(untyped)"])[0]
@@ -197,6 +201,10 @@ class QualityAggregator:
                 "by_http_cache": dict(self.http_cache.most_common()),
             },
             "records_by_format": dict(self.records_by_format.most_common()),
+            "page_warnings": {
+                "total": sum(self.page_warnings.values()),
+                "by_code": dict(self.page_warnings.most_common()),
+            },
             "entities": {
                 "total": sum(self.entities_by_type.values()),
                 "by_type": dict(self.entities_by_type.most_common()),

@@ -142,6 +142,14 @@ def render_html(report: Mapping[str, Any], title: str = "structcrawl quality rep
         ),
         "<h2>Records by layer</h2>",
         _bars(report["records_by_format"], color="#7a5c2e"),
+        *(
+            [
+                f"<h2>Page warnings ({report['page_warnings']['total']})</h2>",
+                _bars(report["page_warnings"]["by_code"], color="#c8853d"),
+            ]
+            if report.get("page_warnings", {}).get("total")
+            else []
+        ),
         "<h2>Entities per type</h2>",
         _bars(entities["by_type"], color="#7a5c2e"),
         "<h2>Validation</h2>",

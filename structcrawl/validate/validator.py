@@ -123,6 +123,7 @@ class Validator:
             errors: list[Issue] = []
             warnings: list[Issue] = []
             self._walk(record, "", 0, True, set(), errors, warnings)
+            warnings.extend(_repair_issues(record))
         except Exception as exc:  # a bug or a pathological input: reported, never raised
             return ValidationResult(
                 errors=(Issue("", "validator-failed", f"{type(exc).__name__}: {exc}"[:300]),)
@@ -240,3 +241,19 @@ def _foreign_context(context: Any) -> bool:
 
 def _unique(issues: list[Issue]) -> tuple[Issue, ...]:
     return tuple(dict.fromkeys(issues))
+
+
+def _repair_issues(record: dict[str, Any]) -> list[Issue]:
+    """A ``repaired-source`` warning for a record built from repaired input (its labels in
+    ``repairs``; the original text stays in ``raw``), so that consumers can rank it below
+    records read from valid markup."""
+    labels = [str(r) for r in record.get("repairs") or []]
+    if not labels:
+        return []
+    return [
+        Issue(
+            "",
+            "repaired-source",
+            f"built from input that needed repairs: {', '.join(labels)}",
+        )
+    ]

@@ -15,6 +15,7 @@ from scrapy.exceptions import NotConfigured
 from structcrawl.core.records import Record, error_record
 from structcrawl.crawl.config import ExtractConfig
 from structcrawl.extract import extract_payload
+from structcrawl.extract.options import ExtractOptions
 from structcrawl.render.capture import network_records
 
 __all__ = ["ExtractionPipeline", "page_records"]
@@ -23,7 +24,7 @@ _PARSER = "structcrawl.pipelines.extraction"  # a stable parser id (records keep
 
 
 def page_records(
-    adapter: ItemAdapter, syntaxes: tuple[str, ...]
+    adapter: ItemAdapter, syntaxes: tuple[str, ...], options: ExtractOptions | None = None
 ) -> tuple[str | None, list[Record]]:
     """``(payload_kind, records)`` for one page item: fetch failures, HTTP errors and pages
     without data each end as a record saying so."""
@@ -56,13 +57,15 @@ def page_records(
         adapter.get("content_type"),
         syntaxes=syntaxes,
         document=adapter.get("document"),
+        options=options,
     )
     records = result.records
     if "network" in adapter.field_names() and adapter.get("network"):
         # JSON responses the page fetched while it was rendered (structcrawl.render)
         records = [*records, *network_records(adapter["network"], page_url=url)]
-    if not records:
+    if all(r.kind == "warning" for r in records):  # warnings alone carry no data
         records = [
+            *records,
             error_record(
                 source_url=url,
                 format="page",
@@ -70,7 +73,7 @@ def page_records(
                 code="no-records",
                 message=f"{result.payload_kind} page without structured data",
                 parser=_PARSER,
-            )
+            ),
         ]
     return result.payload_kind, records
 
@@ -92,7 +95,7 @@ class ExtractionPipeline:
         adapter = ItemAdapter(item)
         if "records" not in adapter.field_names():
             return item
-        kind, records = page_records(adapter, self.config.syntaxes)
+        kind, records = page_records(adapter, self.config.syntaxes, self.config.options)
         if kind is not None:
             adapter["payload_kind"] = kind
             self.stats.inc_value(f"structcrawl/extract/payload/{kind}")

@@ -23,9 +23,7 @@ def copy_properties_bounded(
     """:func:`copy_properties`, copying at most ``max_triples`` triples in all (patterns that
     copy each other several times over grow exponentially); the flag says whether copies were
     left out."""
-    patterns = {
-        t.subject for t in triples if t.object == RDFA_PATTERN and t.predicate == RDF_TYPE
-    }
+    patterns = {t.subject for t in triples if t.object == RDFA_PATTERN and t.predicate == RDF_TYPE}
     if not patterns:
         return triples, False
     if not any(t.predicate == RDFA_COPY and t.object in patterns for t in triples):

@@ -2,10 +2,13 @@
 
 Every IRI subject becomes a record; a blank node becomes a record of its own only when no
 other subject points at it, and is nested as a record value where one does. An IRI object
-that is itself a subject is kept as a reference (``{"@id": iri}``), any other IRI as a
-string. schema.org types and properties are shortened to local names; other vocabularies keep
-full IRIs. RDF collections (``inlist``) become lists. ``raw`` holds the subject's triples in
-N-Triples form; each property's provenance is the XPath of the element that produced the triple.
+is a reference (``{"@id": iri}``), except under schema.org properties whose range includes
+``URL`` or is only datatypes (``url``, ``image``, ``telephone``...: a plain string); typed and
+language-tagged literals keep their datatype and language (``{"@value", "@type"}`` /
+``{"@value", "@language"}``), the value model of :mod:`structcrawl.core.values`. schema.org
+types and properties are shortened to local names; other vocabularies keep full IRIs. RDF
+collections (``inlist``) become lists. ``raw`` holds the subject's triples in N-Triples form;
+each property's provenance is the XPath of the element that produced the triple.
 
 Open Graph and Twitter properties (``og:``, ``article:``, ``twitter:``... which RDFa also reads
 from ``<meta property>``) are left to the ``opengraph`` layer, which keeps their structure
@@ -27,10 +30,12 @@ from typing import Any
 
 from structcrawl.core.document import Document
 from structcrawl.core.records import Provenance, Record, error_record, short_schema_name
+from structcrawl.core.values import make_literal, make_ref
+from structcrawl.extract._schemacontext import iri_as_string
 from structcrawl.extract.rdfa._model import IRI, BNode, Literal, Triple
 from structcrawl.extract.rdfa.triples import rdfa_triples_bounded
 
-__all__ = ["FORMAT", "PARSER", "extract", "records_from_triples"]
+__all__ = ["FORMAT", "PARSER", "extract", "records_from_triples", "skipped_predicate"]
 
 FORMAT = "rdfa"
 PARSER = "structcrawl.extract.rdfa"
@@ -44,7 +49,9 @@ _META_PREDICATE = re.compile(
 )
 
 
-def _skipped(predicate: str) -> bool:
+def skipped_predicate(predicate: str) -> bool:
+    """Whether records leave out triples with this predicate (``rdfa:usesVocabulary``, Open
+    Graph and Twitter properties: the ``opengraph`` layer reports those)."""
     return predicate in _SKIP_PREDICATES or bool(_META_PREDICATE.match(predicate))
 
 
@@ -62,36 +69,35 @@ def _nt(term: Any) -> str:
 
 
 def _literal_raw(term: Literal) -> Any:
-    if term.lang or term.datatype:
-        out: dict[str, Any] = {"@value": term.value}
-        if term.lang:
-            out["@language"] = term.lang
-        if term.datatype:
-            out["@type"] = term.datatype
-        return out
-    return term.value
+    return make_literal(term.value, term.datatype, term.lang)
 
 
-def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
-    limits = doc.limits
-    by_subject: dict[Any, list[Triple]] = {}
-    referenced: set[Any] = set()
-    for t in triples:
-        if _skipped(t.predicate.value):
-            continue
-        by_subject.setdefault(t.subject, []).append(t)
-        if isinstance(t.object, BNode) and t.object != t.subject:
-            referenced.add(t.object)
-    reached: set[Any] = set()  # subjects whose triples are in some record
-    promoted: list[Any] = []  # blank nodes cut from nesting: records of their own
-    counts = dict.fromkeys(("built", "rebuilt", "placed", "too_deep", "too_complex", "shared"), 0)
+class _Grouper:
+    """Builds the records of one page's triples (see the module docstring)."""
 
-    def as_list(node: Any) -> list[Triple] | None:
+    def __init__(self, triples: list[Triple], doc: Document):
+        self.doc = doc
+        self.limits = doc.limits
+        self.by_subject: dict[Any, list[Triple]] = {}
+        self.referenced: set[Any] = set()
+        for t in triples:
+            if skipped_predicate(t.predicate.value):
+                continue
+            self.by_subject.setdefault(t.subject, []).append(t)
+            if isinstance(t.object, BNode) and t.object != t.subject:
+                self.referenced.add(t.object)
+        self.reached: set[Any] = set()  # subjects whose triples are in some record
+        self.promoted: list[Any] = []  # blank nodes cut from nesting: records of their own
+        self.counts = dict.fromkeys(
+            ("built", "rebuilt", "placed", "too_deep", "too_complex", "shared"), 0
+        )
+
+    def as_list(self, node: Any) -> list[Triple] | None:
         """The ``rdf:first`` triples of a well-formed RDF collection at ``node``, else None."""
         items: list[Triple] = []
         seen: list[Any] = []
         while not (isinstance(node, IRI) and node.value == _RDF + "nil"):
-            group = by_subject.get(node)
+            group = self.by_subject.get(node)
             if not isinstance(node, BNode) or node in seen or group is None or len(group) != 2:
                 return None
             seen.append(node)
@@ -100,40 +106,52 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
                 return None
             items.append(preds[_RDF + "first"])
             node = preds[_RDF + "rest"].object
-        reached.update(seen)
+        self.reached.update(seen)
         return items
 
-    def value(obj: Any, subject: Any, inner: frozenset[Any], depth: int) -> tuple[Any, Any]:
-        """``(value, raw)`` of one object term."""
+    def nested(self, obj: BNode, inner: frozenset[Any], depth: int) -> Record | None:
+        """The record of a blank node object nested in place, or None when a bound says it
+        must be a record of its own (it is then promoted)."""
+        limits, counts = self.limits, self.counts
+        again = obj in self.reached and counts["rebuilt"] >= limits.max_shared
+        if (
+            depth < limits.max_nesting
+            and not again
+            and counts["built"] < limits.max_items
+            and counts["placed"] < limits.max_visits
+        ):
+            return self.build(obj, inner, False, depth + 1)
+        reason = "too_deep" if depth >= limits.max_nesting else "too_complex"
+        counts["shared" if again and reason == "too_complex" else reason] += 1
+        self.promoted.append(obj)
+        return None
+
+    def value(self, prop: str, obj: Any, inner: frozenset[Any], depth: int) -> tuple[Any, Any]:
+        """``(value, raw)`` of one object term, in the value model of
+        :mod:`structcrawl.core.values`."""
         if isinstance(obj, Literal):
-            return obj.value, _literal_raw(obj)
+            lit = _literal_raw(obj)
+            return lit, lit
         if isinstance(obj, BNode):
-            if obj in by_subject and obj not in inner:
-                again = obj in reached and counts["rebuilt"] >= limits.max_shared
-                if (
-                    depth < limits.max_nesting
-                    and not again
-                    and counts["built"] < limits.max_items
-                    and counts["placed"] < limits.max_visits
-                ):
-                    return build(obj, inner, False, depth + 1), None
-                reason = "too_deep" if depth >= limits.max_nesting else "too_complex"
-                counts["shared" if again and reason == "too_complex" else reason] += 1
-                promoted.append(obj)
-            return {"@id": f"_:{obj.id}"}, _nt(obj)
+            if obj in self.by_subject and obj not in inner:
+                rec = self.nested(obj, inner, depth)
+                if rec is not None:
+                    return rec, None
+            return make_ref(f"_:{obj.id}"), _nt(obj)
         if obj.value == _RDF + "nil":
             return [], []
-        if obj in by_subject and obj != subject:
-            return {"@id": obj.value}, obj.value
-        return obj.value, obj.value
+        if iri_as_string(prop):
+            return obj.value, obj.value
+        return make_ref(obj.value), obj.value
 
-    def build(subject: Any, building: frozenset[Any], top: bool, depth: int) -> Record:
-        group = by_subject[subject]
-        if subject in reached:
-            counts["rebuilt"] += 1
-        reached.add(subject)
-        counts["built"] += 1
-        counts["placed"] += len(group)
+    def build(self, subject: Any, building: frozenset[Any], top: bool, depth: int) -> Record:
+        doc = self.doc
+        group = self.by_subject[subject]
+        if subject in self.reached:
+            self.counts["rebuilt"] += 1
+        self.reached.add(subject)
+        self.counts["built"] += 1
+        self.counts["placed"] += len(group)
         first = next((t for t in group if t.predicate.value == RDF_TYPE), group[0])
         rec = Record(
             source_url=doc.url,
@@ -152,13 +170,13 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
                 rec.type.append(short_schema_name(obj.value))
                 continue
             prop = short_schema_name(t.predicate.value)
-            items = as_list(obj) if isinstance(obj, BNode) else None
+            items = self.as_list(obj) if isinstance(obj, BNode) else None
             if items is None:
-                val, raw = value(obj, subject, inner, depth)
+                val, raw = self.value(prop, obj, inner, depth)
                 rec.add_value(prop, val, doc.path_of(t.element), raw)
                 continue
             # an RDF collection (inlist): a list value, each item with its own element
-            values = [value(item.object, subject, inner, depth) for item in items]
+            values = [self.value(prop, item.object, inner, depth) for item in items]
             current = rec.properties.get(prop, [])
             rec.properties[prop] = (current if isinstance(current, list) else [current]) + [
                 v for v, _ in values
@@ -167,29 +185,34 @@ def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
                 rec.provenance.add(prop, doc.path_of(item.element), raw)
         return rec
 
+
+def records_from_triples(triples: list[Triple], doc: Document) -> list[Record]:
+    """Records of ``triples``: tops first (IRI subjects and unreferenced blank nodes), then
+    blank nodes cut from nesting (the list grows while it is read), then any subject no
+    record reached (blank nodes that only point at each other); these last two kinds carry
+    their blank node label as id, so references to them resolve."""
+    grouper = _Grouper(triples, doc)
+    by_subject, limits = grouper.by_subject, doc.limits
     records: list[Record] = []
-    tops = [s for s in by_subject if isinstance(s, IRI) or s not in referenced]
-    # then blank nodes cut from nesting (the list grows while it is read), then any subject
-    # no record reached (blank nodes that only point at each other)
-    # (these two kinds carry their blank node label as id, so references to them resolve)
+    tops = [s for s in by_subject if isinstance(s, IRI) or s not in grouper.referenced]
     emitted: set[Any] = set()
     unread = 0
-    for queue in (tops, promoted, list(by_subject)):
+    for queue in (tops, grouper.promoted, list(by_subject)):
         i = 0
         while i < len(queue):
             subject = queue[i]
             i += 1
-            if subject in emitted or (queue is not promoted and subject in reached):
+            if subject in emitted or (queue is not grouper.promoted and subject in grouper.reached):
                 continue
             emitted.add(subject)
             if len(records) >= limits.max_items:
                 unread += 1
                 continue
-            rec = build(subject, frozenset(), True, 0)
+            rec = grouper.build(subject, frozenset(), True, 0)
             if queue is not tops:
                 rec.id = f"_:{subject.id}"
             records.append(rec)
-    return records + _bound_records(doc, counts, unread)
+    return records + _bound_records(doc, grouper.counts, unread)
 
 
 def _bound_records(doc: Document, counts: dict[str, int], unread: int) -> list[Record]:
