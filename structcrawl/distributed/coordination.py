@@ -9,8 +9,9 @@
 * **When the crawl is done.** At ``spider_idle`` one Lua script looks at the queue and every
   worker's status at once: while the queue has requests or another worker is busy the worker
   stays open (``DontCloseSpider``) and polls at each heartbeat; a worker whose status expired
-  (crashed, killed, stuck) is dropped from the set and recorded as failed, so it never blocks
-  the others. When everything is idle, the same script elects the caller (``SET`` of the
+  (crashed, killed, stuck) is dropped from the set, so it never blocks the others, and the
+  requests it had claimed are put back in the queue (:mod:`.leases`; each heartbeat sweeps
+  for dead workers too). When everything is idle, the same script elects the caller (``SET`` of the
   ``emitter`` key, which also marks the crawl done): exactly one worker emits the entities,
   the others close. A worker that starts after that finds the marker and does nothing.
 * **Failures.** Each worker publishes its own failures
@@ -25,7 +26,8 @@
 
 Stats: ``structcrawl/distributed/elected``, ``/waits``, ``/claimed``, ``/removed_keys``;
 ``structcrawl/failure/redis``, ``structcrawl/failure/distributed/workers``,
-``structcrawl/failure/distributed/presumed_dead``.
+``structcrawl/failure/distributed/presumed_dead``; ``structcrawl/distributed/requeued`` and
+``/dead_workers`` (:mod:`.leases`).
 """
 
 from __future__ import annotations
@@ -45,8 +47,10 @@ from twisted.internet.task import LoopingCall
 
 from structcrawl.changes.tracker import page_failed
 from structcrawl.crawl.health import crawl_failures
+from structcrawl.distributed import _scripts
 from structcrawl.distributed.changestore import connect
 from structcrawl.distributed.config import CrawlKeys, DistributedConfig, new_worker_id
+from structcrawl.distributed.leases import Leases
 
 __all__ = ["CLAIM_META", "Coordinator", "coordinator_for", "request_claimed"]
 
@@ -57,59 +61,6 @@ logger = logging.getLogger(__name__)
 CLAIM_META = "structcrawl_claimed"
 #: Signal sent (``request=``) when this worker takes a new request to fetch.
 request_claimed = object()
-
-_REGISTER = """
-local emitter = redis.call('GET', KEYS[3])
-if emitter then return emitter end
-redis.call('SET', KEYS[1], 'busy', 'PX', ARGV[1])
-redis.call('SADD', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return false
-"""
-
-# KEYS: queue, workers, emitter, failed-workers; ARGV: my id, worker key prefix, worker ttl ms,
-# crawl expiry ms, my failures ('' = none)
-_CHECK = """
-local emitter = redis.call('GET', KEYS[3])
-if emitter then return {'done', emitter} end
-redis.call('SET', ARGV[2] .. ARGV[1], 'idle', 'PX', ARGV[3])
-redis.call('SADD', KEYS[2], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[4], ARGV[1], ARGV[5])
-  redis.call('PEXPIRE', KEYS[4], ARGV[4])
-end
-if redis.call('ZCARD', KEYS[1]) > 0 then return {'wait', 'queue'} end
-for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-  local status = redis.call('GET', ARGV[2] .. id)
-  if not status then
-    redis.call('SREM', KEYS[2], id)
-    redis.call('HSET', KEYS[4], id, 'stopped sending heartbeats (crashed, killed or stuck)')
-    redis.call('PEXPIRE', KEYS[4], ARGV[4])
-  elseif status ~= 'idle' then
-    return {'wait', id}
-  end
-end
-redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[4])
-return {'elected', ARGV[1]}
-"""
-
-# KEYS: queue, my worker key, workers; ARGV: worker ttl ms, my id
-_CLAIM = """
-local found = redis.call('ZRANGE', KEYS[1], 0, 0)
-if #found == 0 then return false end
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, 0)
-redis.call('SET', KEYS[2], 'busy', 'PX', ARGV[1])
-redis.call('SADD', KEYS[3], ARGV[2])
-return found[1]
-"""
-
-# KEYS: queue, emitter; ARGV: score, request
-_SHARE = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
-return 1
-"""
 
 _COORDINATORS: weakref.WeakKeyDictionary[Crawler, Coordinator] = weakref.WeakKeyDictionary()
 
@@ -151,10 +102,11 @@ class Coordinator:
         self.keys = CrawlKeys.of(self.crawl_id)
         self.worker_id = new_worker_id()
         self.client = connect(config.url)
-        self._register = self.client.register_script(_REGISTER)
-        self._check = self.client.register_script(_CHECK)
-        self._claim = self.client.register_script(_CLAIM)
-        self._share = self.client.register_script(_SHARE)
+        self._register = self.client.register_script(_scripts.REGISTER)
+        self._check = self.client.register_script(_scripts.CHECK)
+        self._claim = self.client.register_script(_scripts.CLAIM)
+        self._share = self.client.register_script(_scripts.SHARE)
+        self.leases = Leases(self.client, self.keys, self.worker_id, self.stats, self.crawl_id)
         self.status = "busy"
         self.outcome: str | None = None
         self.emitter: str | None = None
@@ -175,6 +127,8 @@ class Coordinator:
         connect_signal(coordinator.spider_idle, signal=signals.spider_idle)
         connect_signal(coordinator.spider_closed, signal=signals.spider_closed)
         connect_signal(coordinator.item_error, signal=signals.item_error)
+        connect_signal(coordinator.page_finished, signal=signals.item_scraped)
+        connect_signal(coordinator.page_finished, signal=signals.item_dropped)
         connect_signal(coordinator.spider_error, signal=signals.spider_error)
         return coordinator
 
@@ -218,11 +172,13 @@ class Coordinator:
         try:
             with self.client.pipeline(transaction=False) as pipe:
                 pipe.set(self.keys.worker(self.worker_id), self.status, px=self._ttl_ms, xx=True)
-                for key in self.keys.fixed:
+                for key in (*self.keys.fixed, self.leases.key):
                     pipe.pexpire(key, self._expire_ms)
                 alive = pipe.execute()[0]
             if not alive and self.outcome is None:
                 self._presumed_dead()
+            if self.outcome is None:
+                self.leases.reap(self._expire_ms)
         except redis.RedisError as exc:
             self.redis_failed(exc, "heartbeat")
             return
@@ -230,19 +186,23 @@ class Coordinator:
             self._nudge()
 
     def _presumed_dead(self) -> None:
+        """This worker's status key is gone: it was presumed dead (its claims were requeued),
+        unless the crawl just ended and the elected worker removed the crawl's keys."""
+        done = self._register(
+            keys=[self.keys.worker(self.worker_id), self.keys.workers, self.keys.emitter],
+            args=[self._ttl_ms, self.worker_id, self._expire_ms],
+        )
+        if done:
+            return  # the crawl is over; the next idle check says so
         logger.error(
             "distributed crawl %s: worker %s missed its heartbeats for %.0f s and was presumed "
-            "dead by the others (a blocked event loop?); pages it merges now may miss the "
-            "entity feed",
+            "dead by the others (a blocked event loop?); its claimed requests were requeued "
+            "and pages it merges now may miss the entity feed",
             self.crawl_id,
             self.worker_id,
             self.config.worker_timeout,
         )
         self.stats.inc_value("structcrawl/failure/distributed/presumed_dead")
-        self._register(
-            keys=[self.keys.worker(self.worker_id), self.keys.workers, self.keys.emitter],
-            args=[self._ttl_ms, self.worker_id, self._expire_ms],
-        )
         self.status = "busy"
 
     def _nudge(self) -> None:
@@ -256,10 +216,16 @@ class Coordinator:
     # -- the queue (for the scheduler) ---------------------------------------------------------
 
     def claim(self) -> bytes | None:
-        """Take the next request off the shared queue and become ``busy``, atomically."""
+        """Take the next request off the shared queue, hold it as a lease (the caller keeps
+        its token with :meth:`Leases.take`) and become ``busy``, atomically."""
         data = self._claim(
-            keys=[self.keys.queue, self.keys.worker(self.worker_id), self.keys.workers],
-            args=[self._ttl_ms, self.worker_id],
+            keys=[
+                self.keys.queue,
+                self.keys.worker(self.worker_id),
+                self.keys.workers,
+                self.leases.key,
+            ],
+            args=[self._ttl_ms, self.worker_id, self._expire_ms],
         )
         if data is None:
             return None
@@ -284,11 +250,21 @@ class Coordinator:
         if self.failed:
             return "wait"  # closing for the failure already; nothing to decide
         mine = "; ".join(crawl_failures(self.stats.get_stats()))
-        state, who = self._check(
-            keys=[self.keys.queue, self.keys.workers, self.keys.emitter, self.keys.failed_workers],
-            args=[self.worker_id, self.keys.worker_prefix, self._ttl_ms, self._expire_ms, mine],
+        keys = self.keys
+        state, who, *reaped = self._check(
+            keys=[
+                *(keys.queue, keys.workers, keys.emitter, keys.failed_workers),
+                *(keys.dead_workers, self.leases.key),
+            ],
+            args=[
+                *(self.worker_id, keys.worker_prefix, self._ttl_ms, self._expire_ms, mine),
+                keys.claims_prefix,
+            ],
         )
         state, who = _text(state), _text(who)
+        if state != "done":
+            self.leases.forget()  # idle: every claim is finished, and the script freed them
+        self.leases.report(reaped)
         if state == "wait":
             if not self.waiting:
                 logger.debug("distributed crawl %s: idle, waiting for %s", self.crawl_id, who)
@@ -306,6 +282,7 @@ class Coordinator:
                 self.worker_id,
             )
             self._count_peer_failures()
+            self.leases.totals()
         else:
             self.outcome = "done"
             logger.info(
@@ -357,6 +334,7 @@ class Coordinator:
             return
         try:
             problems = crawl_failures({"finish_reason": reason})
+            self.leases.hand_back()
             with self.client.pipeline(transaction=True) as pipe:
                 if problems:
                     pipe.hset(self.keys.failed_workers, self.worker_id, f"closed ({reason})")
@@ -425,7 +403,12 @@ class Coordinator:
         if engine is not None and getattr(engine, "spider", None) is not None:
             deferred_from_coro(engine.close_spider_async(reason="redis-unavailable"))
 
-    def item_error(self, item: Any, failure: Any) -> None:
+    def page_finished(self, item: Any, response: Any) -> None:
+        """An item was exported or dropped: the lease of the request it came from ends."""
+        self.leases.finished(response)
+
+    def item_error(self, item: Any, response: Any, failure: Any) -> None:
+        self.leases.finished(response)
         if failure.check(redis.RedisError):
             self.redis_failed(failure.value, "processing an item")
 
