@@ -34,20 +34,17 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Iterable
 from typing import Any
 
 import redis
-from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
-from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.task import LoopingCall
 
-from structcrawl.changes.tracker import page_failed
 from structcrawl.crawl.health import crawl_failures
 from structcrawl.distributed import _scripts
+from structcrawl.distributed._failures import Failures, as_text, engine_of
 from structcrawl.distributed.changestore import connect
 from structcrawl.distributed.config import CrawlKeys, DistributedConfig, new_worker_id
 from structcrawl.distributed.leases import Leases
@@ -77,19 +74,7 @@ def coordinator_for(crawler: Crawler) -> Coordinator | None:
     return found
 
 
-def _engine(crawler: Crawler) -> Any:
-    """The crawler's engine, or None before the crawl starts."""
-    try:
-        return crawler.engine
-    except (AttributeError, RuntimeError):
-        return None
-
-
-def _text(value: Any) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
-class Coordinator:
+class Coordinator(Failures):
     """See the module documentation. ``outcome`` is None while the crawl goes on, then
     ``"emit"`` (this worker was elected) or ``"done"``."""
 
@@ -148,7 +133,7 @@ class Coordinator:
         )
         if emitter:
             self.finished_before_start = True
-            self.outcome, self.emitter = "done", _text(emitter)
+            self.outcome, self.emitter = "done", as_text(emitter)
             logger.warning(
                 "distributed crawl %s has already finished (worker %s emitted its entities): "
                 "this worker has nothing to do; a new crawl needs a new STRUCTCRAWL_CRAWL_ID",
@@ -208,7 +193,7 @@ class Coordinator:
     def _nudge(self) -> None:
         """Make an idle engine ask the scheduler again now, rather than at its own 5 s
         heartbeat (Scrapy has no public call for this; without it, polling is just slower)."""
-        slot = getattr(_engine(self.crawler), "_slot", None)
+        slot = getattr(engine_of(self.crawler), "_slot", None)
         nextcall = getattr(slot, "nextcall", None)
         if nextcall is not None:
             nextcall.schedule()
@@ -261,7 +246,7 @@ class Coordinator:
                 keys.claims_prefix,
             ],
         )
-        state, who = _text(state), _text(who)
+        state, who = as_text(state), as_text(who)
         if state != "done":
             self.leases.forget()  # idle: every claim is finished, and the script freed them
         self.leases.report(reaped)
@@ -301,19 +286,6 @@ class Coordinator:
         if outcome == "wait":
             raise DontCloseSpider
         return outcome == "emit"
-
-    def _count_peer_failures(self) -> None:
-        failures = {
-            _text(k): _text(v)
-            for k, v in self.client.hgetall(self.keys.failed_workers).items()
-            if _text(k) != self.worker_id
-        }
-        if failures:
-            for worker, reason in sorted(failures.items()):
-                logger.warning(
-                    "distributed crawl %s: worker %s failed: %s", self.crawl_id, worker, reason
-                )
-            self.stats.set_value("structcrawl/failure/distributed/workers", len(failures))
 
     def spider_idle(self) -> None:
         if self.failed:
@@ -366,43 +338,6 @@ class Coordinator:
         self.stats.set_value("structcrawl/distributed/removed_keys", removed)
         logger.info("distributed crawl %s: removed its %d Redis keys", self.crawl_id, removed)
 
-    # -- failed pages (change detection) ---------------------------------------------------
-
-    def see_page(self, item: Any) -> None:
-        """Share the URLs of a page item that failed (its entities may not be gone)."""
-        adapter = ItemAdapter(item)
-        if not page_failed(adapter):
-            return
-        urls = {str(u) for u in (adapter.get("url"), adapter.get("final_url")) if u}
-        if urls:
-            with self.client.pipeline(transaction=True) as pipe:
-                pipe.sadd(self.keys.failed_pages, *urls)
-                pipe.pexpire(self.keys.failed_pages, self._expire_ms)
-                pipe.execute()
-
-    def failed_pages(self) -> Iterable[str]:
-        return [_text(u) for u in self.client.sscan_iter(self.keys.failed_pages, count=1000)]
-
-    # -- Redis outages -------------------------------------------------------------------------
-
-    def redis_failed(self, exc: BaseException, doing: str) -> None:
-        """Count the failure; the first one logs and closes the spider (never goes on alone)."""
-        self.stats.inc_value("structcrawl/failure/redis")
-        if self.failed:
-            return
-        self.failed = True
-        logger.error(
-            "distributed crawl %s: Redis failed while %s (%s: %s); worker %s stops",
-            self.crawl_id,
-            doing,
-            type(exc).__name__,
-            exc,
-            self.worker_id,
-        )
-        engine = _engine(self.crawler)
-        if engine is not None and getattr(engine, "spider", None) is not None:
-            deferred_from_coro(engine.close_spider_async(reason="redis-unavailable"))
-
     def page_finished(self, item: Any, response: Any) -> None:
         """An item was exported or dropped: the lease of the request it came from ends."""
         self.leases.finished(response)
@@ -411,7 +346,3 @@ class Coordinator:
         self.leases.finished(response)
         if failure.check(redis.RedisError):
             self.redis_failed(failure.value, "processing an item")
-
-    def spider_error(self, failure: Any) -> None:
-        if failure.check(redis.RedisError):
-            self.redis_failed(failure.value, "in a callback")
