@@ -5,7 +5,9 @@
 * :mod:`structcrawl.render.rules` (pure): the ``[[render]]`` tables of the site files;
 * :mod:`structcrawl.render.browser` (pure): locating Chromium, its launch options;
 * :mod:`structcrawl.render.capture`: what runs in the browser page (actions, the bounded
-  wait, network JSON capture, the rendering context) and the ``network-json`` records;
+  wait, network JSON capture, the rendering context);
+* :mod:`structcrawl.render.network` (pure): the ``network-json`` records of captured JSON;
+* :mod:`structcrawl.render.guard`: the browser's request filter (schemes, allowed hosts);
 * :mod:`structcrawl.render.handler`: the Scrapy download handler
   (``DOWNLOAD_HANDLERS = {"http": "structcrawl.render.handler.RenderDownloadHandler", ...}``).
 

@@ -53,7 +53,8 @@ from structcrawl.render._browserpool import (
     RenderFailed,
     close_handler,
 )
-from structcrawl.render.capture import NavigationGuard, RenderSession
+from structcrawl.render.capture import RenderSession
+from structcrawl.render.guard import NavigationGuard
 from structcrawl.render.routing import (
     Route,
     ShellVerdict,

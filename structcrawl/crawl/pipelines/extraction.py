@@ -15,7 +15,7 @@ from scrapy.exceptions import NotConfigured
 from structcrawl.core.records import Record, error_record
 from structcrawl.crawl.config import ExtractConfig
 from structcrawl.extract import extract_payload
-from structcrawl.render.capture import network_records
+from structcrawl.render.network import network_records
 
 __all__ = ["ExtractionPipeline", "page_records"]
 
