@@ -81,7 +81,7 @@ class SiteSpider(scrapy.Spider):
         self.max_depth = int(depth) if depth not in (None, "") else None
         self._follow = _csv(follow)
         self._deny = _csv(deny)
-        self._yielded: set[int] = set()
+        self._yielded: set[str] = set()  # URLs already yielded (never their hashes)
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> SiteSpider:
@@ -161,10 +161,9 @@ class SiteSpider(scrapy.Spider):
             return []
         requests = []
         for url in page_links(item.document, self.link_rules):
-            marker = hash(url)  # requests already yielded are not fingerprinted again
-            if marker in self._yielded:
+            if url in self._yielded:  # requests already yielded are not fingerprinted again
                 continue
-            self._yielded.add(marker)
+            self._yielded.add(url)
             requests.append(scrapy.Request(url, callback=self.parse, errback=self.failed))
         return requests
 
