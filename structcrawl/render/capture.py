@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,10 @@ class RenderSession:
     capture_json: bool = True
     max_bytes: int = 2_000_000
     captured: list[dict[str, Any]] = field(default_factory=list)
+    #: JSON responses not kept, by reason: ``status`` (not 2xx), ``too-large`` (body over
+    #: ``max_bytes``: a skip record says so), ``unreadable`` (the body could not be read: the
+    #: page closed, a network error), ``late`` (still being read when the render ended).
+    dropped: Counter[str] = field(default_factory=Counter)
     document_body: bytes | None = None
     document_type: str | None = None
     wait: dict[str, Any] = field(default_factory=dict)
@@ -102,6 +107,7 @@ class RenderSession:
         task.add_done_callback(self._tasks.discard)
 
     async def _capture(self, response: Any) -> None:
+        json_response = False
         try:
             request = response.request
             kind = request.resource_type
@@ -120,32 +126,47 @@ class RenderSession:
             content_type = await response.header_value("content-type")
             pattern = self.plan.response
             matches = pattern is not None and pattern.search(response.url) is not None
-            if self.capture_json and is_json_type(content_type) and 200 <= status < 300:
-                entry: dict[str, Any] = {
-                    "url": response.url,
-                    "status": status,
-                    "method": request.method,
-                    "content_type": content_type,
-                    "resource_type": kind,
-                    "text": None,
-                    "note": None,
-                }
-                length = await response.header_value("content-length")
-                if length and length.isdigit() and int(length) > self.max_bytes:
-                    entry["note"] = f"too-large: {length} bytes"
-                else:
-                    body = await response.body()
-                    if len(body) > self.max_bytes:
-                        entry["note"] = f"too-large: {len(body)} bytes"
-                    else:
-                        entry["text"] = body.decode("utf-8", "replace")
-                self.captured.append(entry)
+            json_response = self.capture_json and is_json_type(content_type)
+            if json_response and not 200 <= status < 300:
+                self.dropped["status"] += 1
+            elif json_response:
+                self.captured.append(await self._read_json(response, content_type))
                 if pattern is None and self.plan.any_json:
                     matches = True
             if matches:
                 self._event().set()
+        except asyncio.CancelledError:  # still reading when the render ended
+            if json_response:
+                self.dropped["late"] += 1
+            raise
         except Exception:  # the page closed under us, a body we cannot read: not captured
-            return
+            if json_response:
+                self.dropped["unreadable"] += 1
+
+    async def _read_json(self, response: Any, content_type: str | None) -> dict[str, Any]:
+        """The captured entry of a 2xx JSON response: its text, or a note when over the cap."""
+        request = response.request
+        entry: dict[str, Any] = {
+            "url": response.url,
+            "status": response.status,
+            "method": request.method,
+            "content_type": content_type,
+            "resource_type": request.resource_type,
+            "text": None,
+            "note": None,
+        }
+        length = await response.header_value("content-length")
+        if length and length.isdigit() and int(length) > self.max_bytes:
+            entry["note"] = f"too-large: {length} bytes"
+            self.dropped["too-large"] += 1
+            return entry
+        body = await response.body()
+        if len(body) > self.max_bytes:
+            entry["note"] = f"too-large: {len(body)} bytes"
+            self.dropped["too-large"] += 1
+        else:
+            entry["text"] = body.decode("utf-8", "replace")
+        return entry
 
     async def _drain(self, timeout: float) -> None:
         pending = set(self._tasks)

@@ -22,6 +22,8 @@ Stats: ``structcrawl/render/escalated/<reason>``, ``structcrawl/render/pages``,
 ``structcrawl/render/judged``, ``structcrawl/render/learned_templates``,
 ``structcrawl/render/mispredicted/http_needed_render``, ``structcrawl/render/wait/met`` and
 ``/not_met``, ``structcrawl/render/network_json/responses``,
+``structcrawl/render/capture/dropped/<reason>`` (JSON responses not kept: ``status``,
+``too-large``, ``unreadable``, ``late``),
 ``structcrawl/render/error/<code>``, ``structcrawl/render/abandoned``,
 ``structcrawl/render/browser/restarts`` and ``/crashed``, ``structcrawl/failure/browser``.
 
@@ -201,6 +203,8 @@ class _Core:
         met = "met" if session.wait.get("met") else "not_met"
         self.stats.inc_value(f"structcrawl/render/wait/{met}")
         self.stats.inc_value("structcrawl/render/network_json/responses", len(session.captured))
+        for reason, count in sorted(session.dropped.items()):
+            self.stats.inc_value(f"structcrawl/render/capture/dropped/{reason}", count)
         request.meta["structcrawl_render"] = self._context(
             session, route, (render_ms, queued_ms), http_response, verdict, request.url
         )
