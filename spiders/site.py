@@ -23,6 +23,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 from twisted.python.failure import Failure
 
+from structcrawl.core.challenge import CHALLENGE_META, challenge_message
 from structcrawl.core.document import PARSED_META, parse_html
 from structcrawl.core.links import LinkRules, page_links
 from structcrawl.core.payload import classify, split_content_type
@@ -192,6 +193,10 @@ class SiteSpider(scrapy.Spider):
             depth=response.meta.get("depth", 0),
             body=body,
         )
+        challenge = response.meta.get(CHALLENGE_META)
+        if challenge:  # a bot challenge, not the page: an error record, nothing to parse
+            item.fetch_error = {"code": "challenge", "message": challenge_message(challenge)}
+            return item
         if response.status < 400 and classify(content_type, body) in ("html", "xhtml"):
             parsed = response.meta.pop(PARSED_META, None)
             stats = self.crawler.stats

@@ -30,14 +30,18 @@ from html import unescape
 
 __all__ = [
     "BLOCKING_STATUSES",
+    "CHALLENGE_META",
     "SCAN_BYTES",
     "Challenge",
     "Consent",
+    "challenge_message",
     "detect_challenge",
     "detect_consent",
     "visible_text_length",
 ]
 
+#: Request meta key: the challenge a response was recognised as (``Challenge.to_dict()``).
+CHALLENGE_META = "structcrawl_challenge"
 #: Statuses bot protections answer a challenged request with.
 BLOCKING_STATUSES = frozenset({403, 429, 503})
 #: How much of a body the detectors read.
@@ -107,6 +111,17 @@ class Challenge:
 
     def to_dict(self) -> dict[str, object]:
         return {"vendor": self.vendor, "signals": list(self.signals)}
+
+
+def challenge_message(found: Mapping[str, object]) -> str:
+    """The error message of a challenged page, from ``Challenge.to_dict()``.
+
+    >>> challenge_message({"vendor": "datadome", "signals": ["status:403"]})
+    'bot challenge (datadome): status:403'
+    """
+    signals = found.get("signals")
+    listed = ", ".join(map(str, signals)) if isinstance(signals, list) else ""
+    return f"bot challenge ({found.get('vendor')}): {listed}"
 
 
 @dataclass(frozen=True, slots=True)

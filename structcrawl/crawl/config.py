@@ -488,3 +488,15 @@ DEFAULTS.update(
         ),
     }
 )
+
+# (structcrawl.crawl.challenges)
+DEFAULTS.update(
+    {
+        "STRUCTCRAWL_CHALLENGE_ENABLED": Setting(
+            True,
+            "Recognise bot challenges (403/429/503 or content-less pages with a vendor's "
+            "challenge markers): such a page is not retried, not rendered, and ends as a "
+            "`challenge` error record.",
+        ),
+    }
+)

@@ -20,6 +20,7 @@ non-zero; requests that never needed the browser are unaffected.
 
 Stats: ``structcrawl/render/escalated/<reason>``, ``structcrawl/render/pages``,
 ``structcrawl/render/judged``, ``structcrawl/render/learned_templates``,
+``structcrawl/render/challenge_not_rendered`` (a 2xx bot challenge, left to the spider),
 ``structcrawl/render/mispredicted/http_needed_render``, ``structcrawl/render/wait/met`` and
 ``/not_met``, ``structcrawl/render/network_json/responses``,
 ``structcrawl/render/capture/dropped/<reason>`` (JSON responses not kept: ``status``,
@@ -44,6 +45,7 @@ from scrapy.http import Response
 from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_playwright.page import PageMethod
 
+from structcrawl.core.challenge import CHALLENGE_META, detect_challenge
 from structcrawl.core.document import PARSED_META
 from structcrawl.crawl.config import ExtractConfig, RenderConfig
 from structcrawl.extract import extract_payload
@@ -87,6 +89,7 @@ class _Core:
         self.rules = RenderRules()
         self.learner = TemplateLearner(config.learn_after)
         self.syntaxes = ExtractConfig.from_settings(crawler.settings).syntaxes
+        self.challenges = crawler.settings.getbool("STRUCTCRAWL_CHALLENGE_ENABLED", True)
         if config.enabled:
             self.rules = load_render_rules(config.rules_dir)
             self.pool = BrowserPool(crawler, config)
@@ -165,6 +168,8 @@ class _Core:
             return None
         raw_type = response.headers.get(b"Content-Type")
         content_type = raw_type.decode("latin-1") if raw_type else None
+        if self.challenges and self._challenged(request, response, body):
+            return None  # never rendered, never learned as a JavaScript-only template
         verdict, doc = judge_and_parse(
             body, response.url, content_type, response.status, route.expect
         )
@@ -176,6 +181,21 @@ class _Core:
         if verdict.js_only:
             self.stats.inc_value("structcrawl/render/judged/js_only")
         return verdict
+
+    def _challenged(self, request: Request, response: Response, body: bytes) -> bool:
+        """A 2xx bot challenge (a content-less page with a vendor's challenge script) looks
+        JS-only, but rendering it would only run the challenge: note it for the challenge
+        middleware and the spider instead."""
+        headers = {
+            k.decode("latin-1"): [v.decode("latin-1") for v in values]
+            for k, values in response.headers.items()
+        }
+        challenge = detect_challenge(response.status, headers, body)
+        if challenge is None:
+            return False
+        request.meta[CHALLENGE_META] = challenge.to_dict()
+        self.stats.inc_value("structcrawl/render/challenge_not_rendered")
+        return True
 
     # -- the browser -----------------------------------------------------------------------
 
