@@ -32,6 +32,7 @@ from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.items import PageItem
 from structcrawl.crawl.retry import fetch_error_code, fetch_error_message
 from structcrawl.ledger.extension import page_accounted
+from structcrawl.render.evidence import SERVER_BODY_META
 
 logger = logging.getLogger(__name__)
 
@@ -190,6 +191,7 @@ class SiteSpider(scrapy.Spider):
             fetch_reason=response.meta.get("structcrawl_render_reason"),
             render=response.meta.get("structcrawl_render"),
             network=list(response.meta.get("structcrawl_render_network") or []),
+            server_body=response.meta.pop(SERVER_BODY_META, None) or b"",
             depth=response.meta.get("depth", 0),
             body=body,
         )

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from structcrawl.core.payload import split_content_type
+from structcrawl.render.evidence import cookie_facts
 from structcrawl.render.guard import NavigationGuard
 from structcrawl.render.network import NetworkProvenance, network_records
 from structcrawl.render.routing import WaitPlan
@@ -42,6 +43,7 @@ __all__ = [
 ]
 
 _CAPTURED_TYPES = frozenset({"xhr", "fetch"})
+_CONSENT_WAIT = 3.0  # seconds a consent dialog is given to appear
 _ENV_SCRIPT = """() => ({
   user_agent: navigator.userAgent,
   locale: navigator.language,
@@ -86,6 +88,10 @@ class RenderSession:
     wait: dict[str, Any] = field(default_factory=dict)
     actions: list[dict[str, Any]] = field(default_factory=list)
     environment: dict[str, Any] = field(default_factory=dict)
+    #: The browser context's cookies after the render (values redacted: ``cookie_facts``).
+    cookies: list[dict[str, Any]] = field(default_factory=list)
+    #: The rule's consent dismissal: ``{"selector", "dismissed"[, "error"]}``; None without one.
+    consent: dict[str, Any] | None = None
     page: Any = None
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     _matched: asyncio.Event | None = None
@@ -184,6 +190,8 @@ class RenderSession:
         self.page = page
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.wait_timeout
+        if self.plan.consent:
+            self.consent = await self._dismiss(page, self.plan.consent, deadline - loop.time())
         for action in self.plan.actions:
             self.actions.append(await self._act(page, action, deadline - loop.time()))
         started = time.monotonic()
@@ -196,6 +204,21 @@ class RenderSession:
         await self._drain(min(2.0, max(deadline - loop.time(), 0.5)))
         with contextlib.suppress(Exception):
             self.environment = await asyncio.wait_for(_page_environment(page), timeout=5)
+        with contextlib.suppress(Exception):
+            self.cookies = cookie_facts(await asyncio.wait_for(page.context.cookies(), timeout=5))
+
+    async def _dismiss(self, page: Any, selector: str, left: float) -> dict[str, Any]:
+        """Click the site rule's consent button if the dialog shows up within a few seconds
+        (a page without the dialog is not an error: ``dismissed`` False, no ``error``)."""
+        result: dict[str, Any] = {"selector": selector, "dismissed": False}
+        timeout = max(min(left, _CONSENT_WAIT), 0.1) * 1000
+        try:
+            await page.click(selector, timeout=timeout)
+            result["dismissed"] = True
+        except Exception as exc:
+            if "Timeout" not in type(exc).__name__ and "Timeout" not in str(exc):
+                result["error"] = _first_line(exc)
+        return result
 
     async def close_page(self) -> None:
         """Close the page after the render was abandoned (a page whose scripts never yield)."""

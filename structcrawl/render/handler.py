@@ -12,9 +12,11 @@ Browser fetches go through the wrapped handler named by ``STRUCTCRAWL_RENDER_HAN
 (scrapy-playwright's), with a :class:`~structcrawl.render.capture.RenderSession` as its page
 method and response handler. What happened is left in ``request.meta`` for the spider:
 ``playwright`` (fetched with the browser), ``structcrawl_render_reason``,
-``structcrawl_render`` (the rendering context) and ``structcrawl_render_network`` (captured
-JSON responses). A browser that cannot start fails the request with
-:class:`~structcrawl.render._browserpool.BrowserLaunchFailed` (``fetch_error_code``
+``structcrawl_render`` (the rendering context, with the browser context's cookies, values
+redacted, and the consent dialog), ``structcrawl_render_network`` (captured JSON responses)
+and ``structcrawl_render_server_body`` (the server's own HTML, kept as evidence beside the
+rendered DOM: :mod:`structcrawl.render.evidence`). A browser that cannot start fails the
+request with :class:`~structcrawl.render._browserpool.BrowserLaunchFailed` (``fetch_error_code``
 ``browser-launch-failed``) and counts ``structcrawl/failure/browser``, so the crawl exits
 non-zero; requests that never needed the browser are unaffected.
 
@@ -58,6 +60,7 @@ from structcrawl.render._browserpool import (
     close_handler,
 )
 from structcrawl.render.capture import RenderSession
+from structcrawl.render.evidence import SERVER_BODY_META, consent_facts
 from structcrawl.render.guard import NavigationGuard
 from structcrawl.render.routing import (
     Route,
@@ -90,6 +93,7 @@ class _Core:
         self.learner = TemplateLearner(config.learn_after)
         self.syntaxes = ExtractConfig.from_settings(crawler.settings).syntaxes
         self.challenges = crawler.settings.getbool("STRUCTCRAWL_CHALLENGE_ENABLED", True)
+        self.maxsize = crawler.settings.getint("DOWNLOAD_MAXSIZE")
         if config.enabled:
             self.rules = load_render_rules(config.rules_dir)
             self.pool = BrowserPool(crawler, config)
@@ -225,9 +229,15 @@ class _Core:
         self.stats.inc_value("structcrawl/render/network_json/responses", len(session.captured))
         for reason, count in sorted(session.dropped.items()):
             self.stats.inc_value(f"structcrawl/render/capture/dropped/{reason}", count)
-        request.meta["structcrawl_render"] = self._context(
-            session, route, (render_ms, queued_ms), http_response, verdict, request.url
-        )
+        server_body, server_type = self._server_html(session, http_response)
+        if server_body is not None:
+            if len(server_body) <= self.maxsize:
+                request.meta[SERVER_BODY_META] = server_body
+            else:  # over DOWNLOAD_MAXSIZE, as an HTTP body would be: not kept
+                self.stats.inc_value("structcrawl/render/server_body/too_large")
+        context = self._context(session, route, (render_ms, queued_ms), verdict, response)
+        context["records_http"] = self._records_http(server_body, server_type, request.url)
+        request.meta["structcrawl_render"] = context
         request.meta["structcrawl_render_network"] = list(session.captured)
         return response
 
@@ -273,9 +283,8 @@ class _Core:
         session: RenderSession,
         route: Route,
         timing: tuple[int, int],
-        http_response: Response | None,
         verdict: ShellVerdict | None,
-        url: str,
+        response: Response,
     ) -> dict[str, Any]:
         env = session.environment
         assert self.pool is not None
@@ -296,7 +305,8 @@ class _Core:
             "render_ms": timing[0],
             "queued_ms": timing[1],
             "network_json": len(session.captured),
-            "records_http": self._records_http(session, http_response, url),
+            "cookies": session.cookies,
+            "consent": consent_facts(response.body, session.consent),
         }
         if route.rule is not None:
             rule = route.rule
@@ -305,19 +315,20 @@ class _Core:
             context["signals"] = list(verdict.signals)
         return context
 
-    def _records_http(
-        self, session: RenderSession, http_response: Response | None, url: str
-    ) -> int | None:
-        """Entity records in the page as HTTP serves it: the response judged before the
-        escalation, or the browser's own navigation response (no second fetch)."""
-        if http_response is not None:
-            body = decoded_body(
-                http_response.body, http_response.headers.getlist(b"Content-Encoding")
-            )
-            raw = http_response.headers.get(b"Content-Type")
-            content_type = raw.decode("latin-1") if raw else None
-        else:
-            body, content_type = session.document_body, session.document_type
+    @staticmethod
+    def _server_html(
+        session: RenderSession, http_response: Response | None
+    ) -> tuple[bytes | None, str | None]:
+        """The page as the server sent it: the response judged before the escalation, or
+        the browser's own navigation response (no second fetch)."""
+        if http_response is None:
+            return session.document_body, session.document_type
+        body = decoded_body(http_response.body, http_response.headers.getlist(b"Content-Encoding"))
+        raw = http_response.headers.get(b"Content-Type")
+        return body, raw.decode("latin-1") if raw else None
+
+    def _records_http(self, body: bytes | None, content_type: str | None, url: str) -> int | None:
+        """Entity records in the page as HTTP serves it."""
         if body is None:
             return None
         try:

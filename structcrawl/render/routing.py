@@ -338,6 +338,7 @@ class WaitPlan:
     any_json: bool = True
     settle: str | None = SETTLE_SELECTOR
     actions: tuple[Action, ...] = ()
+    consent: str | None = None  # the rule's consent button, clicked before the actions
 
     @property
     def label(self) -> str:
@@ -359,7 +360,7 @@ def wait_plan(rule: RenderRule | None) -> WaitPlan:
     True
     """
     if rule is None or not (rule.wait_for or rule.wait_for_response or rule.expect):
-        return WaitPlan(actions=rule.actions if rule else ())
+        return WaitPlan(actions=rule.actions, consent=rule.consent) if rule else WaitPlan()
     selector = rule.wait_for or (", ".join(rule.expect) if rule.expect else None)
     return WaitPlan(
         selector=selector,
@@ -367,6 +368,7 @@ def wait_plan(rule: RenderRule | None) -> WaitPlan:
         any_json=False,
         settle=None,
         actions=rule.actions,
+        consent=rule.consent,
     )
 
 
