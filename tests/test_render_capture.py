@@ -330,3 +330,14 @@ def test_json_responses_not_kept_are_counted_by_reason():
     asyncio.run(go())
     assert [e["url"] for e in session.captured] == [api + "ok.json", api + "big.json"]
     assert session.dropped == {"status": 1, "too-large": 1, "unreadable": 1, "late": 1}
+
+
+def test_a_consent_button_absent_from_the_page_is_not_an_error():
+    plan = WaitPlan(selector=None, any_json=False, settle=None, consent="#accept")
+    present, absent = RenderSession(plan, wait_timeout=1), RenderSession(plan, wait_timeout=1)
+    page = FakePage()
+    prepare(present, page)
+    assert present.consent == {"selector": "#accept", "dismissed": True} and page.clicked == ["#accept"]
+    prepare(absent, FakePage(clickable=False))  # the click times out: no dialog showed up
+    assert absent.consent == {"selector": "#accept", "dismissed": False}
+    assert RenderSession(WaitPlan()).consent is None  # no rule, nothing recorded
