@@ -2,7 +2,8 @@
 
 Components read their settings once, through the frozen config objects below, in
 ``from_crawler``. ``structcrawl/settings.py`` (the Scrapy settings module) takes its defaults
-from :data:`DEFAULTS`, and the manual's settings table (docs/settings.md) is checked against it by a test.
+from :data:`DEFAULTS`, and the manual's settings table (docs/settings.md) is checked against it
+by a test.
 """
 
 from __future__ import annotations

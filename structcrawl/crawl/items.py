@@ -75,7 +75,7 @@ class PageItem:
     )
     body: bytes = field(default=b"", repr=False, metadata={"doc": "Transient raw body."})
     server_body: bytes = field(
-        default=b"", repr=False, metadata={"doc": "Transient: the server's HTML of a rendered page."}
+        default=b"", repr=False, metadata={"doc": "Transient: the server's HTML (rendered pages)."}
     )
     document: Any = field(default=None, repr=False, metadata={"doc": "Transient parsed tree."})
 
