@@ -217,8 +217,8 @@ class _Handler(BaseHTTPRequestHandler):
                 Set_Cookie=f"session={secret}; Path=/; HttpOnly",
                 WWW_Authenticate=f'Basic realm="{secret}"',
             )
-        elif head == "challenge" and (_CHALLENGES / rest / "meta.json").is_file():
-            meta = json.loads((_CHALLENGES / rest / "meta.json").read_text())
+        elif head == "challenge" and (_CHALLENGES / rest / "response.json").is_file():
+            meta = json.loads((_CHALLENGES / rest / "response.json").read_text())
             headers = {k: v[0] for k, v in meta["headers"].items() if k.lower() != "content-type"}
             body = (_CHALLENGES / rest / "page.html").read_bytes()
             self.send_response(meta["status"])

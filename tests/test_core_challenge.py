@@ -14,7 +14,7 @@ CASES = sorted(p for p in (Path(__file__).resolve().parents[1] / "fixtures" / "c
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_sample_pages(case: Path) -> None:
-    meta = json.loads((case / "meta.json").read_text())
+    meta = json.loads((case / "response.json").read_text())
     expected = json.loads((case / "expected.json").read_text())
     body = (case / "page.html").read_bytes()
     challenge = detect_challenge(meta["status"], meta["headers"], body)
