@@ -479,8 +479,8 @@ DEFAULTS.update(
         ),
         "STRUCTCRAWL_REDIS_WORKER_TIMEOUT": Setting(
             60.0,
-            "Seconds without a heartbeat after which a worker is presumed dead and the others "
-            "stop waiting for it (at least 3 heartbeats).",
+            "Seconds without a heartbeat after which a worker is presumed dead: the others stop "
+            "waiting for it and requeue the requests it had claimed (at least 3 heartbeats).",
         ),
         "STRUCTCRAWL_REDIS_EXPIRE": Setting(
             7 * 86400,
