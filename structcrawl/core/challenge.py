@@ -50,47 +50,44 @@ SCAN_BYTES = 256 * 1024
 #: content of its own.
 _THIN_TEXT = 600
 
-# (vendor, pattern): markers of a challenge or block page, case-insensitive.
-_CHALLENGE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (vendor, re.compile(pattern, re.I))
-    for vendor, pattern in (
-        ("cloudflare", r"/cdn-cgi/challenge-platform/|cf_chl_opt|cf-browser-verification"
-                       r"|<title>\s*just a moment\.\.\.|attention required! \| cloudflare"
-                       r"|cf-error-details"),
-        ("akamai", r"errors\.edgesuite\.net|bm-verify|/_sec/cp_challenge/"
-                   r"|you don't have permission to access .{0,200}reference #"),
-        ("datadome", r"captcha-delivery\.com|\bdatadome\b"),
-        ("perimeterx", r"_pxappid|px-captcha|captcha\.px-cd[n]\.net|perimeterx"),
-        ("imperva", r"_incapsula_resource|incapsula incident id"),
-        ("aws-waf", r"awswaf\.com|aws-waf-token|gokuprops"),
-        ("turnstile", r"challenges\.cloudflare\.com/turnstile|cf-turnstile"),
-        ("hcaptcha", r"hcaptcha\.com/1/api\.js|class=[\"']h-captcha"),
-        ("recaptcha", r"google\.com/recaptcha/|recaptcha/api\.js|class=[\"']g-recaptcha"),
-        ("generic", r"verify (?:that )?you are (?:a )?human|are you a robot"
-                    r"|unusual traffic from your (?:computer )?network"
-                    r"|checking (?:if the site connection is secure|your browser before)"
-                    r"|please enable (?:javascript and )?cookies to continue"
-                    r"|access to this page has been denied"),
-    )
+# (vendor, lowercase substrings): markers of a challenge or block page. Plain substring tests
+# (a few microseconds over the scanned prefix), not regular expressions: every response is read.
+_CHALLENGE_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("cloudflare", ("/cdn-cgi/challenge-platform/", "cf_chl_opt", "cf-browser-verification",
+                    "<title>just a moment...</title>", "attention required! | cloudflare",
+                    "cf-error-details")),
+    ("akamai", ("errors.edgesuite.net", "bm-verify", "/_sec/cp_challenge/")),
+    ("datadome", ("captcha-delivery.com", "datadome")),
+    ("perimeterx", ("_pxappid", "px-captcha", "captcha.px-cdn.net", "perimeterx")),
+    ("imperva", ("_incapsula_resource", "incapsula incident id")),
+    ("aws-waf", ("awswaf.com", "aws-waf-token", "gokuprops")),
+    ("turnstile", ("challenges.cloudflare.com/turnstile", "cf-turnstile")),
+    ("hcaptcha", ("hcaptcha.com/1/api.js", 'class="h-captcha', "class='h-captcha")),
+    ("recaptcha", ("google.com/recaptcha/", "recaptcha/api.js", 'class="g-recaptcha',
+                   "class='g-recaptcha")),
+    ("generic", ("verify you are human", "verify that you are human", "verify you are a human",
+                 "are you a robot", "unusual traffic from your computer network",
+                 "unusual traffic from your network", "checking if the site connection is secure",
+                 "checking your browser before", "enable javascript and cookies to continue",
+                 "please enable cookies to continue", "access to this page has been denied")),
 )  # fmt: skip
 
-# (vendor, pattern): consent-management dialogs.
-_CONSENT_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (vendor, re.compile(pattern, re.I))
-    for vendor, pattern in (
-        ("onetrust", r"onetrust-banner-sdk|onetrust-consent-sdk|cdn\.cookielaw\.org|optanon"),
-        ("cookiebot", r"CybotCookiebotDialog|consent\.cookiebot\.com"),
-        ("didomi", r"didomi-host|didomi-notice|sdk\.privacy-center\.org"),
-        ("quantcast", r"qc-cmp2|quantcast\.mgr\.consensu\.org|cmp\.quantcast\.com"),
-        ("trustarc", r"truste-consent|consent\.trustarc\.com|truste_box_overlay"),
-        ("usercentrics", r"usercentrics\.eu|id=[\"']usercentrics-root"),
-        ("sourcepoint", r"sp_message_container|sourcepoint\.mgr\.consensu\.org"),
-        ("google", r"fundingchoicesmessages\.google\.com|fc-consent-root"
-                   r"|consent\.google\.com|before you continue to google"),
-        ("generic", r"id=[\"'](?:cookie-?(?:consent|banner|notice)|gdpr-consent)[\"']"
-                    r"|class=[\"'][^\"']*\bcookie-?(?:consent|banner)\b"),
-    )
+# (vendor, lowercase substrings): consent-management dialogs.
+_CONSENT_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("onetrust", ("onetrust-banner-sdk", "onetrust-consent-sdk", "cdn.cookielaw.org", "optanon")),
+    ("cookiebot", ("cybotcookiebotdialog", "consent.cookiebot.com")),
+    ("didomi", ("didomi-host", "didomi-notice", "sdk.privacy-center.org")),
+    ("quantcast", ("qc-cmp2", "quantcast.mgr.consensu.org", "cmp.quantcast.com")),
+    ("trustarc", ("truste-consent", "consent.trustarc.com", "truste_box_overlay")),
+    ("usercentrics", ("usercentrics.eu", 'id="usercentrics-root"')),
+    ("sourcepoint", ("sp_message_container", "sourcepoint.mgr.consensu.org")),
+    ("google", ("fundingchoicesmessages.google.com", "fc-consent-root", "consent.google.com",
+                "before you continue to google")),
 )  # fmt: skip
+_GENERIC_CONSENT = re.compile(
+    r"""id=["'](?:cookie-?(?:consent|banner|notice)|gdpr-consent)["']"""
+    r"""|class=["'][^"'>]*\bcookie-?(?:consent|banner)\b"""
+)
 
 _SCRIPT_STYLE = re.compile(r"<(script|style|noscript|template)\b.*?</\1\s*>", re.I | re.S)
 _TAG = re.compile(r"<[^>]*>", re.S)
@@ -135,11 +132,18 @@ class Consent:
         return {"vendor": self.vendor, "wall": self.wall}
 
 
-def _text(body: bytes | str) -> str:
-    """The scanned prefix, character references decoded (block pages escape their text:
-    ``errors&#46;edgesuite&#46;net``); only HTML's named and numeric references."""
+def _text(body: bytes | str, status: int | None = None) -> str:
+    """The scanned prefix, lowercased; for a blocking status also with its character
+    references decoded (block pages escape their text: ``errors&#46;edgesuite&#46;net``)."""
     text = body[:SCAN_BYTES].decode("utf-8", "replace") if isinstance(body, bytes) else body
-    return unescape(text[:SCAN_BYTES])
+    text = text[:SCAN_BYTES].lower()
+    if status in BLOCKING_STATUSES and "&#" in text:
+        text = unescape(text)
+    return text
+
+
+def _found(text: str, markers: tuple[tuple[str, tuple[str, ...]], ...]) -> list[str]:
+    return [vendor for vendor, needles in markers if any(n in text for n in needles)]
 
 
 def _header(headers: Mapping[str, Iterable[str] | str] | None, name: str) -> str:
@@ -179,12 +183,12 @@ def detect_challenge(
     >>> detect_challenge(404, {}, "<h1>Not found</h1>") is None
     True
     """
-    html = _text(body)
+    html = _text(body, status)
     signals: list[str] = []
     mitigated = _header(headers, "cf-mitigated").lower()
     if "challenge" in mitigated:
         signals.append("header:cf-mitigated")
-    found = [vendor for vendor, pattern in _CHALLENGE_MARKERS if pattern.search(html)]
+    found = _found(html, _CHALLENGE_MARKERS)
     if _header(headers, "x-datadome") and status in BLOCKING_STATUSES and "datadome" not in found:
         found.append("datadome")
     if not found and not signals:
@@ -212,7 +216,7 @@ def detect_consent(body: bytes | str) -> Consent | None:
     True
     """
     html = _text(body)
-    for vendor, pattern in _CONSENT_MARKERS:
-        if pattern.search(html):
-            return Consent(vendor=vendor, wall=_thin(html))
-    return None
+    found = _found(html, _CONSENT_MARKERS)
+    if not found and _GENERIC_CONSENT.search(html):
+        found = ["generic"]
+    return Consent(vendor=found[0], wall=_thin(html)) if found else None
