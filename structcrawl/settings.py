@@ -73,6 +73,8 @@ FEED_EXPORTERS = {
     "entities": "structcrawl.crawl.exporters.EntitiesJsonLinesExporter",
     "entities-csv": "structcrawl.crawl.exporters.EntitiesCsvExporter",
     "entities-delta": "structcrawl.crawl.exporters.EntitiesDeltaJsonLinesExporter",
+    "items": "structcrawl.crawl.exporters.ItemsJsonLinesExporter",
+    "items-csv": "structcrawl.crawl.exporters.ItemsCsvExporter",
 }
 
 for _name, _setting in DEFAULTS.items():

@@ -35,7 +35,7 @@ pytestmark = pytest.mark.crawl
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "fixtures" / "site"
-RULES = ROOT / "structcrawl" / "sites"  # the demo's site rules, where they are kept today
+RULES = SITE / "rules"  # the demo's site rules (time zone, selector and click rules)
 TIMEOUT = 240
 KILL_AFTER = 5  # lines in the victim's pages feed
 MAX_TWICE = 4

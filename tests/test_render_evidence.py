@@ -18,7 +18,7 @@ from structcrawl.crawl.pipelines.bodies import BodyStorePipeline
 from structcrawl.dev.demo import run_crawl
 from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.render.browser import locate_chromium
-from structcrawl.render.rules import parse_render_site
+from structcrawl.rules import parse_site
 from tests.servers import require
 
 SECRET = "s3cr3t-cookie-value"
@@ -104,13 +104,13 @@ def test_cookies_and_consent_are_in_the_render_context(crawl):
 
 
 def test_the_consent_selector_is_a_site_rule_field():
-    site = parse_render_site(
+    site = parse_site(
         {"name": "s", "hosts": ["s.example"], "render": [{"url_pattern": "/", "consent": "#ok"}]}
     )
-    assert site.rules[0].consent == "#ok"
+    assert site.render[0].consent == "#ok"
     with pytest.raises(ValueError, match="consent"):
-        parse_render_site({"name": "s", "hosts": ["s.example"],
-                           "render": [{"url_pattern": "/", "consent": "h1::text"}]})  # fmt: skip
+        parse_site({"name": "s", "hosts": ["s.example"],
+                    "render": [{"url_pattern": "/", "consent": "h1::text"}]})  # fmt: skip
 
 
 def test_the_body_store_keeps_the_evidence_under_the_capture_cap(tmp_path):

@@ -43,8 +43,8 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 from twisted.internet.task import LoopingCall
 
 from structcrawl.crawl.health import crawl_failures
-from structcrawl.distributed import _scripts
 from structcrawl.distributed._failures import Failures, as_text, engine_of
+from structcrawl.distributed._scripts import CHECK, CLAIM, REGISTER, SHARE
 from structcrawl.distributed.changestore import connect
 from structcrawl.distributed.config import CrawlKeys, DistributedConfig, new_worker_id
 from structcrawl.distributed.leases import Leases
@@ -87,10 +87,10 @@ class Coordinator(Failures):
         self.keys = CrawlKeys.of(self.crawl_id)
         self.worker_id = new_worker_id()
         self.client = connect(config.url)
-        self._register = self.client.register_script(_scripts.REGISTER)
-        self._check = self.client.register_script(_scripts.CHECK)
-        self._claim = self.client.register_script(_scripts.CLAIM)
-        self._share = self.client.register_script(_scripts.SHARE)
+        self._register = self.client.register_script(REGISTER)
+        self._check = self.client.register_script(CHECK)
+        self._claim = self.client.register_script(CLAIM)
+        self._share = self.client.register_script(SHARE)
         self.leases = Leases(self.client, self.keys, self.worker_id, self.stats, self.crawl_id)
         self.status = "busy"
         self.outcome: str | None = None

@@ -6,7 +6,7 @@ exported (the release waits for the end of the ``item_scraped`` signal, so the f
 written and flushed the line), or the worker's engine is idle (nothing in flight: every claim
 is finished). The claims live as long as the worker's heartbeat renews its status. When a
 worker misses ``STRUCTCRAWL_REDIS_WORKER_TIMEOUT``, the next live worker to beat or go idle
-puts its claims back in the queue, atomically and once (:data:`~._scripts.REAP`): they go
+puts its claims back in the queue, atomically and once (:data:`~.REAP`): they go
 straight to the queue, so the duplicate filter does not refuse them, and they carry the URL
 the page ledger follows. A worker closing early hands its claims back the same way.
 
@@ -27,7 +27,7 @@ from typing import Any
 import redis
 from scrapy.utils.reactor import CallLaterOnce
 
-from structcrawl.distributed import _scripts
+from structcrawl.distributed._scripts import HAND_BACK, REAP
 from structcrawl.distributed.config import CrawlKeys
 
 __all__ = ["LEASE_META", "Leases"]
@@ -57,8 +57,8 @@ class Leases:
         self._tokens = itertools.count(1)
         self._finished: list[bytes] = []
         self._release_soon = CallLaterOnce(self.release)
-        self._reap = client.register_script(_scripts.REAP)
-        self._hand_back = client.register_script(_scripts.HAND_BACK)
+        self._reap = client.register_script(REAP)
+        self._hand_back = client.register_script(HAND_BACK)
 
     @property
     def key(self) -> str:

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from structcrawl.core.hosts import host_match_length
+
 __all__ = ["NavigationGuard"]
 
 _NAVIGABLE = frozenset({"http", "https"})
@@ -16,7 +18,8 @@ _INERT = frozenset({"data", "blob", "about"})  # subresources that reach no netw
 
 
 def _host_allowed(host: str, domains: Iterable[str]) -> bool:
-    return any(d == "*" or host == d or host.endswith("." + d) for d in domains)
+    domains = tuple(domains)
+    return "*" in domains or host_match_length(host, domains) >= 0
 
 
 @dataclass

@@ -49,8 +49,8 @@ from scrapy_playwright.page import PageMethod
 
 from structcrawl.core.challenge import CHALLENGE_META, detect_challenge
 from structcrawl.core.document import PARSED_META
-from structcrawl.crawl.config import ExtractConfig, RenderConfig
 from structcrawl.extract import extract_payload
+from structcrawl.extract.config import ExtractConfig
 from structcrawl.render._body import decoded_body
 from structcrawl.render._browserpool import (
     BrowserCrashed,
@@ -60,6 +60,7 @@ from structcrawl.render._browserpool import (
     close_handler,
 )
 from structcrawl.render.capture import RenderSession
+from structcrawl.render.config import RenderConfig
 from structcrawl.render.evidence import SERVER_BODY_META, consent_facts
 from structcrawl.render.guard import NavigationGuard
 from structcrawl.render.routing import (
