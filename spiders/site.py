@@ -23,6 +23,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 from twisted.python.failure import Failure
 
+from structcrawl.core.challenge import CHALLENGE_META, challenge_message
 from structcrawl.core.document import PARSED_META, parse_html
 from structcrawl.core.links import LinkRules, page_links
 from structcrawl.core.payload import classify, split_content_type
@@ -31,6 +32,7 @@ from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.items import PageItem
 from structcrawl.crawl.retry import fetch_error_code, fetch_error_message
 from structcrawl.ledger.extension import page_accounted
+from structcrawl.render.evidence import SERVER_BODY_META
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +83,7 @@ class SiteSpider(scrapy.Spider):
         self.max_depth = int(depth) if depth not in (None, "") else None
         self._follow = _csv(follow)
         self._deny = _csv(deny)
-        self._yielded: set[int] = set()
+        self._yielded: set[str] = set()  # URLs already yielded (never their hashes)
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> SiteSpider:
@@ -161,10 +163,9 @@ class SiteSpider(scrapy.Spider):
             return []
         requests = []
         for url in page_links(item.document, self.link_rules):
-            marker = hash(url)  # requests already yielded are not fingerprinted again
-            if marker in self._yielded:
+            if url in self._yielded:  # requests already yielded are not fingerprinted again
                 continue
-            self._yielded.add(marker)
+            self._yielded.add(url)
             requests.append(scrapy.Request(url, callback=self.parse, errback=self.failed))
         return requests
 
@@ -190,9 +191,14 @@ class SiteSpider(scrapy.Spider):
             fetch_reason=response.meta.get("structcrawl_render_reason"),
             render=response.meta.get("structcrawl_render"),
             network=list(response.meta.get("structcrawl_render_network") or []),
+            server_body=response.meta.pop(SERVER_BODY_META, None) or b"",
             depth=response.meta.get("depth", 0),
             body=body,
         )
+        challenge = response.meta.get(CHALLENGE_META)
+        if challenge:  # a bot challenge, not the page: an error record, nothing to parse
+            item.fetch_error = {"code": "challenge", "message": challenge_message(challenge)}
+            return item
         if response.status < 400 and classify(content_type, body) in ("html", "xhtml"):
             parsed = response.meta.pop(PARSED_META, None)
             stats = self.crawler.stats

@@ -59,6 +59,7 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "structcrawl.crawl.middlewares.BackoffRetryMiddleware": 550,
     "structcrawl.crawl.middlewares.RedirectGuardMiddleware": 610,
+    "structcrawl.crawl.challenges.ChallengeMiddleware": 560,  # before retry: never retried
 }
 RETRY_TIMES = 3  # 4 attempts: waits of 1, 2, 4 s (STRUCTCRAWL_RETRY_BACKOFF_*)
 # a page given up on ends as an error record (accounted): not a crawl error

@@ -24,6 +24,8 @@ per-URL state apart; numbers come from the query string):
 ``/robots.txt``                    ``Disallow: /private/``
 ``/secret/<key>``                  a page sent with ``Set-Cookie`` and ``WWW-Authenticate``
                                    carrying the server's secret
+``/challenge/<case>``               the sample page of ``fixtures/challenges/<case>`` with its
+                                   status and headers (a bot challenge, a consent wall)
 ``/js/guard.html?other=URL``       a page whose script fetches URL (another host), opens a
                                    window on it and tries to navigate to
                                    ``file:///etc/passwd`` and to URL
@@ -57,6 +59,8 @@ else:  # run as a script
     from tests.servers import _stop, _wait_port, free_port
 
 __all__ = ["FaultServer", "PNG"]
+
+_CHALLENGES = Path(__file__).resolve().parents[1] / "fixtures" / "challenges"
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 
@@ -213,6 +217,17 @@ class _Handler(BaseHTTPRequestHandler):
                 Set_Cookie=f"session={secret}; Path=/; HttpOnly",
                 WWW_Authenticate=f'Basic realm="{secret}"',
             )
+        elif head == "challenge" and (_CHALLENGES / rest / "response.json").is_file():
+            meta = json.loads((_CHALLENGES / rest / "response.json").read_text())
+            headers = {k: v[0] for k, v in meta["headers"].items() if k.lower() != "content-type"}
+            body = (_CHALLENGES / rest / "page.html").read_bytes()
+            self.send_response(meta["status"])
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
         elif head == "js" and rest == "guard.html":
             other = json.dumps(query.get("other", "http://localhost"))
             self._send(200, (_GUARD_PAGE % {"other": other}).encode())

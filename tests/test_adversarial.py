@@ -424,3 +424,30 @@ def test_whole_adversarial_suite_in_bounded_time() -> None:
     total = sum(durations.values())
     slowest = max(durations.items(), key=lambda kv: kv[1])
     assert total < SUITE_SECONDS, f"{total:.1f}s in all; slowest {slowest}"
+
+
+def test_a_failed_rebuild_says_what_it_lost(monkeypatch) -> None:
+    """A parser error while rebuilding a too-deep page is not swallowed: the page says where
+    the rebuild stopped and no longer claims that all content was kept (issue 15)."""
+    from lxml import etree
+
+    from structcrawl.core import document
+
+    real = document._CappedBuilder.data
+
+    def failing(self, text):
+        if text == "deep":
+            raise etree.ParserError("simulated parser failure")
+        real(self, text)
+
+    monkeypatch.setattr(document._CappedBuilder, "data", failing)
+    body = "<div>" * 3000 + "<b>deep</b>" + "</div>" * 3000 + "<p id=after>after</p>"
+    doc = parse_html(body.encode(), "https://t.example/")
+    codes = [code for code, _ in doc.problems]
+    assert codes == ["document-too-deep", "document-rebuild-failed"]
+    messages = dict(doc.problems)
+    assert "all content was kept" not in messages["document-too-deep"]
+    failed = messages["document-rebuild-failed"]
+    assert "ParserError: simulated parser failure" in failed
+    assert "after 3,002 elements, inside <b>" in failed  # <body>, 3,000 <div>, <b>
+    assert doc.root.find(".//b").text is None and doc.root.find(".//p") is None  # indeed lost

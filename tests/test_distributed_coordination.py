@@ -117,15 +117,80 @@ def test_one_emitter_when_many_go_idle_at_once(client, redis_url):
     assert sorted(outcomes) == ["done"] * 7 + ["emit"]
 
 
-def test_a_dead_worker_does_not_block_the_others_and_counts_as_a_failure(client, redis_url):
+def test_a_dead_worker_does_not_block_the_others_and_its_claims_are_requeued(client, redis_url):
+    # Expectation changed on purpose (issue 15): a dead worker's claimed requests are put back
+    # in the queue, so its death no longer makes the crawl a failure.
     alive, dead = worker(redis_url, crawl="dead"), worker(redis_url, crawl="dead")
+    dead.share(b"r1", 1)
+    dead.share(b"r2", 2)
+    assert dead.claim() == b"r1" and dead.claim() == b"r2"  # two leases, then the worker dies
+    keys = CrawlKeys.of("dead")
+    assert client.hgetall(keys.claims(dead.worker_id)) == {b"r1": b"1", b"r2": b"2"}
     assert idle(alive) == "wait"  # dead is "busy" until its status expires (0.5 s, no heartbeat)
     time.sleep(0.7)
+    assert idle(alive) == "wait"  # its two claims are back in the queue
+    assert client.zrange(keys.queue, 0, -1, withscores=True) == [(b"r1", 1.0), (b"r2", 2.0)]
+    assert not client.exists(keys.claims(dead.worker_id))
+    assert client.hgetall(keys.dead_workers) == {dead.worker_id.encode(): b"2"}
+    assert alive.stats.get_value("structcrawl/distributed/requeued") == 2
+    assert alive.stats.get_value("structcrawl/distributed/dead_workers") == 1
+    assert idle(alive) == "wait"  # swept once only: nothing requeued twice
+    assert client.zcard(keys.queue) == 2
+    assert alive.claim() == b"r1" and alive.claim() == b"r2"
     assert idle(alive) == "emit"
-    failures = client.hgetall(CrawlKeys.of("dead").failed_workers)
-    assert list(failures) == [dead.worker_id.encode()]
-    assert alive.stats.get_value("structcrawl/failure/distributed/workers") == 1
-    assert crawl_failures(alive.stats.get_stats())  # the elected worker speaks for the crawl
+    assert client.hgetall(keys.failed_workers) == {}
+    assert alive.stats.get_value("structcrawl/failure/distributed/workers") is None
+    assert not crawl_failures(alive.stats.get_stats())  # nothing was lost: the crawl is whole
+
+
+def test_the_heartbeat_sweeps_dead_workers_while_the_queue_is_busy(client, redis_url):
+    alive, dead = worker(redis_url, crawl="sweep"), worker(redis_url, crawl="sweep")
+    for data in (b"a", b"b", b"c"):
+        alive.share(data, 0)
+    assert dead.claim() == b"a"
+    time.sleep(0.7)
+    alive.heartbeat()  # no idle check needed: the sweep runs at every beat
+    keys = CrawlKeys.of("sweep")
+    assert sorted(client.zrange(keys.queue, 0, -1)) == [b"a", b"b", b"c"]
+    assert alive.stats.get_value("structcrawl/distributed/requeued") == 1
+    alive.heartbeat()
+    assert alive.stats.get_value("structcrawl/distributed/requeued") == 1
+
+
+def test_finished_pages_release_their_leases_and_idle_frees_the_rest(client, redis_url, monkeypatch):
+    from twisted.python.failure import Failure
+
+    a = worker(redis_url, crawl="lease")
+    scheduled = []  # no reactor runs here: the test calls release() as the next loop would
+    monkeypatch.setattr(a.leases._release_soon, "schedule", lambda: scheduled.append(1))
+    keys = CrawlKeys.of("lease")
+    for data in (b"p1", b"p2", b"p3"):
+        a.share(data, 0)
+    requests = []
+    for _ in range(3):
+        request = scrapy.Request("https://s.example/")
+        a.leases.take(request.meta, a.claim())
+        requests.append(request)
+    a.page_finished({}, scrapy.http.Response("https://s.example/", request=requests[0]))
+    failure = Failure(ValueError("x"))
+    failure.request = requests[1]
+    a.item_error({}, failure, failure)
+    a.page_finished({}, scrapy.http.Response("https://s.example/", request=requests[0]))  # again
+    assert scheduled and client.hlen(keys.claims(a.worker_id)) == 3  # not before the signal ends
+    a.leases.release()  # what the reactor does right after the signal
+    assert client.hkeys(keys.claims(a.worker_id)) == [b"p3"]
+    assert list(a.leases.held.values()) == [b"p3"]
+    assert idle(a) == "emit"  # idle: nothing in flight
+    assert not client.exists(keys.claims(a.worker_id)) and a.leases.held == {}
+
+
+def test_a_worker_closing_early_hands_its_claims_back(client, redis_url):
+    a, b = worker(redis_url, crawl="back"), worker(redis_url, crawl="back")
+    a.share(b"x", 5)
+    assert b.claim() == b"x"
+    b.spider_closed("shutdown")
+    assert client.zrange(CrawlKeys.of("back").queue, 0, -1, withscores=True) == [(b"x", 5.0)]
+    assert b.stats.get_value("structcrawl/distributed/handed_back") == 1
 
 
 def test_heartbeat_keeps_a_worker_alive_and_notices_being_presumed_dead(client, redis_url):
@@ -138,6 +203,16 @@ def test_heartbeat_keeps_a_worker_alive_and_notices_being_presumed_dead(client, 
     b.heartbeat()
     assert b.stats.get_value("structcrawl/failure/distributed/presumed_dead") == 1
     assert client.get(CrawlKeys.of("beat").worker(b.worker_id)) == b"busy"  # back in
+
+
+def test_a_worker_whose_keys_the_elected_one_removed_is_not_presumed_dead(client, redis_url):
+    a, b = worker(redis_url, crawl="end"), worker(redis_url, crawl="end")
+    assert idle(b) == "wait"
+    assert idle(a) == "emit"
+    a.spider_closed("finished")  # removes every key of the crawl, b's status too
+    b.heartbeat()  # before b's own idle check has seen the end
+    assert b.stats.get_value("structcrawl/failure/distributed/presumed_dead") is None
+    assert idle(b) == "done"
 
 
 def test_failures_of_other_workers_reach_the_elected_one(client, redis_url):

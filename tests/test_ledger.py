@@ -118,6 +118,17 @@ def test_the_cli_exits_1_and_prints_the_mismatch(tmp_path, capsys):
     assert cli_main(["ledger", "--pages", pages]) == 0
 
 
+def test_the_cli_tolerates_a_torn_last_line_but_not_a_bad_line_inside(tmp_path, capsys):
+    """A killed worker's pages feed may end mid-line (issue 15): that line is left out."""
+    pages = tmp_path / "pages.jsonl"
+    pages.write_text('{"url": "http://a/ok", "outcomes": ["x"]}\n{"url": "http://a/half", "out')
+    assert cli_main(["ledger", "--pages", str(pages)]) == 0
+    assert "pages feed: 1 lines" in capsys.readouterr().out
+    pages.write_text('{"url": "http://a/ok", "outcomes": ["x"]}\n{"url": "http\n{"url": "b"}\n')
+    assert cli_main(["ledger", "--pages", str(pages)]) == 2  # not the last line: corrupt
+    assert "pages.jsonl:2: not JSON" in capsys.readouterr().err
+
+
 # -- the extension, signal by signal -----------------------------------------------------------
 
 

@@ -295,3 +295,49 @@ def test_rule_tables_turn_into_wait_plans_with_actions():
         {"url_pattern": "/x", "actions": [{"click": "#a"}]}]})
     plan = wait_plan(site.render[0])
     assert plan.any_json and plan.actions == (Action("click", "#a"),)  # default wait, with actions
+
+
+class BrokenResponse(FakeResponse):
+    async def body(self) -> bytes:
+        raise RuntimeError("Target page, context or browser has been closed")
+
+
+class SlowResponse(FakeResponse):
+    async def body(self) -> bytes:
+        await asyncio.sleep(30)
+        return self._body
+
+
+def test_json_responses_not_kept_are_counted_by_reason():
+    api = "http://shop.example/api/"
+    plan = WaitPlan(selector=None, any_json=False, settle=None)  # nothing to wait for
+    session = RenderSession(plan, wait_timeout=0.2, max_bytes=10)
+    responses = [
+        FakeResponse(api + "ok.json", "fetch", b'{"a": 1}', "application/json"),
+        FakeResponse(api + "gone.json", "fetch", b'{"e": 1}', "application/json", status=404),
+        FakeResponse(api + "big.json", "xhr", b'{"a": "' + b"x" * 20 + b'"}', "application/json"),
+        BrokenResponse(api + "closed.json", "fetch", b"{}", "application/json"),
+        SlowResponse(api + "slow.json", "fetch", b"{}", "application/json"),
+        FakeResponse(api + "style.css", "fetch", b"body{}", "text/css"),  # not JSON: not counted
+    ]
+
+    async def go() -> None:
+        for response in responses:
+            session.on_response(response)
+        await session.prepare(FakePage())
+        await asyncio.sleep(0)  # the cancelled capture runs its clean-up
+
+    asyncio.run(go())
+    assert [e["url"] for e in session.captured] == [api + "ok.json", api + "big.json"]
+    assert session.dropped == {"status": 1, "too-large": 1, "unreadable": 1, "late": 1}
+
+
+def test_a_consent_button_absent_from_the_page_is_not_an_error():
+    plan = WaitPlan(selector=None, any_json=False, settle=None, consent="#accept")
+    present, absent = RenderSession(plan, wait_timeout=1), RenderSession(plan, wait_timeout=1)
+    page = FakePage()
+    prepare(present, page)
+    assert present.consent == {"selector": "#accept", "dismissed": True} and page.clicked == ["#accept"]
+    prepare(absent, FakePage(clickable=False))  # the click times out: no dialog showed up
+    assert absent.consent == {"selector": "#accept", "dismissed": False}
+    assert RenderSession(WaitPlan()).consent is None  # no rule, nothing recorded

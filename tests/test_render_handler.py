@@ -305,6 +305,36 @@ def test_http_and_https_share_one_browser_and_close_it_once(crawler):
     assert FakeBrowser.closed == 1 and FakeHttp.closed == 1
 
 
+def test_a_bot_challenge_is_neither_rendered_nor_learned(crawler):
+    """A 2xx challenge (no content, a challenge script, an empty mount) looks JS-only; it is
+    left to the spider as a challenge instead (issue 15)."""
+    c = crawler()
+    challenge = (
+        b'<html><head><script src="/149e/ips.js"></script></head><body><noscript>Please enable '
+        b'JavaScript and cookies to continue</noscript><div id="root"></div></body></html>'
+    )
+    urls = [BASE + f"p/guarded-{i}.html" for i in range(1, 4)]
+    FakeHttp.pages = {url: (200, challenge) for url in urls}
+    responses = run(RenderDownloadHandler.from_crawler(c), *urls)
+    assert FakeBrowser.calls == [] and FakeHttp.calls == urls  # each over HTTP, never rendered
+    for response in responses:
+        assert response.meta["structcrawl_challenge"]["vendor"] == "generic"
+    s = stats(c)
+    assert s["structcrawl/render/challenge_not_rendered"] == 3
+    assert "structcrawl/render/learned_templates" not in s  # LEARN_AFTER=2: never learned
+
+
+def test_with_challenges_off_the_same_page_is_rendered(crawler):
+    c = crawler(STRUCTCRAWL_CHALLENGE_ENABLED=False)
+    challenge = (
+        b'<html><body><noscript>Please enable JavaScript and cookies to continue</noscript>'
+        b'<div id="root"></div><script src="/ips.js"></script></body></html>'
+    )
+    FakeHttp.pages = {BASE + "p/guarded.html": (200, challenge)}
+    run(RenderDownloadHandler.from_crawler(c), BASE + "p/guarded.html")
+    assert len(FakeBrowser.calls) == 1
+
+
 def test_a_missing_rules_directory_stops_every_rules_reader_alike(crawler, tmp_path):
     """The render handler, the selector pipeline and the normalization pipeline read the rules
     through one loader: a configured rules path that is not there is one configuration error

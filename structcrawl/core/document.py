@@ -313,20 +313,36 @@ def _rebuild(data: bytes, limits: Limits) -> tuple[etree._Element, list[tuple[st
     parser = etree.HTMLParser(
         target=builder, encoding="utf-8", no_network=True, huge_tree=True, default_doctype=False
     )
+    failed: Exception | None = None
     try:
         etree.fromstring(data, parser=parser)
     except _Stop:
         pass
-    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
-        pass
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:
+        failed = exc
+    kept = "all content was kept, in order"
+    if failed is not None or builder.stopped:
+        kept = "the content up to where the rebuild stopped was kept, in order (below)"
     problems = [
         (
             "document-too-deep",
             f"elements nest deeper than {limits.max_dom_depth} levels (max_dom_depth): "
             f"{builder.seams:,} times the deeper part was attached at depth "
-            f"{builder.seam} instead; all content was kept, in order",
+            f"{builder.seam} instead; {kept}",
         )
     ]
+    if failed is not None:
+        total = len(_START_TAG.findall(data))  # the body was already cut to max_elements tags
+        inside = builder.stack[-1][0].tag if builder.stack else "html"
+        reason = (str(failed).strip().splitlines() or [""])[0]
+        problems.append(
+            (
+                "document-rebuild-failed",
+                f"the parser failed while rebuilding the too-deep page ({type(failed).__name__}: "
+                f"{reason}) after {builder.elements:,} elements, inside <{inside}>: whatever "
+                f"followed in the page was lost (about {total:,} start tags in all)",
+            )
+        )
     if builder.stopped:
         problems.append(
             (

@@ -271,13 +271,25 @@ DEFAULTS.update(
         ),
         "STRUCTCRAWL_REDIS_WORKER_TIMEOUT": Setting(
             60.0,
-            "Seconds without a heartbeat after which a worker is presumed dead and the others "
-            "stop waiting for it (at least 3 heartbeats).",
+            "Seconds without a heartbeat after which a worker is presumed dead: the others stop "
+            "waiting for it and requeue the requests it had claimed (at least 3 heartbeats).",
         ),
         "STRUCTCRAWL_REDIS_EXPIRE": Setting(
             7 * 86400,
             "Seconds a distributed crawl's Redis keys outlive its last activity (and its done "
             "marker its end).",
+        ),
+    }
+)
+
+# (structcrawl.crawl.challenges)
+DEFAULTS.update(
+    {
+        "STRUCTCRAWL_CHALLENGE_ENABLED": Setting(
+            True,
+            "Recognise bot challenges (403/429/503 or content-less pages with a vendor's "
+            "challenge markers): such a page is not retried, not rendered, and ends as a "
+            "`challenge` error record.",
         ),
     }
 )

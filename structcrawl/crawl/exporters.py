@@ -16,7 +16,9 @@
 
 Registered through ``FEED_EXPORTERS`` in ``structcrawl/settings.py``; use them in ``FEEDS``
 (``{"output/entities.jsonl": {"format": "entities"}}``) or ``-O path:format``. The same
-formats work with any feed storage (local files, S3).
+formats work with any feed storage (local files, S3). The ``records`` and ``pages`` exporters
+flush each line as they write it (no fsync): when a worker is killed, the pages it finished
+are in its local feed files, at worst followed by one torn line (docs/distributed.md).
 """
 
 from __future__ import annotations
@@ -78,6 +80,13 @@ def _is_current_entity(item: Any) -> bool:
     return _is_entity(item) and _change_status(item) != "gone"
 
 
+def _flush(stream: Any) -> None:
+    """Hand the lines written so far to the operating system (a killed process keeps them)."""
+    flush = getattr(stream, "flush", None)
+    if flush is not None:
+        flush()
+
+
 class RecordsJsonLinesExporter(JsonLinesItemExporter):
     """One line per record of each page item; other items are not records and are skipped."""
 
@@ -86,6 +95,7 @@ class RecordsJsonLinesExporter(JsonLinesItemExporter):
             return
         for record in ItemAdapter(item).get("records") or []:
             self.file.write(self.encoder.encode(record).encode("utf-8") + b"\n")
+        _flush(self.file)
 
 
 class PagesJsonLinesExporter(JsonLinesItemExporter):
@@ -105,6 +115,7 @@ class PagesJsonLinesExporter(JsonLinesItemExporter):
             }
         )
         self.file.write(self.encoder.encode(row).encode("utf-8") + b"\n")
+        _flush(self.file)
 
 
 class EntitiesJsonLinesExporter(JsonLinesItemExporter):

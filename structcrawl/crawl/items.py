@@ -2,8 +2,8 @@
 
 A :class:`PageItem` is one fetched URL: what was asked for, what came back, how it was
 fetched, where its raw bytes are kept, and (after the extraction pipeline) its records.
-``body``, ``document`` and ``network`` (captured JSON responses) are transient: they are
-never exported.
+``body``, ``server_body`` (the server's own HTML of a rendered page), ``document`` and
+``network`` (captured JSON responses) are transient: they are never exported.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 __all__ = ["TRANSIENT_FIELDS", "EntityItem", "PageItem"]
 
 #: Fields that carry in-process data (bytes, the parsed tree) and are never exported.
-TRANSIENT_FIELDS = frozenset({"body", "document", "network"})
+TRANSIENT_FIELDS = frozenset({"body", "server_body", "document", "network"})
 
 
 @dataclass(kw_only=True)
@@ -43,6 +43,16 @@ class PageItem:
     depth: int = field(default=0, metadata={"doc": "Link depth from the start URLs."})
     body_ref: str | None = field(default=None, metadata={"doc": "sha256:<hex> of the body."})
     body_uri: str | None = field(default=None, metadata={"doc": "Where the raw body is kept."})
+    server_body_ref: str | None = field(
+        default=None,
+        metadata={
+            "doc": "Rendered pages: sha256:<hex> of the HTML as the server sent it (body_ref is "
+            "the rendered DOM)."
+        },
+    )
+    server_body_uri: str | None = field(
+        default=None, metadata={"doc": "Where the server's HTML of a rendered page is kept."}
+    )
     payload_kind: str | None = field(default=None, metadata={"doc": "html, json, pdf, ..."})
     fetch_error: dict[str, str] | None = field(
         default=None, metadata={"doc": "{'code', 'message'} when the fetch failed."}
@@ -64,6 +74,9 @@ class PageItem:
         metadata={"doc": "Transient JSON responses captured while rendering."},
     )
     body: bytes = field(default=b"", repr=False, metadata={"doc": "Transient raw body."})
+    server_body: bytes = field(
+        default=b"", repr=False, metadata={"doc": "Transient: the server's HTML (rendered pages)."}
+    )
     document: Any = field(default=None, repr=False, metadata={"doc": "Transient parsed tree."})
 
     def page_info(self) -> dict[str, Any]:

@@ -80,6 +80,20 @@ class CrawlKeys:
         return self.worker_prefix + worker_id
 
     @property
+    def claims_prefix(self) -> str:
+        return self.base + "claims:"
+
+    def claims(self, worker_id: str) -> str:
+        """Hash of the requests a worker claimed and has not finished (serialized request ->
+        queue score): its leases, requeued by another worker when it dies."""
+        return self.claims_prefix + worker_id
+
+    @property
+    def dead_workers(self) -> str:
+        """Hash of the workers found dead -> how many of their claims were requeued."""
+        return self.base + "dead-workers"
+
+    @property
     def emitter(self) -> str:
         """The worker elected to emit the entities; its presence means the crawl is done."""
         return self.base + "emitter"
@@ -113,6 +127,7 @@ class CrawlKeys:
             self.dupefilter,
             self.workers,
             self.failed_workers,
+            self.dead_workers,
             self.failed_pages,
             self.entity_index,
         )

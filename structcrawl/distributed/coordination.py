@@ -9,8 +9,9 @@
 * **When the crawl is done.** At ``spider_idle`` one Lua script looks at the queue and every
   worker's status at once: while the queue has requests or another worker is busy the worker
   stays open (``DontCloseSpider``) and polls at each heartbeat; a worker whose status expired
-  (crashed, killed, stuck) is dropped from the set and recorded as failed, so it never blocks
-  the others. When everything is idle, the same script elects the caller (``SET`` of the
+  (crashed, killed, stuck) is dropped from the set, so it never blocks the others, and the
+  requests it had claimed are put back in the queue (:mod:`.leases`; each heartbeat sweeps
+  for dead workers too). When everything is idle, the same script elects the caller (``SET`` of the
   ``emitter`` key, which also marks the crawl done): exactly one worker emits the entities,
   the others close. A worker that starts after that finds the marker and does nothing.
 * **Failures.** Each worker publishes its own failures
@@ -25,28 +26,28 @@
 
 Stats: ``structcrawl/distributed/elected``, ``/waits``, ``/claimed``, ``/removed_keys``;
 ``structcrawl/failure/redis``, ``structcrawl/failure/distributed/workers``,
-``structcrawl/failure/distributed/presumed_dead``.
+``structcrawl/failure/distributed/presumed_dead``; ``structcrawl/distributed/requeued`` and
+``/dead_workers`` (:mod:`.leases`).
 """
 
 from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Iterable
 from typing import Any
 
 import redis
-from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
-from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.task import LoopingCall
 
-from structcrawl.changes.tracker import page_failed
 from structcrawl.crawl.health import crawl_failures
+from structcrawl.distributed._failures import Failures, as_text, engine_of
+from structcrawl.distributed._scripts import CHECK, CLAIM, REGISTER, SHARE
 from structcrawl.distributed.changestore import connect
 from structcrawl.distributed.config import CrawlKeys, DistributedConfig, new_worker_id
+from structcrawl.distributed.leases import Leases
 
 __all__ = ["CLAIM_META", "Coordinator", "coordinator_for", "request_claimed"]
 
@@ -57,59 +58,6 @@ logger = logging.getLogger(__name__)
 CLAIM_META = "structcrawl_claimed"
 #: Signal sent (``request=``) when this worker takes a new request to fetch.
 request_claimed = object()
-
-_REGISTER = """
-local emitter = redis.call('GET', KEYS[3])
-if emitter then return emitter end
-redis.call('SET', KEYS[1], 'busy', 'PX', ARGV[1])
-redis.call('SADD', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return false
-"""
-
-# KEYS: queue, workers, emitter, failed-workers; ARGV: my id, worker key prefix, worker ttl ms,
-# crawl expiry ms, my failures ('' = none)
-_CHECK = """
-local emitter = redis.call('GET', KEYS[3])
-if emitter then return {'done', emitter} end
-redis.call('SET', ARGV[2] .. ARGV[1], 'idle', 'PX', ARGV[3])
-redis.call('SADD', KEYS[2], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[4], ARGV[1], ARGV[5])
-  redis.call('PEXPIRE', KEYS[4], ARGV[4])
-end
-if redis.call('ZCARD', KEYS[1]) > 0 then return {'wait', 'queue'} end
-for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-  local status = redis.call('GET', ARGV[2] .. id)
-  if not status then
-    redis.call('SREM', KEYS[2], id)
-    redis.call('HSET', KEYS[4], id, 'stopped sending heartbeats (crashed, killed or stuck)')
-    redis.call('PEXPIRE', KEYS[4], ARGV[4])
-  elseif status ~= 'idle' then
-    return {'wait', id}
-  end
-end
-redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[4])
-return {'elected', ARGV[1]}
-"""
-
-# KEYS: queue, my worker key, workers; ARGV: worker ttl ms, my id
-_CLAIM = """
-local found = redis.call('ZRANGE', KEYS[1], 0, 0)
-if #found == 0 then return false end
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, 0)
-redis.call('SET', KEYS[2], 'busy', 'PX', ARGV[1])
-redis.call('SADD', KEYS[3], ARGV[2])
-return found[1]
-"""
-
-# KEYS: queue, emitter; ARGV: score, request
-_SHARE = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
-return 1
-"""
 
 _COORDINATORS: weakref.WeakKeyDictionary[Crawler, Coordinator] = weakref.WeakKeyDictionary()
 
@@ -126,19 +74,7 @@ def coordinator_for(crawler: Crawler) -> Coordinator | None:
     return found
 
 
-def _engine(crawler: Crawler) -> Any:
-    """The crawler's engine, or None before the crawl starts."""
-    try:
-        return crawler.engine
-    except (AttributeError, RuntimeError):
-        return None
-
-
-def _text(value: Any) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
-class Coordinator:
+class Coordinator(Failures):
     """See the module documentation. ``outcome`` is None while the crawl goes on, then
     ``"emit"`` (this worker was elected) or ``"done"``."""
 
@@ -151,10 +87,11 @@ class Coordinator:
         self.keys = CrawlKeys.of(self.crawl_id)
         self.worker_id = new_worker_id()
         self.client = connect(config.url)
-        self._register = self.client.register_script(_REGISTER)
-        self._check = self.client.register_script(_CHECK)
-        self._claim = self.client.register_script(_CLAIM)
-        self._share = self.client.register_script(_SHARE)
+        self._register = self.client.register_script(REGISTER)
+        self._check = self.client.register_script(CHECK)
+        self._claim = self.client.register_script(CLAIM)
+        self._share = self.client.register_script(SHARE)
+        self.leases = Leases(self.client, self.keys, self.worker_id, self.stats, self.crawl_id)
         self.status = "busy"
         self.outcome: str | None = None
         self.emitter: str | None = None
@@ -175,6 +112,8 @@ class Coordinator:
         connect_signal(coordinator.spider_idle, signal=signals.spider_idle)
         connect_signal(coordinator.spider_closed, signal=signals.spider_closed)
         connect_signal(coordinator.item_error, signal=signals.item_error)
+        connect_signal(coordinator.page_finished, signal=signals.item_scraped)
+        connect_signal(coordinator.page_finished, signal=signals.item_dropped)
         connect_signal(coordinator.spider_error, signal=signals.spider_error)
         return coordinator
 
@@ -194,7 +133,7 @@ class Coordinator:
         )
         if emitter:
             self.finished_before_start = True
-            self.outcome, self.emitter = "done", _text(emitter)
+            self.outcome, self.emitter = "done", as_text(emitter)
             logger.warning(
                 "distributed crawl %s has already finished (worker %s emitted its entities): "
                 "this worker has nothing to do; a new crawl needs a new STRUCTCRAWL_CRAWL_ID",
@@ -218,11 +157,13 @@ class Coordinator:
         try:
             with self.client.pipeline(transaction=False) as pipe:
                 pipe.set(self.keys.worker(self.worker_id), self.status, px=self._ttl_ms, xx=True)
-                for key in self.keys.fixed:
+                for key in (*self.keys.fixed, self.leases.key):
                     pipe.pexpire(key, self._expire_ms)
                 alive = pipe.execute()[0]
             if not alive and self.outcome is None:
                 self._presumed_dead()
+            if self.outcome is None:
+                self.leases.reap(self._expire_ms)
         except redis.RedisError as exc:
             self.redis_failed(exc, "heartbeat")
             return
@@ -230,25 +171,29 @@ class Coordinator:
             self._nudge()
 
     def _presumed_dead(self) -> None:
+        """This worker's status key is gone: it was presumed dead (its claims were requeued),
+        unless the crawl just ended and the elected worker removed the crawl's keys."""
+        done = self._register(
+            keys=[self.keys.worker(self.worker_id), self.keys.workers, self.keys.emitter],
+            args=[self._ttl_ms, self.worker_id, self._expire_ms],
+        )
+        if done:
+            return  # the crawl is over; the next idle check says so
         logger.error(
             "distributed crawl %s: worker %s missed its heartbeats for %.0f s and was presumed "
-            "dead by the others (a blocked event loop?); pages it merges now may miss the "
-            "entity feed",
+            "dead by the others (a blocked event loop?); its claimed requests were requeued "
+            "and pages it merges now may miss the entity feed",
             self.crawl_id,
             self.worker_id,
             self.config.worker_timeout,
         )
         self.stats.inc_value("structcrawl/failure/distributed/presumed_dead")
-        self._register(
-            keys=[self.keys.worker(self.worker_id), self.keys.workers, self.keys.emitter],
-            args=[self._ttl_ms, self.worker_id, self._expire_ms],
-        )
         self.status = "busy"
 
     def _nudge(self) -> None:
         """Make an idle engine ask the scheduler again now, rather than at its own 5 s
         heartbeat (Scrapy has no public call for this; without it, polling is just slower)."""
-        slot = getattr(_engine(self.crawler), "_slot", None)
+        slot = getattr(engine_of(self.crawler), "_slot", None)
         nextcall = getattr(slot, "nextcall", None)
         if nextcall is not None:
             nextcall.schedule()
@@ -256,10 +201,16 @@ class Coordinator:
     # -- the queue (for the scheduler) ---------------------------------------------------------
 
     def claim(self) -> bytes | None:
-        """Take the next request off the shared queue and become ``busy``, atomically."""
+        """Take the next request off the shared queue, hold it as a lease (the caller keeps
+        its token with :meth:`Leases.take`) and become ``busy``, atomically."""
         data = self._claim(
-            keys=[self.keys.queue, self.keys.worker(self.worker_id), self.keys.workers],
-            args=[self._ttl_ms, self.worker_id],
+            keys=[
+                self.keys.queue,
+                self.keys.worker(self.worker_id),
+                self.keys.workers,
+                self.leases.key,
+            ],
+            args=[self._ttl_ms, self.worker_id, self._expire_ms],
         )
         if data is None:
             return None
@@ -284,11 +235,21 @@ class Coordinator:
         if self.failed:
             return "wait"  # closing for the failure already; nothing to decide
         mine = "; ".join(crawl_failures(self.stats.get_stats()))
-        state, who = self._check(
-            keys=[self.keys.queue, self.keys.workers, self.keys.emitter, self.keys.failed_workers],
-            args=[self.worker_id, self.keys.worker_prefix, self._ttl_ms, self._expire_ms, mine],
+        keys = self.keys
+        state, who, *reaped = self._check(
+            keys=[
+                *(keys.queue, keys.workers, keys.emitter, keys.failed_workers),
+                *(keys.dead_workers, self.leases.key),
+            ],
+            args=[
+                *(self.worker_id, keys.worker_prefix, self._ttl_ms, self._expire_ms, mine),
+                keys.claims_prefix,
+            ],
         )
-        state, who = _text(state), _text(who)
+        state, who = as_text(state), as_text(who)
+        if state != "done":
+            self.leases.forget()  # idle: every claim is finished, and the script freed them
+        self.leases.report(reaped)
         if state == "wait":
             if not self.waiting:
                 logger.debug("distributed crawl %s: idle, waiting for %s", self.crawl_id, who)
@@ -306,6 +267,7 @@ class Coordinator:
                 self.worker_id,
             )
             self._count_peer_failures()
+            self.leases.totals()
         else:
             self.outcome = "done"
             logger.info(
@@ -324,19 +286,6 @@ class Coordinator:
         if outcome == "wait":
             raise DontCloseSpider
         return outcome == "emit"
-
-    def _count_peer_failures(self) -> None:
-        failures = {
-            _text(k): _text(v)
-            for k, v in self.client.hgetall(self.keys.failed_workers).items()
-            if _text(k) != self.worker_id
-        }
-        if failures:
-            for worker, reason in sorted(failures.items()):
-                logger.warning(
-                    "distributed crawl %s: worker %s failed: %s", self.crawl_id, worker, reason
-                )
-            self.stats.set_value("structcrawl/failure/distributed/workers", len(failures))
 
     def spider_idle(self) -> None:
         if self.failed:
@@ -357,6 +306,7 @@ class Coordinator:
             return
         try:
             problems = crawl_failures({"finish_reason": reason})
+            self.leases.hand_back()
             with self.client.pipeline(transaction=True) as pipe:
                 if problems:
                     pipe.hset(self.keys.failed_workers, self.worker_id, f"closed ({reason})")
@@ -388,47 +338,11 @@ class Coordinator:
         self.stats.set_value("structcrawl/distributed/removed_keys", removed)
         logger.info("distributed crawl %s: removed its %d Redis keys", self.crawl_id, removed)
 
-    # -- failed pages (change detection) ---------------------------------------------------
+    def page_finished(self, item: Any, response: Any) -> None:
+        """An item was exported or dropped: the lease of the request it came from ends."""
+        self.leases.finished(response)
 
-    def see_page(self, item: Any) -> None:
-        """Share the URLs of a page item that failed (its entities may not be gone)."""
-        adapter = ItemAdapter(item)
-        if not page_failed(adapter):
-            return
-        urls = {str(u) for u in (adapter.get("url"), adapter.get("final_url")) if u}
-        if urls:
-            with self.client.pipeline(transaction=True) as pipe:
-                pipe.sadd(self.keys.failed_pages, *urls)
-                pipe.pexpire(self.keys.failed_pages, self._expire_ms)
-                pipe.execute()
-
-    def failed_pages(self) -> Iterable[str]:
-        return [_text(u) for u in self.client.sscan_iter(self.keys.failed_pages, count=1000)]
-
-    # -- Redis outages -------------------------------------------------------------------------
-
-    def redis_failed(self, exc: BaseException, doing: str) -> None:
-        """Count the failure; the first one logs and closes the spider (never goes on alone)."""
-        self.stats.inc_value("structcrawl/failure/redis")
-        if self.failed:
-            return
-        self.failed = True
-        logger.error(
-            "distributed crawl %s: Redis failed while %s (%s: %s); worker %s stops",
-            self.crawl_id,
-            doing,
-            type(exc).__name__,
-            exc,
-            self.worker_id,
-        )
-        engine = _engine(self.crawler)
-        if engine is not None and getattr(engine, "spider", None) is not None:
-            deferred_from_coro(engine.close_spider_async(reason="redis-unavailable"))
-
-    def item_error(self, item: Any, failure: Any) -> None:
+    def item_error(self, item: Any, response: Any, failure: Any) -> None:
+        self.leases.finished(response)
         if failure.check(redis.RedisError):
             self.redis_failed(failure.value, "processing an item")
-
-    def spider_error(self, failure: Any) -> None:
-        if failure.check(redis.RedisError):
-            self.redis_failed(failure.value, "in a callback")

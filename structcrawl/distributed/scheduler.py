@@ -16,7 +16,9 @@ that stay on this worker, in a local queue: the entity pipeline's internal ``dat
 retries and redirect hops of a request this worker took (they carry :data:`CLAIM_META`; the
 page ledger follows a URL on one worker), and requests JSON cannot carry (a callback that is
 not a spider method, an object in ``meta``; counted as ``structcrawl/distributed/kept_local``).
-The duplicate filter (scrapy-redis's ``RFPDupeFilter``, a Redis set) is shared by all.
+The duplicate filter (scrapy-redis's ``RFPDupeFilter``, a Redis set) is shared by all. A
+request taken off the queue is a lease until its page is finished (:mod:`.leases`): when its
+worker dies, another puts it back in the queue.
 
 Stats: ``scheduler/enqueued/redis``, ``scheduler/dequeued/redis``, ``scheduler/enqueued/local``,
 ``structcrawl/distributed/kept_local``, ``structcrawl/distributed/refused`` (the crawl was
@@ -174,6 +176,7 @@ class DistributedScheduler(Scheduler):  # type: ignore[misc]
                 self.stats.inc_value("structcrawl/failure/distributed/unreadable_request")
                 return None
             self.stats.inc_value("scheduler/dequeued/redis")
+            self.coordinator.leases.take(request.meta, data)
         meta = request.meta
         if CLAIM_META not in meta and not meta.get(INTERNAL_META):
             meta[CLAIM_META] = self.coordinator.worker_id

@@ -180,16 +180,27 @@ class Ledger:
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """The JSON objects of a JSON-lines file (blank lines skipped). Raises ``OSError`` or
-    ``ValueError`` when the file cannot be read."""
+    """The JSON objects of a JSON-lines file (blank lines skipped). A torn last line (no
+    newline at its end and not JSON: the writer was killed mid-line) is left out. Raises
+    ``OSError``, or ``ValueError`` for any other line that is not JSON.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
+    ...     _ = fh.write('{"url": "a"}\\n{"url": "b", "outc')
+    >>> read_jsonl(fh.name)
+    [{'url': 'a'}]
+    >>> os.unlink(fh.name)
+    """
     out = []
-    with open(path, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for number, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
                 value = json.loads(line)
             except ValueError as exc:
+                if not line.endswith("\n"):  # only the last line can lack one
+                    break  # torn last line
                 raise ValueError(f"{path}:{number}: not JSON: {exc}") from exc
             if isinstance(value, dict):
                 out.append(value)

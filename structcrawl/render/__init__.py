@@ -1,12 +1,16 @@
 """Rendering only what needs it: a download handler that sends JS-only pages to a browser.
 
-* :mod:`structcrawl.render.routing` (pure): JS-only detection of HTTP responses, URL
-  templates, the per-site template learner, the routing decision and the wait plan;
+* :mod:`structcrawl.render.routing` (pure): JS-only detection of HTTP responses, the routing
+  decision and the wait plan; :mod:`structcrawl.render.templates` (pure): URL templates and the
+  per-site template learner;
 * :mod:`structcrawl.render.rules` (pure): the render rule of a URL, from the site rules
   (:mod:`structcrawl.rules`, one loader for extraction and rendering);
 * :mod:`structcrawl.render.browser` (pure): locating Chromium, its launch options;
 * :mod:`structcrawl.render.capture`: what runs in the browser page (actions, the bounded
-  wait, network JSON capture, the rendering context) and the ``network-json`` records;
+  wait, network JSON capture, the rendering context);
+* :mod:`structcrawl.render.network` (pure): the ``network-json`` records of captured JSON;
+* :mod:`structcrawl.render.guard`: the browser's request filter (schemes, allowed hosts);
+* :mod:`structcrawl.render.evidence` (pure): what a rendered page keeps besides its DOM;
 * :mod:`structcrawl.render.handler`: the Scrapy download handler
   (``DOWNLOAD_HANDLERS = {"http": "structcrawl.render.handler.RenderDownloadHandler", ...}``).
 

@@ -11,8 +11,10 @@ reads the rendering context (browser, viewport, locale, timezone, user agent) fr
 
 ``on_response`` keeps the navigation response's own body (the HTML as the server sent it,
 so a rendered page can be compared with its HTTP version without a second fetch) and the
-XHR/fetch responses with a JSON content type; :func:`network_records` turns those into
-``network-json`` records with the endpoint, status and JSON path in their provenance.
+XHR/fetch responses with a JSON content type; :func:`~structcrawl.render.network.network_records`
+turns those into ``network-json`` records with the endpoint, status and JSON path in their
+provenance. The browser's request filter is :mod:`structcrawl.render.guard` (both names are
+re-exported here).
 
 No Scrapy imports; Playwright objects are used through their public async API only.
 """
@@ -22,16 +24,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
-from structcrawl.core.hosts import host_match_length
 from structcrawl.core.payload import split_content_type
-from structcrawl.core.records import Provenance, Record, error_record
-from structcrawl.extract.jsondata import extract_json_text
+from structcrawl.render.evidence import cookie_facts
+from structcrawl.render.guard import NavigationGuard
+from structcrawl.render.network import NetworkProvenance, network_records
 from structcrawl.render.routing import WaitPlan
 
 __all__ = [
@@ -42,9 +42,8 @@ __all__ = [
     "network_records",
 ]
 
-_PARSER = "structcrawl.render.capture"
-
 _CAPTURED_TYPES = frozenset({"xhr", "fetch"})
+_CONSENT_WAIT = 3.0  # seconds a consent dialog is given to appear
 _ENV_SCRIPT = """() => ({
   user_agent: navigator.userAgent,
   locale: navigator.language,
@@ -80,11 +79,19 @@ class RenderSession:
     capture_json: bool = True
     max_bytes: int = 2_000_000
     captured: list[dict[str, Any]] = field(default_factory=list)
+    #: JSON responses not kept, by reason: ``status`` (not 2xx), ``too-large`` (body over
+    #: ``max_bytes``: a skip record says so), ``unreadable`` (the body could not be read: the
+    #: page closed, a network error), ``late`` (still being read when the render ended).
+    dropped: Counter[str] = field(default_factory=Counter)
     document_body: bytes | None = None
     document_type: str | None = None
     wait: dict[str, Any] = field(default_factory=dict)
     actions: list[dict[str, Any]] = field(default_factory=list)
     environment: dict[str, Any] = field(default_factory=dict)
+    #: The browser context's cookies after the render (values redacted: ``cookie_facts``).
+    cookies: list[dict[str, Any]] = field(default_factory=list)
+    #: The rule's consent dismissal: ``{"selector", "dismissed"[, "error"]}``; None without one.
+    consent: dict[str, Any] | None = None
     page: Any = None
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     _matched: asyncio.Event | None = None
@@ -106,6 +113,7 @@ class RenderSession:
         task.add_done_callback(self._tasks.discard)
 
     async def _capture(self, response: Any) -> None:
+        json_response = False
         try:
             request = response.request
             kind = request.resource_type
@@ -124,32 +132,47 @@ class RenderSession:
             content_type = await response.header_value("content-type")
             pattern = self.plan.response
             matches = pattern is not None and pattern.search(response.url) is not None
-            if self.capture_json and is_json_type(content_type) and 200 <= status < 300:
-                entry: dict[str, Any] = {
-                    "url": response.url,
-                    "status": status,
-                    "method": request.method,
-                    "content_type": content_type,
-                    "resource_type": kind,
-                    "text": None,
-                    "note": None,
-                }
-                length = await response.header_value("content-length")
-                if length and length.isdigit() and int(length) > self.max_bytes:
-                    entry["note"] = f"too-large: {length} bytes"
-                else:
-                    body = await response.body()
-                    if len(body) > self.max_bytes:
-                        entry["note"] = f"too-large: {len(body)} bytes"
-                    else:
-                        entry["text"] = body.decode("utf-8", "replace")
-                self.captured.append(entry)
+            json_response = self.capture_json and is_json_type(content_type)
+            if json_response and not 200 <= status < 300:
+                self.dropped["status"] += 1
+            elif json_response:
+                self.captured.append(await self._read_json(response, content_type))
                 if pattern is None and self.plan.any_json:
                     matches = True
             if matches:
                 self._event().set()
+        except asyncio.CancelledError:  # still reading when the render ended
+            if json_response:
+                self.dropped["late"] += 1
+            raise
         except Exception:  # the page closed under us, a body we cannot read: not captured
-            return
+            if json_response:
+                self.dropped["unreadable"] += 1
+
+    async def _read_json(self, response: Any, content_type: str | None) -> dict[str, Any]:
+        """The captured entry of a 2xx JSON response: its text, or a note when over the cap."""
+        request = response.request
+        entry: dict[str, Any] = {
+            "url": response.url,
+            "status": response.status,
+            "method": request.method,
+            "content_type": content_type,
+            "resource_type": request.resource_type,
+            "text": None,
+            "note": None,
+        }
+        length = await response.header_value("content-length")
+        if length and length.isdigit() and int(length) > self.max_bytes:
+            entry["note"] = f"too-large: {length} bytes"
+            self.dropped["too-large"] += 1
+            return entry
+        body = await response.body()
+        if len(body) > self.max_bytes:
+            entry["note"] = f"too-large: {len(body)} bytes"
+            self.dropped["too-large"] += 1
+        else:
+            entry["text"] = body.decode("utf-8", "replace")
+        return entry
 
     async def _drain(self, timeout: float) -> None:
         pending = set(self._tasks)
@@ -167,6 +190,8 @@ class RenderSession:
         self.page = page
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.wait_timeout
+        if self.plan.consent:
+            self.consent = await self._dismiss(page, self.plan.consent, deadline - loop.time())
         for action in self.plan.actions:
             self.actions.append(await self._act(page, action, deadline - loop.time()))
         started = time.monotonic()
@@ -179,6 +204,21 @@ class RenderSession:
         await self._drain(min(2.0, max(deadline - loop.time(), 0.5)))
         with contextlib.suppress(Exception):
             self.environment = await asyncio.wait_for(_page_environment(page), timeout=5)
+        with contextlib.suppress(Exception):
+            self.cookies = cookie_facts(await asyncio.wait_for(page.context.cookies(), timeout=5))
+
+    async def _dismiss(self, page: Any, selector: str, left: float) -> dict[str, Any]:
+        """Click the site rule's consent button if the dialog shows up within a few seconds
+        (a page without the dialog is not an error: ``dismissed`` False, no ``error``)."""
+        result: dict[str, Any] = {"selector": selector, "dismissed": False}
+        timeout = max(min(left, _CONSENT_WAIT), 0.1) * 1000
+        try:
+            await page.click(selector, timeout=timeout)
+            result["dismissed"] = True
+        except Exception as exc:
+            if "Timeout" not in type(exc).__name__ and "Timeout" not in str(exc):
+                result["error"] = _first_line(exc)
+        return result
 
     async def close_page(self) -> None:
         """Close the page after the render was abandoned (a page whose scripts never yield)."""
@@ -272,159 +312,3 @@ async def _page_environment(page: Any) -> dict[str, Any]:
     }
     env.update(info)
     return env
-
-
-def _relabel(record: Record) -> None:
-    """A JSON-LD document fetched by the page is still a network record: the layer is where
-    the data was found (its ``@context`` stays in ``context``)."""
-    record.format = "network-json"
-    for value in record.properties.values():
-        for item in value if isinstance(value, list) else [value]:
-            if isinstance(item, Record):
-                _relabel(item)
-
-
-@dataclass(slots=True)
-class NetworkProvenance(Provenance):
-    """Provenance of a ``network-json`` record: also the response it came from."""
-
-    network: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = Provenance.to_dict(self)
-        out["network"] = dict(self.network)
-        return out
-
-
-def network_records(captured: Sequence[Mapping[str, Any]], *, page_url: str) -> list[Record]:
-    """``network-json`` records for the JSON responses captured on one page.
-
-    Each record's ``source_url`` is the page, its JSON paths are in ``source_element`` and
-    ``provenance.fields``, and ``provenance.network`` names the endpoint, method, status and
-    content type. URL values in the JSON resolve against the endpoint. A JSON-LD response
-    (``@context``) is read as JSON-LD, and its records are labelled ``network-json`` too.
-
-    >>> recs = network_records([{"url": "http://a.example/api/x.json", "status": 200,
-    ...     "method": "GET", "content_type": "application/json",
-    ...     "text": '{"items": [{"@type": "Offer", "price": "9.00"}]}'}],
-    ...     page_url="http://a.example/deals.html")
-    >>> [(r.format, r.type, r.source_element) for r in recs]
-    [('network-json', [], '$'), ('network-json', ['Offer'], '$.items[0]')]
-    >>> recs[1].to_dict()["provenance"]["network"]["url"]
-    'http://a.example/api/x.json'
-    """
-    out: list[Record] = []
-    for entry in captured:
-        endpoint = str(entry.get("url") or "")
-        network = {
-            "url": endpoint,
-            "method": entry.get("method"),
-            "status": entry.get("status"),
-            "content_type": entry.get("content_type"),
-        }
-        text = entry.get("text")
-        if text is None:
-            records = [
-                error_record(
-                    source_url=page_url,
-                    format="network-json",
-                    kind="skip",
-                    code="network-json-not-read",
-                    message=f"{endpoint}: {entry.get('note') or 'body not captured'}",
-                    source_element="$",
-                    parser=_PARSER,
-                )
-            ]
-        else:
-            records = extract_json_text(
-                str(text), source_url=page_url, base_url=endpoint or page_url, fmt="network-json"
-            )
-        for record in records:
-            _relabel(record)
-            old = record.provenance
-            record.provenance = NetworkProvenance(
-                parser=old.parser,
-                parser_version=old.parser_version,
-                fields=old.fields,
-                network=dict(network),
-            )
-            out.append(record)
-    return out
-
-
-_NAVIGABLE = frozenset({"http", "https"})
-_INERT = frozenset({"data", "blob", "about"})  # subresources that reach no network or file
-
-
-def _host_allowed(host: str, domains: Iterable[str]) -> bool:
-    domains = tuple(domains)
-    return "*" in domains or host_match_length(host, domains) >= 0
-
-
-@dataclass
-class NavigationGuard:
-    """The browser's request filter: aborts navigations to anything but http(s) (``file:``,
-    ``ftp:``, ``chrome:``...), subresources other than http(s) or ``data:``/``blob:``/``about:``,
-    and requests to hosts outside the crawl's allowed domains (``allowed_domains()``, the
-    spider's; none = any host) and ``extra_hosts`` (``STRUCTCRAWL_RENDER_ALLOWED_HOSTS``; a
-    domain includes its subdomains, ``*`` any host). ``on_block(reason, url)`` is told of each
-    abort (``scheme`` or ``offsite``).
-
-    :meth:`install` is the page init callback that routes every request of a page through the
-    guard before scrapy-playwright's own route (header overrides, resource blocking).
-
-    >>> guard = NavigationGuard(lambda: ["shop.example"], ("cdn.example",))
-    >>> guard.verdict("file:///etc/passwd", True), guard.verdict("https://evil.example/x", False)
-    ('scheme', 'offsite')
-    >>> guard.verdict("https://www.shop.example/", True), guard.verdict("http://cdn.example/", 0)
-    (None, None)
-    >>> guard.verdict("data:image/png;base64,AA", False), guard.verdict("data:text/html,x", True)
-    (None, 'scheme')
-    """
-
-    allowed_domains: Callable[[], Iterable[str]]
-    extra_hosts: tuple[str, ...] = ()
-    on_block: Callable[[str, str], None] | None = None
-    _contexts: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet, repr=False)
-
-    def verdict(self, url: str, navigation: bool) -> str | None:
-        """``scheme``, ``offsite`` or None (allowed)."""
-        try:
-            parts = urlsplit(url)
-            host = (parts.hostname or "").lower()
-        except ValueError:
-            return "scheme"
-        scheme = parts.scheme.lower()
-        if scheme not in _NAVIGABLE:
-            return None if scheme in _INERT and not navigation else "scheme"
-        domains = [str(d).lower().lstrip(".") for d in self.allowed_domains() or ()]
-        if not domains or _host_allowed(host, domains) or _host_allowed(host, self.extra_hosts):
-            return None
-        return "offsite"
-
-    async def install(self, page: Any, request: Any = None) -> None:
-        """scrapy-playwright's page init callback (``playwright_page_init_callback``): runs
-        after its own route is set and before navigation; the route added here runs first.
-        The page's browser context gets the guard too (once), for the pages a script opens
-        (``window.open``), which have no route of their own."""
-        await page.route("**", self._route)
-        context = page.context
-        if context not in self._contexts:
-            self._contexts.add(context)
-            await context.route("**", self._route)
-
-    async def _route(self, route: Any, request: Any) -> None:
-        """Blocked navigations are aborted as ``aborted`` (Chromium then keeps the current
-        document instead of showing an error page); other blocked requests as blocked by the
-        client. Allowed ones fall back to scrapy-playwright's handler."""
-        try:
-            navigation = bool(request.is_navigation_request())
-        except Exception:  # a request without a frame (a service worker's): not a navigation
-            navigation = False
-        reason = self.verdict(str(request.url), navigation)
-        if reason is None:
-            await route.fallback()
-            return
-        if self.on_block is not None:
-            self.on_block(reason, str(request.url))
-        await route.abort("aborted" if navigation else "blockedbyclient")

@@ -12,16 +12,21 @@ Browser fetches go through the wrapped handler named by ``STRUCTCRAWL_RENDER_HAN
 (scrapy-playwright's), with a :class:`~structcrawl.render.capture.RenderSession` as its page
 method and response handler. What happened is left in ``request.meta`` for the spider:
 ``playwright`` (fetched with the browser), ``structcrawl_render_reason``,
-``structcrawl_render`` (the rendering context) and ``structcrawl_render_network`` (captured
-JSON responses). A browser that cannot start fails the request with
-:class:`~structcrawl.render._browserpool.BrowserLaunchFailed` (``fetch_error_code``
+``structcrawl_render`` (the rendering context, with the browser context's cookies, values
+redacted, and the consent dialog), ``structcrawl_render_network`` (captured JSON responses)
+and ``structcrawl_render_server_body`` (the server's own HTML, kept as evidence beside the
+rendered DOM: :mod:`structcrawl.render.evidence`). A browser that cannot start fails the
+request with :class:`~structcrawl.render._browserpool.BrowserLaunchFailed` (``fetch_error_code``
 ``browser-launch-failed``) and counts ``structcrawl/failure/browser``, so the crawl exits
 non-zero; requests that never needed the browser are unaffected.
 
 Stats: ``structcrawl/render/escalated/<reason>``, ``structcrawl/render/pages``,
 ``structcrawl/render/judged``, ``structcrawl/render/learned_templates``,
+``structcrawl/render/challenge_not_rendered`` (a 2xx bot challenge, left to the spider),
 ``structcrawl/render/mispredicted/http_needed_render``, ``structcrawl/render/wait/met`` and
 ``/not_met``, ``structcrawl/render/network_json/responses``,
+``structcrawl/render/capture/dropped/<reason>`` (JSON responses not kept: ``status``,
+``too-large``, ``unreadable``, ``late``),
 ``structcrawl/render/error/<code>``, ``structcrawl/render/abandoned``,
 ``structcrawl/render/browser/restarts`` and ``/crashed``, ``structcrawl/failure/browser``.
 
@@ -42,6 +47,7 @@ from scrapy.http import Response
 from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_playwright.page import PageMethod
 
+from structcrawl.core.challenge import CHALLENGE_META, detect_challenge
 from structcrawl.core.document import PARSED_META
 from structcrawl.extract import extract_payload
 from structcrawl.extract.config import ExtractConfig
@@ -53,8 +59,10 @@ from structcrawl.render._browserpool import (
     RenderFailed,
     close_handler,
 )
-from structcrawl.render.capture import NavigationGuard, RenderSession
+from structcrawl.render.capture import RenderSession
 from structcrawl.render.config import RenderConfig
+from structcrawl.render.evidence import SERVER_BODY_META, consent_facts
+from structcrawl.render.guard import NavigationGuard
 from structcrawl.render.routing import (
     Route,
     ShellVerdict,
@@ -85,6 +93,8 @@ class _Core:
         self.rules = RenderRules()
         self.learner = TemplateLearner(config.learn_after)
         self.syntaxes = ExtractConfig.from_settings(crawler.settings).syntaxes
+        self.challenges = crawler.settings.getbool("STRUCTCRAWL_CHALLENGE_ENABLED", True)
+        self.maxsize = crawler.settings.getint("DOWNLOAD_MAXSIZE")
         if config.enabled:
             self.rules = load_render_rules(config.rules_dir)
             self.pool = BrowserPool(crawler, config)
@@ -163,6 +173,8 @@ class _Core:
             return None
         raw_type = response.headers.get(b"Content-Type")
         content_type = raw_type.decode("latin-1") if raw_type else None
+        if self.challenges and self._challenged(request, response, body):
+            return None  # never rendered, never learned as a JavaScript-only template
         verdict, doc = judge_and_parse(
             body, response.url, content_type, response.status, route.expect
         )
@@ -174,6 +186,21 @@ class _Core:
         if verdict.js_only:
             self.stats.inc_value("structcrawl/render/judged/js_only")
         return verdict
+
+    def _challenged(self, request: Request, response: Response, body: bytes) -> bool:
+        """A 2xx bot challenge (a content-less page with a vendor's challenge script) looks
+        JS-only, but rendering it would only run the challenge: note it for the challenge
+        middleware and the spider instead."""
+        headers = {
+            k.decode("latin-1"): [v.decode("latin-1") for v in values]
+            for k, values in response.headers.items()
+        }
+        challenge = detect_challenge(response.status, headers, body)
+        if challenge is None:
+            return False
+        request.meta[CHALLENGE_META] = challenge.to_dict()
+        self.stats.inc_value("structcrawl/render/challenge_not_rendered")
+        return True
 
     # -- the browser -----------------------------------------------------------------------
 
@@ -201,9 +228,17 @@ class _Core:
         met = "met" if session.wait.get("met") else "not_met"
         self.stats.inc_value(f"structcrawl/render/wait/{met}")
         self.stats.inc_value("structcrawl/render/network_json/responses", len(session.captured))
-        request.meta["structcrawl_render"] = self._context(
-            session, route, (render_ms, queued_ms), http_response, verdict, request.url
-        )
+        for reason, count in sorted(session.dropped.items()):
+            self.stats.inc_value(f"structcrawl/render/capture/dropped/{reason}", count)
+        server_body, server_type = self._server_html(session, http_response)
+        if server_body is not None:
+            if len(server_body) <= self.maxsize:
+                request.meta[SERVER_BODY_META] = server_body
+            else:  # over DOWNLOAD_MAXSIZE, as an HTTP body would be: not kept
+                self.stats.inc_value("structcrawl/render/server_body/too_large")
+        context = self._context(session, route, (render_ms, queued_ms), verdict, response)
+        context["records_http"] = self._records_http(server_body, server_type, request.url)
+        request.meta["structcrawl_render"] = context
         request.meta["structcrawl_render_network"] = list(session.captured)
         return response
 
@@ -249,9 +284,8 @@ class _Core:
         session: RenderSession,
         route: Route,
         timing: tuple[int, int],
-        http_response: Response | None,
         verdict: ShellVerdict | None,
-        url: str,
+        response: Response,
     ) -> dict[str, Any]:
         env = session.environment
         assert self.pool is not None
@@ -272,7 +306,8 @@ class _Core:
             "render_ms": timing[0],
             "queued_ms": timing[1],
             "network_json": len(session.captured),
-            "records_http": self._records_http(session, http_response, url),
+            "cookies": session.cookies,
+            "consent": consent_facts(response.body, session.consent),
         }
         if route.rule is not None:
             rule = route.rule
@@ -281,19 +316,20 @@ class _Core:
             context["signals"] = list(verdict.signals)
         return context
 
-    def _records_http(
-        self, session: RenderSession, http_response: Response | None, url: str
-    ) -> int | None:
-        """Entity records in the page as HTTP serves it: the response judged before the
-        escalation, or the browser's own navigation response (no second fetch)."""
-        if http_response is not None:
-            body = decoded_body(
-                http_response.body, http_response.headers.getlist(b"Content-Encoding")
-            )
-            raw = http_response.headers.get(b"Content-Type")
-            content_type = raw.decode("latin-1") if raw else None
-        else:
-            body, content_type = session.document_body, session.document_type
+    @staticmethod
+    def _server_html(
+        session: RenderSession, http_response: Response | None
+    ) -> tuple[bytes | None, str | None]:
+        """The page as the server sent it: the response judged before the escalation, or
+        the browser's own navigation response (no second fetch)."""
+        if http_response is None:
+            return session.document_body, session.document_type
+        body = decoded_body(http_response.body, http_response.headers.getlist(b"Content-Encoding"))
+        raw = http_response.headers.get(b"Content-Type")
+        return body, raw.decode("latin-1") if raw else None
+
+    def _records_http(self, body: bytes | None, content_type: str | None, url: str) -> int | None:
+        """Entity records in the page as HTTP serves it."""
         if body is None:
             return None
         try:

@@ -9,6 +9,8 @@ browser, and what to do there), parsed by the one loader (:mod:`structcrawl.rule
     wait_for_response = "/api/.*\\.json" # regex over XHR/fetch URLs to wait for
     expect = ["h1.title"]                # CSS selectors that mean "the data is in the page"
     actions = [{ click = "button#show-specs" }]   # run after load, before the wait
+    consent = "button#accept-cookies"    # the consent dialog's button: clicked first when it
+                                         # shows up within 3 s (recorded in the render context)
 
 Actions: ``{ click = "<css>" }``, ``{ fill = "<css>", value = "text" }``,
 ``{ press = "<css>", key = "Enter" }``, ``{ wait_for = "<css>" }``, ``{ scroll = "bottom" }``.
@@ -34,7 +36,7 @@ __all__ = ["ACTION_KINDS", "Action", "RenderRule", "css_to_xpath", "parse_render
 
 ACTION_KINDS = ("click", "fill", "press", "wait_for", "scroll")
 _RULE_KEYS = frozenset(
-    {"url_pattern", "render", "wait_for", "wait_for_response", "expect", "actions"}
+    {"url_pattern", "render", "wait_for", "wait_for_response", "expect", "actions", "consent"}
 )
 Mode = Literal["always", "auto", "never"]
 _Fail = Callable[[str], Exception]
@@ -83,6 +85,7 @@ class RenderRule:
     expect: tuple[str, ...] = ()
     actions: tuple[Action, ...] = ()
     site: str = ""
+    consent: str | None = None
 
     def matches(self, url: str) -> bool:
         return self.url_pattern.search(url) is not None
@@ -136,6 +139,7 @@ def _parse_rule(raw: Any, index: int, site: str, fail: _Fail) -> RenderRule:
         expect=tuple(_css(s, f"{where}: 'expect'", fail) for s in expect),
         actions=tuple(_action(a, f"{where}: actions[{i}]", fail) for i, a in enumerate(actions)),
         site=site,
+        consent=_css(raw["consent"], f"{where}: 'consent'", fail) if "consent" in raw else None,
     )
 
 

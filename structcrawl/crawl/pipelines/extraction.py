@@ -16,7 +16,7 @@ from structcrawl.core.records import Record, error_record
 from structcrawl.crawl.config import ExtractConfig
 from structcrawl.extract import extract_payload
 from structcrawl.extract.options import ExtractOptions
-from structcrawl.render.capture import network_records
+from structcrawl.render.network import network_records
 
 __all__ = ["ExtractionPipeline", "page_records"]
 

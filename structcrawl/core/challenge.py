@@ -1,0 +1,222 @@
+"""Bot challenges and consent walls, recognised in a response (pure: no Scrapy, no browser).
+
+:func:`detect_challenge` says whether a response is a bot-protection interstitial (a
+JavaScript or CAPTCHA challenge, a block page) rather than the page that was asked for:
+
+* a vendor's challenge marker in a *blocking* response (status 403, 429 or 503, or
+  Cloudflare's ``cf-mitigated: challenge`` header): Cloudflare (``/cdn-cgi/challenge-platform``,
+  ``cf_chl_opt``, "Just a moment..."), Akamai (``errors.edgesuite.net`` "Reference #", the
+  ``bm-verify`` interstitial), DataDome (``captcha-delivery.com``), PerimeterX/HUMAN
+  (``_pxAppId``, ``px-captcha``), Imperva/Incapsula (``_Incapsula_Resource``), AWS WAF,
+  hCaptcha, reCAPTCHA, Turnstile, or a generic "verify you are human" text;
+* the same markers in a 2xx page that has *no content of its own* (little visible text, no
+  structured data): Cloudflare, for one, injects its challenge-platform script into ordinary
+  pages, so a marker alone never makes a normal page a challenge.
+
+:func:`detect_consent` finds a consent-management dialog (OneTrust, Cookiebot, Didomi,
+Quantcast, TrustArc, Usercentrics, Sourcepoint, Google's consent interstitials, generic
+cookie banners), and says whether it is a *wall* (the page has no content besides it).
+
+Both read at most the first :data:`SCAN_BYTES` of the body, with plain substring and regex
+tests: nothing is parsed, nothing executed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from html import unescape
+
+__all__ = [
+    "BLOCKING_STATUSES",
+    "CHALLENGE_META",
+    "SCAN_BYTES",
+    "Challenge",
+    "Consent",
+    "challenge_message",
+    "detect_challenge",
+    "detect_consent",
+    "visible_text_length",
+]
+
+#: Request meta key: the challenge a response was recognised as (``Challenge.to_dict()``).
+CHALLENGE_META = "structcrawl_challenge"
+#: Statuses bot protections answer a challenged request with.
+BLOCKING_STATUSES = frozenset({403, 429, 503})
+#: How much of a body the detectors read.
+SCAN_BYTES = 256 * 1024
+#: Below this many characters of visible text (and without structured data) a page has no
+#: content of its own.
+_THIN_TEXT = 600
+
+# (vendor, lowercase substrings): markers of a challenge or block page. Plain substring tests
+# (a few microseconds over the scanned prefix), not regular expressions: every response is read.
+_CHALLENGE_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("cloudflare", ("/cdn-cgi/challenge-platform/", "cf_chl_opt", "cf-browser-verification",
+                    "<title>just a moment...</title>", "attention required! | cloudflare",
+                    "cf-error-details")),
+    ("akamai", ("errors.edgesuite.net", "bm-verify", "/_sec/cp_challenge/")),
+    ("datadome", ("captcha-delivery.com", "datadome")),
+    ("perimeterx", ("_pxappid", "px-captcha", "captcha.px-cdn.net", "perimeterx")),
+    ("imperva", ("_incapsula_resource", "incapsula incident id")),
+    ("aws-waf", ("awswaf.com", "aws-waf-token", "gokuprops")),
+    ("turnstile", ("challenges.cloudflare.com/turnstile", "cf-turnstile")),
+    ("hcaptcha", ("hcaptcha.com/1/api.js", 'class="h-captcha', "class='h-captcha")),
+    ("recaptcha", ("google.com/recaptcha/", "recaptcha/api.js", 'class="g-recaptcha',
+                   "class='g-recaptcha")),
+    ("generic", ("verify you are human", "verify that you are human", "verify you are a human",
+                 "are you a robot", "unusual traffic from your computer network",
+                 "unusual traffic from your network", "checking if the site connection is secure",
+                 "checking your browser before", "enable javascript and cookies to continue",
+                 "please enable cookies to continue", "access to this page has been denied")),
+)  # fmt: skip
+
+# (vendor, lowercase substrings): consent-management dialogs.
+_CONSENT_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("onetrust", ("onetrust-banner-sdk", "onetrust-consent-sdk", "cdn.cookielaw.org", "optanon")),
+    ("cookiebot", ("cybotcookiebotdialog", "consent.cookiebot.com")),
+    ("didomi", ("didomi-host", "didomi-notice", "sdk.privacy-center.org")),
+    ("quantcast", ("qc-cmp2", "quantcast.mgr.consensu.org", "cmp.quantcast.com")),
+    ("trustarc", ("truste-consent", "consent.trustarc.com", "truste_box_overlay")),
+    ("usercentrics", ("usercentrics.eu", 'id="usercentrics-root"')),
+    ("sourcepoint", ("sp_message_container", "sourcepoint.mgr.consensu.org")),
+    ("google", ("fundingchoicesmessages.google.com", "fc-consent-root", "consent.google.com",
+                "before you continue to google")),
+)  # fmt: skip
+_GENERIC_CONSENT = re.compile(
+    r"""id=["'](?:cookie-?(?:consent|banner|notice)|gdpr-consent)["']"""
+    r"""|class=["'][^"'>]*\bcookie-?(?:consent|banner)\b"""
+)
+
+_SCRIPT_STYLE = re.compile(r"<(script|style|noscript|template)\b.*?</\1\s*>", re.I | re.S)
+_TAG = re.compile(r"<[^>]*>", re.S)
+_SPACE = re.compile(r"\s+")
+_STRUCTURED = re.compile(r"application/ld\+json|\bitemscope\b|\btypeof=|property=[\"']og:", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """A recognised bot challenge: the vendor, and the evidence (``status:403``,
+    ``marker:datadome``, ``header:cf-mitigated``, ``thin-page``)."""
+
+    vendor: str
+    signals: tuple[str, ...]
+
+    def message(self) -> str:
+        return f"bot challenge ({self.vendor}): {', '.join(self.signals)}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"vendor": self.vendor, "signals": list(self.signals)}
+
+
+def challenge_message(found: Mapping[str, object]) -> str:
+    """The error message of a challenged page, from ``Challenge.to_dict()``.
+
+    >>> challenge_message({"vendor": "datadome", "signals": ["status:403"]})
+    'bot challenge (datadome): status:403'
+    """
+    signals = found.get("signals")
+    listed = ", ".join(map(str, signals)) if isinstance(signals, list) else ""
+    return f"bot challenge ({found.get('vendor')}): {listed}"
+
+
+@dataclass(frozen=True, slots=True)
+class Consent:
+    """A consent-management dialog: its vendor, and whether it walls the page off."""
+
+    vendor: str
+    wall: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {"vendor": self.vendor, "wall": self.wall}
+
+
+def _text(body: bytes | str, status: int | None = None) -> str:
+    """The scanned prefix, lowercased; for a blocking status also with its character
+    references decoded (block pages escape their text: ``errors&#46;edgesuite&#46;net``)."""
+    text = body[:SCAN_BYTES].decode("utf-8", "replace") if isinstance(body, bytes) else body
+    text = text[:SCAN_BYTES].lower()
+    if status in BLOCKING_STATUSES and "&#" in text:
+        text = unescape(text)
+    return text
+
+
+def _found(text: str, markers: tuple[tuple[str, tuple[str, ...]], ...]) -> list[str]:
+    return [vendor for vendor, needles in markers if any(n in text for n in needles)]
+
+
+def _header(headers: Mapping[str, Iterable[str] | str] | None, name: str) -> str:
+    if not headers:
+        return ""
+    for key, values in headers.items():
+        if str(key).lower() == name:
+            return values if isinstance(values, str) else ", ".join(map(str, values))
+    return ""
+
+
+def visible_text_length(html: str) -> int:
+    """Characters of text a reader would see (scripts, styles and tags left out).
+
+    >>> visible_text_length("<p>Hello <b>world</b></p><script>var x = 1;</script>")
+    11
+    """
+    text = _TAG.sub(" ", _SCRIPT_STYLE.sub(" ", html))
+    return len(_SPACE.sub(" ", text).strip())
+
+
+def _thin(html: str) -> bool:
+    return visible_text_length(html) < _THIN_TEXT and not _STRUCTURED.search(html)
+
+
+def detect_challenge(
+    status: int | None,
+    headers: Mapping[str, Iterable[str] | str] | None,
+    body: bytes | str,
+) -> Challenge | None:
+    """The challenge a response is, or None (see the module documentation).
+
+    >>> page = ('<html><title>Just a moment...</title><script '
+    ...         'src="/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1"></script></html>')
+    >>> detect_challenge(403, {"Server": "cloudflare"}, page).vendor
+    'cloudflare'
+    >>> detect_challenge(404, {}, "<h1>Not found</h1>") is None
+    True
+    """
+    html = _text(body, status)
+    signals: list[str] = []
+    mitigated = _header(headers, "cf-mitigated").lower()
+    if "challenge" in mitigated:
+        signals.append("header:cf-mitigated")
+    found = _found(html, _CHALLENGE_MARKERS)
+    if _header(headers, "x-datadome") and status in BLOCKING_STATUSES and "datadome" not in found:
+        found.append("datadome")
+    if not found and not signals:
+        return None
+    blocking = status in BLOCKING_STATUSES or bool(signals)
+    if not blocking:
+        if status is not None and not 200 <= status < 300:
+            return None
+        if not _thin(html):
+            return None  # a marker in a page with content of its own: not a challenge
+        signals.append("thin-page")
+    if status is not None:
+        signals.insert(0, f"status:{status}")
+    signals.extend(f"marker:{vendor}" for vendor in found)
+    vendor = next((v for v in found if v != "generic"), found[0] if found else "cloudflare")
+    return Challenge(vendor=vendor, signals=tuple(signals))
+
+
+def detect_consent(body: bytes | str) -> Consent | None:
+    """The consent dialog a page carries, or None; ``wall`` when it has no content besides.
+
+    >>> detect_consent('<div id="onetrust-banner-sdk">We use cookies</div>')
+    Consent(vendor='onetrust', wall=True)
+    >>> detect_consent("<p>No banner here</p>") is None
+    True
+    """
+    html = _text(body)
+    found = _found(html, _CONSENT_MARKERS)
+    if not found and _GENERIC_CONSENT.search(html):
+        found = ["generic"]
+    return Consent(vendor=found[0], wall=_thin(html)) if found else None

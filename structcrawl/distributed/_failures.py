@@ -1,0 +1,104 @@
+"""What a worker of a distributed crawl tells the others besides its requests: its failures
+and those of its peers, the pages that failed (change detection), and Redis outages (the
+first one closes the spider: a worker never goes on alone). A part of
+:class:`~structcrawl.distributed.coordination.Coordinator`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+import redis
+from itemadapter import ItemAdapter
+from scrapy.crawler import Crawler
+from scrapy.utils.defer import deferred_from_coro
+
+from structcrawl.changes.tracker import page_failed
+from structcrawl.distributed.config import CrawlKeys
+
+__all__ = ["Failures", "as_text", "engine_of"]
+
+logger = logging.getLogger("structcrawl.distributed.coordination")
+
+
+def as_text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def engine_of(crawler: Crawler) -> Any:
+    """The crawler's engine, or None before the crawl starts."""
+    try:
+        return crawler.engine
+    except (AttributeError, RuntimeError):
+        return None
+
+
+class Failures:
+    """Failures shared through Redis (mixed into the coordinator)."""
+
+    crawler: Crawler
+    client: redis.Redis
+    keys: CrawlKeys
+    stats: Any
+    crawl_id: str
+    worker_id: str
+    failed: bool
+
+    @property
+    def _expire_ms(self) -> int:
+        raise NotImplementedError
+
+    def _count_peer_failures(self) -> None:
+        failures = {
+            as_text(k): as_text(v)
+            for k, v in self.client.hgetall(self.keys.failed_workers).items()
+            if as_text(k) != self.worker_id
+        }
+        if failures:
+            for worker, reason in sorted(failures.items()):
+                logger.warning(
+                    "distributed crawl %s: worker %s failed: %s", self.crawl_id, worker, reason
+                )
+            self.stats.set_value("structcrawl/failure/distributed/workers", len(failures))
+
+    # -- failed pages (change detection) ---------------------------------------------------
+
+    def see_page(self, item: Any) -> None:
+        """Share the URLs of a page item that failed (its entities may not be gone)."""
+        adapter = ItemAdapter(item)
+        if not page_failed(adapter):
+            return
+        urls = {str(u) for u in (adapter.get("url"), adapter.get("final_url")) if u}
+        if urls:
+            with self.client.pipeline(transaction=True) as pipe:
+                pipe.sadd(self.keys.failed_pages, *urls)
+                pipe.pexpire(self.keys.failed_pages, self._expire_ms)
+                pipe.execute()
+
+    def failed_pages(self) -> Iterable[str]:
+        return [as_text(u) for u in self.client.sscan_iter(self.keys.failed_pages, count=1000)]
+
+    # -- Redis outages -------------------------------------------------------------------------
+
+    def redis_failed(self, exc: BaseException, doing: str) -> None:
+        """Count the failure; the first one logs and closes the spider (never goes on alone)."""
+        self.stats.inc_value("structcrawl/failure/redis")
+        if self.failed:
+            return
+        self.failed = True
+        logger.error(
+            "distributed crawl %s: Redis failed while %s (%s: %s); worker %s stops",
+            self.crawl_id,
+            doing,
+            type(exc).__name__,
+            exc,
+            self.worker_id,
+        )
+        engine = engine_of(self.crawler)
+        if engine is not None and getattr(engine, "spider", None) is not None:
+            deferred_from_coro(engine.close_spider_async(reason="redis-unavailable"))
+
+    def spider_error(self, failure: Any) -> None:
+        if failure.check(redis.RedisError):
+            self.redis_failed(failure.value, "in a callback")

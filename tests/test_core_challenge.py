@@ -1,0 +1,50 @@
+"""Bot challenges and consent walls recognised over saved sample pages (fixtures/challenges)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from structcrawl.core.challenge import detect_challenge, detect_consent, visible_text_length
+
+CASES = sorted(p for p in (Path(__file__).resolve().parents[1] / "fixtures" / "challenges").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_sample_pages(case: Path) -> None:
+    meta = json.loads((case / "response.json").read_text())
+    expected = json.loads((case / "expected.json").read_text())
+    body = (case / "page.html").read_bytes()
+    challenge = detect_challenge(meta["status"], meta["headers"], body)
+    assert (challenge.vendor if challenge else None) == expected["challenge"], challenge
+    if challenge:
+        assert challenge.signals and challenge.message().startswith("bot challenge")
+    consent = detect_consent(body)
+    assert (consent.vendor if consent else None) == expected["consent"]
+    if consent:
+        assert consent.wall is expected["wall"]
+
+
+def test_the_fixtures_cover_both_sides() -> None:
+    verdicts = [json.loads((c / "expected.json").read_text()) for c in CASES]
+    assert sum(v["challenge"] is not None for v in verdicts) >= 8
+    assert sum(v["challenge"] is None and v["consent"] is None for v in verdicts) >= 4
+
+
+def test_a_marker_in_a_page_with_content_is_not_a_challenge() -> None:
+    article = "<h1>Tents</h1><p>" + "A long and useful paragraph about tents. " * 30 + "</p>"
+    marker = '<script src="https://www.google.com/recaptcha/api.js"></script>'
+    assert detect_challenge(200, {}, article + marker) is None
+    assert detect_challenge(403, {}, article + marker).vendor == "recaptcha"  # blocked: it is
+    assert detect_challenge(200, {}, marker).signals == ("status:200", "thin-page", "marker:recaptcha")
+    assert detect_challenge(404, {}, marker) is None  # a missing page is a missing page
+
+
+def test_the_cloudflare_header_alone_is_enough_and_bodies_are_read_in_bounds() -> None:
+    challenge = detect_challenge(403, {"CF-Mitigated": "challenge"}, b"")
+    assert challenge.vendor == "cloudflare" and "header:cf-mitigated" in challenge.signals
+    huge = b"<p>" + b"x" * 2_000_000 + b"</p>captcha-delivery.com"
+    assert detect_challenge(403, {}, huge) is None  # the marker is past the scanned prefix
+    assert visible_text_length("<style>p{}</style><p> a  b </p>") == 3

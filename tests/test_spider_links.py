@@ -1,0 +1,41 @@
+"""The site spider follows each link once, de-duplicating by URL (issue 15: by ``hash(url)``
+before, where two URLs with one hash would have lost the second)."""
+
+from __future__ import annotations
+
+from scrapy.utils.test import get_crawler
+
+import spiders.site as site_module
+from spiders.site import SiteSpider
+from structcrawl.core.document import parse_html
+from structcrawl.crawl.items import PageItem
+
+BASE = "https://shop.example/"
+HTML = b"""<html><body><a href="/a">A</a><a href="/b">B</a><a href="/a#x">A again</a>
+<a href="/c">C</a></body></html>"""
+
+
+def _spider() -> SiteSpider:
+    crawler = get_crawler(SiteSpider)
+    return SiteSpider.from_crawler(crawler, start_urls=BASE)
+
+
+def _item() -> PageItem:
+    return PageItem(url=BASE, final_url=BASE, document=parse_html(HTML, BASE))
+
+
+def test_each_link_is_followed_once_across_pages():
+    spider = _spider()
+    first = [r.url for r in spider._link_requests(_item(), 0)]
+    assert sorted(first) == [BASE + "a", BASE + "b", BASE + "c"]
+    assert spider._link_requests(_item(), 0) == []  # the same links on another page
+
+
+def test_urls_whose_hashes_collide_are_both_followed(monkeypatch):
+    monkeypatch.setattr(site_module, "hash", lambda value: 0, raising=False)  # every URL collides
+    spider = _spider()
+    assert sorted(r.url for r in spider._link_requests(_item(), 0)) == [
+        BASE + "a",
+        BASE + "b",
+        BASE + "c",
+    ]
