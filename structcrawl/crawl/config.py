@@ -1,8 +1,9 @@
 """Every ``STRUCTCRAWL_*`` setting, its default and its documentation, in one place.
 
 Components read their settings once, through the frozen config objects below, in
-``from_crawler``. ``structcrawl/settings.py`` (the Scrapy settings module) takes its defaults
-from :data:`DEFAULTS`, and the manual's settings table (docs/settings.md) is checked against it by a test.
+``from_crawler``. :class:`structcrawl.Addon` sets every default of :data:`DEFAULTS` at add-on
+priority, and the manual's settings page (docs/settings.md) is generated from it
+(``python -m structcrawl.dev.settingsdoc``).
 """
 
 from __future__ import annotations
@@ -485,6 +486,17 @@ DEFAULTS.update(
             7 * 86400,
             "Seconds a distributed crawl's Redis keys outlive its last activity (and its done "
             "marker its end).",
+        ),
+    }
+)
+
+
+# polite crawling (structcrawl.crawl.polite) and progress (structcrawl.crawl.progress)
+DEFAULTS.update(
+    {
+        "STRUCTCRAWL_CRAWL_DELAY_MAX": Setting(
+            30.0,
+            "Longest robots.txt Crawl-delay honoured, seconds (a longer one is capped here).",
         ),
     }
 )
