@@ -143,6 +143,9 @@ class SiteSpider(scrapy.Spider):
     def _link_requests(self, item: PageItem, depth: int) -> list[scrapy.Request]:
         if item.document is None or (self.max_depth is not None and depth >= self.max_depth):
             return []
+        if "nofollow" in item.robots:  # meta robots / X-Robots-Tag (docs/politeness.md)
+            self.crawler.stats.inc_value("structcrawl/polite/nofollow_pages")
+            return []
         requests = []
         for url in page_links(item.document, self.link_rules):
             marker = hash(url)  # requests already yielded are not fingerprinted again

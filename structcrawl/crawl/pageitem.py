@@ -24,6 +24,7 @@ from typing import Any
 from scrapy.http import Response
 
 from structcrawl.core.document import PARSED_META, parse_html
+from structcrawl.core.links import robots_directives
 from structcrawl.core.payload import classify, split_content_type
 from structcrawl.core.redact import redact_headers
 from structcrawl.crawl.items import PageItem
@@ -83,4 +84,5 @@ def page_item(response: Response, stats: Any = None) -> PageItem:
             if stats is not None:
                 stats.inc_value("structcrawl/site/parsed")
         item.charset = item.charset or item.document.encoding
+    item.robots = robots_directives(item.document, headers.getlist(b"X-Robots-Tag"))
     return item

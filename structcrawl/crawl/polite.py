@@ -16,17 +16,20 @@ Stats: ``structcrawl/polite/crawl_delay/<host>`` (seconds, as read),
 from __future__ import annotations
 
 import logging
+from time import monotonic
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.utils.asyncio import call_later
 from scrapy.utils.httpobj import urlparse_cached
 
 from structcrawl.crawl.config import DEFAULTS
 
-__all__ = ["CrawlDelayRobotsTxtMiddleware", "UserAgentCheck", "slot_of"]
+__all__ = ["CrawlDelayRobotsTxtMiddleware", "UserAgentCheck", "pause_slot", "slot_of"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +41,38 @@ def slot_of(crawler: Crawler, request: Request) -> Any:
     if downloader is None:
         return None
     return downloader.slots.get(downloader.get_slot_key(request))
+
+
+#: downloader -> slot key -> monotonic time its pause ends
+_PAUSED: WeakKeyDictionary[Any, dict[str, float]] = WeakKeyDictionary()
+
+
+def pause_slot(crawler: Crawler, request: Request, seconds: float) -> bool:
+    """Hold every request of ``request``'s download slot (the site) for ``seconds``: nothing
+    more is sent there until then (downloads already under way finish). A longer pause
+    already in force stays. False when the slot cannot be found (no engine, no slot yet).
+
+    The downloader sends nothing from a slot while its ``latercall`` (the wake-up of a
+    download delay) is pending: the pause is such a wake-up, later than any delay would set.
+    """
+    slot = slot_of(crawler, request)
+    if slot is None or seconds <= 0:
+        return False
+    downloader = crawler.engine.downloader  # type: ignore[union-attr]
+    key = downloader.get_slot_key(request)
+    paused = _PAUSED.setdefault(downloader, {})
+    until = monotonic() + seconds
+    if paused.get(key, 0.0) >= until:
+        return True
+    wake = getattr(downloader, "_latercall", None)
+    if wake is None or not hasattr(slot, "latercall"):  # another Scrapy: slow the slot instead
+        slot.delay = max(slot.delay, seconds)
+        return True
+    if slot.latercall is not None:
+        slot.latercall.cancel()
+    slot.latercall = call_later(seconds, wake, slot)
+    paused[key] = until
+    return True
 
 
 class CrawlDelayRobotsTxtMiddleware(RobotsTxtMiddleware):
