@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 import scrapy
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils._compression import _DecompressionMaxSizeExceeded
+from scrapy.utils.gz import gunzip, gzip_magic_number
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 from twisted.python.failure import Failure
 
@@ -99,8 +101,26 @@ class SiteSpider(scrapy.Spider):
     # (and, with JOBDIR, the job journal) every URL the page led to is already requested. A
     # crawl killed in between asks for the page again; never for a page whose links are lost.
 
-    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+    def _sitemap_body(self, response: Response) -> bytes:
+        """The sitemap's XML: a gzipped sitemap (``sitemap.xml.gz``, served as
+        ``application/gzip`` or ``application/octet-stream``, so not decoded by Scrapy's
+        HttpCompression middleware) is gunzipped, within ``DOWNLOAD_MAXSIZE``."""
         body = response.body
+        if not gzip_magic_number(response):
+            return body
+        max_size = response.meta.get(
+            "download_maxsize", self.crawler.settings.getint("DOWNLOAD_MAXSIZE")
+        )
+        try:
+            return gunzip(body, max_size=max_size)
+        except _DecompressionMaxSizeExceeded:
+            logger.warning("gzipped sitemap %s is larger than %s bytes", response.url, max_size)
+        except (OSError, EOFError):
+            logger.warning("gzipped sitemap %s could not be decompressed", response.url)
+        return body
+
+    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+        body = self._sitemap_body(response)
         if response.url.endswith("/robots.txt"):
             found = list(sitemap_urls_from_robots(response.text, base_url=response.url))
             for url in found:
