@@ -10,7 +10,7 @@
   out. ``entities`` and ``entities-csv`` describe what this run saw and leave ``gone``
   entities out.
 
-Registered through ``FEED_EXPORTERS`` in ``structcrawl/settings.py``; use them in ``FEEDS``
+Registered by :class:`structcrawl.Addon` (``FEED_EXPORTERS``); use them in ``FEEDS``
 (``{"output/entities.jsonl": {"format": "entities"}}``) or ``-O path:format``. The same
 formats work with any feed storage (local files, S3).
 """
@@ -25,6 +25,7 @@ from typing import Any
 from itemadapter import ItemAdapter
 from scrapy.exporters import BaseItemExporter, JsonLinesItemExporter
 
+from structcrawl.core.records import SCHEMA_VERSION
 from structcrawl.crawl.items import TRANSIENT_FIELDS
 
 __all__ = [
@@ -62,13 +63,15 @@ def _is_current_entity(item: Any) -> bool:
 
 
 class RecordsJsonLinesExporter(JsonLinesItemExporter):
-    """One line per record of each page item; other items are not records and are skipped."""
+    """One line per record of each page item, with the line shape's ``schema_version``;
+    other items are not records and are skipped."""
 
     def export_item(self, item: Any) -> None:
         if not _is_page(item):
             return
         for record in ItemAdapter(item).get("records") or []:
-            self.file.write(self.encoder.encode(record).encode("utf-8") + b"\n")
+            line = {"schema_version": SCHEMA_VERSION, **record}
+            self.file.write(self.encoder.encode(line).encode("utf-8") + b"\n")
 
 
 class PagesJsonLinesExporter(JsonLinesItemExporter):
