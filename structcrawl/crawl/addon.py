@@ -9,7 +9,9 @@ sets (every value is set at Scrapy's ``"addon"`` priority, below the project's o
 the command line; component dictionaries only gain the entries they lack):
 
 * the download handler for http/https (:mod:`structcrawl.render`: plain HTTP, or a headless
-  browser for the pages that need JavaScript);
+  browser for the pages that need JavaScript), with scrapy-playwright's ``PLAYWRIGHT_*``
+  settings for our Chromium (:func:`structcrawl.render.browser.playwright_settings`: launch
+  options, navigation timeout, page cap, relaunch, resource blocking);
 * the item pipelines (:data:`ITEM_PIPELINES`), the page ledger and quality report extensions,
   the retry and redirect middlewares, and the feed formats (:data:`FEED_EXPORTERS`:
   ``records``, ``pages``, ``entities``, ... usable in ``FEEDS`` and ``-o FILE:FORMAT``);
@@ -180,6 +182,40 @@ class Addon:
         _add_components(settings, "ITEM_PIPELINES", ITEM_PIPELINES)
         _add_components(settings, "EXTENSIONS", EXTENSIONS)
         _add_components(settings, "DOWNLOADER_MIDDLEWARES", DOWNLOADER_MIDDLEWARES)
+        _configure_playwright(settings)
         for path in _SUB_ADDONS:
             load_object(path)().update_settings(settings)
 
+
+def _configure_playwright(settings: BaseSettings) -> None:
+    """scrapy-playwright's ``PLAYWRIGHT_*`` settings for the browser structcrawl renders with,
+    at add-on priority. Launch options the project gives are merged over ours (its keys win;
+    its ``args`` are added to ours), so ``PLAYWRIGHT_LAUNCH_OPTIONS = {"headless": False}``
+    still finds our Chromium."""
+    from structcrawl.crawl.config import RenderConfig
+    from structcrawl.render.browser import BrowserLocation, locate_chromium, playwright_settings
+
+    config = RenderConfig.from_settings(settings)
+    if not config.enabled:
+        return
+    user = dict(settings.getdict("PLAYWRIGHT_LAUNCH_OPTIONS") or {})
+    if user.get("executable_path"):
+        location = BrowserLocation(str(user["executable_path"]), "PLAYWRIGHT_LAUNCH_OPTIONS")
+    else:
+        location = locate_chromium(config.executable)
+    ours = playwright_settings(
+        location,
+        timeout=config.timeout,
+        max_pages=config.max_pages,
+        browser_args=config.browser_args,
+        block_resources=config.block_resources,
+    )
+    launch = ours.pop("PLAYWRIGHT_LAUNCH_OPTIONS")
+    if user:
+        extra = [a for a in user.pop("args", []) or [] if a not in launch["args"]]
+        launch = {**launch, **user, "args": launch["args"] + extra}
+    priority = max(settings.getpriority("PLAYWRIGHT_LAUNCH_OPTIONS") or 0, _ADDON)
+    settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority=priority)
+    for name, value in ours.items():
+        if value is not None:
+            _set_default(settings, name, value)
