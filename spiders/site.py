@@ -138,7 +138,8 @@ class SiteSpider(scrapy.Spider):
                 continue
             if sitemap.type == "sitemapindex":
                 yield scrapy.Request(loc, callback=self.parse_sitemap, errback=self.failed)
-            else:
+            else:  # the total the progress line's ETA is reckoned from
+                self.crawler.stats.inc_value("structcrawl/site/sitemap_urls")
                 yield scrapy.Request(loc, callback=self.parse, errback=self.failed)
         self._accounted(response, "sitemap", f"sitemap ({sitemap.type})")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,10 @@ def polite_site(tmp_path_factory):
     with BackgroundServer(root) as server:
         code = run_crawl(
             server.url + "index.html", out, *UNTHROTTLED, "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8",
-            "-s", "STRUCTCRAWL_RENDER_ENABLED=False", timeout=90,
+            "-s", "STRUCTCRAWL_RENDER_ENABLED=False",
+            # the crawl takes ~7 s (Crawl-delay: 1): progress lines and report snapshots show
+            "-s", "STRUCTCRAWL_PROGRESS_INTERVAL=1", "-s", "STRUCTCRAWL_REPORT_SNAPSHOT_INTERVAL=2",
+            timeout=90,
         )
     return {"code": code, "out": out, "pages": _lines(out / "pages.jsonl"), "base": server.url}
 
@@ -112,3 +116,19 @@ def test_a_default_user_agent_is_warned_about_never_refused(caplog):
     mine = get_crawler(settings_dict={"USER_AGENT": "mybot/1.0 (+https://example.org/bot)"})
     UserAgentCheck.from_crawler(mine)
     assert "USER_AGENT" not in caplog.text
+
+
+@pytest.mark.crawl
+def test_a_long_crawl_logs_progress_and_snapshots_the_report(polite_site):
+    log = (polite_site["out"] / "crawl.log").read_text()
+    lines = re.findall(r"progress: (\d+) pages done, (\d+) queued, [\d.]+ pages/s, (\d+) records, "
+                       r"(\d+) errors, (\d+) in the browser", log)
+    assert len(lines) >= 3, log[-2000:]
+    done = [int(line[0]) for line in lines]
+    assert done == sorted(done) and done[-1] >= 3  # pages counted, not entities
+    assert "quality report snapshot:" in log
+    report = json.loads((polite_site["out"] / "report" / "report.json").read_text())
+    assert report["finish_reason"] == "finished"  # the final report replaced the snapshots
+    assert "'structcrawl/progress/done': 6" in log  # the six pages crawled
+    queued = [int(line[1]) for line in lines]
+    assert max(queued) >= 1  # links waiting for the Crawl-delay are counted

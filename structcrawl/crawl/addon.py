@@ -74,6 +74,7 @@ EXTENSIONS = {
     "structcrawl.ledger.extension.PageLedger": 400,
     "structcrawl.report.extension.QualityReport": 500,
     "structcrawl.crawl.polite.UserAgentCheck": 0,
+    "structcrawl.crawl.progress.Progress": 0,
 }
 # Reliability (docs/reliability.md): retries of transient failures only, with backoff and
 # Retry-After (Scrapy's RetryMiddleware retries at once); redirect loops, over-long chains and

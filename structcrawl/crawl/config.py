@@ -498,5 +498,15 @@ DEFAULTS.update(
             30.0,
             "Longest robots.txt Crawl-delay honoured, seconds (a longer one is capped here).",
         ),
+        "STRUCTCRAWL_PROGRESS_INTERVAL": Setting(
+            30.0,
+            "Seconds between progress lines in the log (pages done and queued, pages/s, "
+            "records, errors, browser pages, ETA when a sitemap gave the total); 0 = off.",
+        ),
+        "STRUCTCRAWL_REPORT_SNAPSHOT_INTERVAL": Setting(
+            300.0,
+            "Seconds between report.json snapshots while the crawl runs (finish_reason null "
+            "until the end); 0 = only the final report.",
+        ),
     }
 )

@@ -36,7 +36,10 @@ logger = logging.getLogger(__name__)
 
 def slot_of(crawler: Crawler, request: Request) -> Any:
     """The download slot ``request`` goes through, or ``None`` when it does not exist yet."""
-    engine = getattr(crawler, "engine", None)
+    try:
+        engine = crawler.engine
+    except RuntimeError:  # the crawl has not started
+        return None
     downloader = getattr(engine, "downloader", None)
     if downloader is None:
         return None
