@@ -88,6 +88,10 @@ def _percentile(sorted_values: list[float], q: float) -> float | None:
     return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (pos - low)
 
 
+#: Example pages kept per error code.
+_EXAMPLES = 3
+
+
 class QualityAggregator:
     def __init__(self, seed: int = 0):
         self.pages = 0
@@ -112,6 +116,9 @@ class QualityAggregator:
         self.changes: Counter[str] = Counter()
         self.changed_fields: Counter[str] = Counter()
         self.http_cache: Counter[str] = Counter()
+        # error codes of records and fetches, with a few example pages each
+        self.error_codes: Counter[str] = Counter()
+        self.error_examples: dict[str, list[str]] = defaultdict(list)
 
     def add_page(self, page: Mapping[str, Any]) -> None:
         self.pages += 1
@@ -130,9 +137,18 @@ class QualityAggregator:
                 slot = self._rng.randrange(self._seen_latencies)
                 if slot < _RESERVOIR:
                     self.latencies[slot] = float(latency)
+        url = str(page.get("final_url") or page.get("url") or "")
         for record in page.get("records") or []:
             if record.get("kind") == "entity":
                 self.records_by_format[record.get("format") or "?"] += 1
+            elif record.get("kind") == "error":
+                self._error((record.get("error") or {}).get("code") or "?", url)
+
+    def _error(self, code: str, url: str) -> None:
+        self.error_codes[code] += 1
+        examples = self.error_examples[code]
+        if url and len(examples) < _EXAMPLES and url not in examples:
+            examples.append(url)
 
     def add_entity(self, entity: Mapping[str, Any]) -> None:
         etype = (entity.get("type") or ["(untyped)"])[0]
@@ -215,6 +231,10 @@ class QualityAggregator:
             "changes": {
                 **{status: self.changes[status] for status in STATUSES},
                 "top_changed_fields": dict(self.changed_fields.most_common(20)),
+            },
+            "errors": {
+                code: {"count": n, "examples": list(self.error_examples[code])}
+                for code, n in self.error_codes.most_common()
             },
             "ledger": ledger_figures(stats),
             "stats": {k: v for k, v in stats.items() if isinstance(v, (int, float, str))},

@@ -22,6 +22,7 @@ from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.health import FAILURE_PREFIX
 from structcrawl.report.aggregate import QualityAggregator, check_thresholds
 from structcrawl.report.html import render_html
+from structcrawl.report.runinfo import compare_runs, run_metadata
 
 __all__ = ["QualityReport", "ReportConfig"]
 
@@ -63,6 +64,7 @@ class QualityReport:
         self.config = config
         self.aggregator = QualityAggregator()
         self.snapshots: Any = None
+        self.previous = _read_previous(Path(config.directory) / "report.json")
         crawler.signals.connect(self.item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
@@ -93,6 +95,7 @@ class QualityReport:
         report = self.aggregator.report(stats.get_stats() if stats else {})
         report["finish_reason"] = None
         report["snapshot_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        report["previous_report"] = self.previous  # a crash mid-run keeps the comparison base
         _write_json(Path(self.config.directory) / "report.json", report)
         logger.info("quality report snapshot: %s", Path(self.config.directory) / "report.json")
 
@@ -103,6 +106,8 @@ class QualityReport:
         assert stats is not None
         report = self.aggregator.report(stats.get_stats())
         report["finish_reason"] = reason
+        report["run"] = run_metadata(self.crawler.settings, reason, stats.get_stats())
+        report["since_previous_run"] = compare_runs(report, self.previous)
         report["thresholds"] = check_thresholds(report, self.config.thresholds)
         missed = [t for t in report["thresholds"] if not t["ok"]]
         for t in missed:
@@ -116,6 +121,18 @@ class QualityReport:
             logger.warning(
                 "quality threshold missed: %s = %s (limit %s)", t["name"], t["value"], t["limit"]
             )
+
+
+def _read_previous(path: Path) -> dict[str, Any] | None:
+    """The last finished report in this report folder (the previous run of the same crawl),
+    read before this run's snapshots replace it."""
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(previous, dict) or previous.get("finish_reason") is None:
+        return previous.get("previous_report") if isinstance(previous, dict) else None
+    return previous
 
 
 def _write_json(path: Path, report: dict[str, Any]) -> None:
