@@ -147,7 +147,7 @@ def _add_components(settings: BaseSettings, name: str, components: dict[str, Any
     """Add each component (an import path) the ``name`` dictionary lacks; a component the
     project names already, by path or by class, keeps the project's value (``None`` too)."""
     current = settings[name]
-    present = list(current) if current is not None else []
+    present = list(current) if isinstance(current, BaseSettings) else list(settings.getdict(name))
     for path, order in components.items():
         if any(_same_object(path, key) for key in present):
             continue
