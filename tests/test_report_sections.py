@@ -61,7 +61,8 @@ def test_no_function_of_the_html_module_is_longer_than_80_lines():
 
 def _run(directory: Path, products: int) -> dict:
     crawler = get_crawler(settings_dict={"STRUCTCRAWL_REPORT_DIR": str(directory),
-                                         "STRUCTCRAWL_REPORT_SNAPSHOT_INTERVAL": 0})
+                                         "STRUCTCRAWL_REPORT_SNAPSHOT_INTERVAL": 0,
+                                         "STRUCTCRAWL_QUALITY_THRESHOLDS": {"max_drop:Product": 0.3}})
     report = QualityReport.from_crawler(crawler)
     report.item_scraped(PageItem(url="https://a.example/", final_url="https://a.example/", records=[]))
     for n in range(products):  # every product has a gtin when there are more than 3
@@ -77,10 +78,12 @@ def test_run_metadata_and_the_change_since_the_previous_run(tmp_path):
     assert first["run"]["versions"]["structcrawl"] and first["run"]["finish_reason"] == "finished"
     assert "USER_AGENT" in first["run"]["settings"]
     assert first["since_previous_run"] is None
+    assert first["thresholds"] == [{"name": "max_drop:Product", "value": 0.0, "limit": 0.3, "ok": True}]
     second = _run(tmp_path, 2)  # fewer products, gtin on half of them only
     change = second["since_previous_run"]
     assert change["entities"]["Product"] == {"now": 2, "before": 4, "delta": -2}
     assert change["completeness"]["Product.gtin"]["delta"] == -0.5
     assert [d["what"] for d in change["drops"]] == ["completeness Product.gtin"]
+    assert second["thresholds"] == [{"name": "max_drop:Product", "value": 0.5, "limit": 0.3, "ok": False}]
     page = (tmp_path / "report.html").read_text()
     assert "Drops since the previous run" in page and "completeness Product.gtin" in page

@@ -247,7 +247,9 @@ def check_thresholds(report: Mapping[str, Any], thresholds: Mapping[str, float])
     Names: ``completeness:<Type>.<field>`` (minimum share of entities of that type with the
     field), ``min_entities:<Type>``, ``max_error_rate:<Type>``, ``max_warning_rate:<Type>``,
     ``max_conflict_rate`` (entities with conflicts / entities), ``max_page_error_rate``
-    (pages ending in an ``error:`` outcome / pages).
+    (pages ending in an ``error:`` outcome / pages), ``max_drop`` / ``max_drop:<Type>`` (the
+    largest completeness drop or error-rate rise since the previous run, as a share: 0.1 = ten
+    points; 0 on a first run).
     """
     results = []
     for name, limit in thresholds.items():
@@ -268,6 +270,9 @@ def check_thresholds(report: Mapping[str, Any], thresholds: Mapping[str, float])
             total = report["entities"]["total"]
             value = report["entities"]["with_conflicts"] / total if total else 0.0
             ok = value <= limit
+        elif kind == "max_drop":
+            value = _largest_drop(report.get("since_previous_run"), target)
+            ok = value <= limit
         elif kind == "max_page_error_rate":
             pages = report["pages"]["total"]
             errors = sum(
@@ -279,3 +284,26 @@ def check_thresholds(report: Mapping[str, Any], thresholds: Mapping[str, float])
             raise ValueError(f"unknown quality threshold {name!r}")
         results.append({"name": name, "value": round(value, 4), "limit": limit, "ok": ok})
     return results
+
+
+def _largest_drop(change: Mapping[str, Any] | None, etype: str = "") -> float:
+    """The largest completeness drop or error-rate rise in ``change`` (of one type, if given).
+
+    >>> change = {"completeness": {"Product.gtin": {"delta": -0.4}, "Event.name": {"delta": -0.9}},
+    ...           "error_rate": {"Product": {"delta": 0.1}}}
+    >>> _largest_drop(change, "Product"), _largest_drop(change), _largest_drop(None)
+    (0.4, 0.9, 0.0)
+    """
+    if not change:
+        return 0.0
+    drops = [
+        -(v.get("delta") or 0.0)
+        for field, v in change.get("completeness", {}).items()
+        if not etype or field.partition(".")[0] == etype
+    ]
+    drops += [
+        v.get("delta") or 0.0
+        for t, v in change.get("error_rate", {}).items()
+        if not etype or t == etype
+    ]
+    return max([0.0, *drops])
