@@ -102,8 +102,11 @@ def test_robots_txt_crawl_delay_spaces_the_requests(polite_site):
 
     stamps = [datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp() for t in times]
     gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
-    # 7 pages with 8 allowed in flight: without the delay they arrive within milliseconds
-    assert len(gaps) >= 5 and min(gaps) >= 0.7, gaps
+    # 6 pages with 8 allowed in flight: without the delay they arrive within milliseconds.
+    # Requests leave a second apart; the times here are when each response was processed,
+    # which a loaded machine shifts a little either way: the span is the robust measure.
+    assert len(gaps) >= 5 and stamps[-1] - stamps[0] >= 0.9 * len(gaps), gaps
+    assert sorted(gaps)[len(gaps) // 2] >= 0.8, gaps
 
 
 def test_a_default_user_agent_is_warned_about_never_refused(caplog):

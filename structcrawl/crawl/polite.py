@@ -3,7 +3,8 @@
 * :class:`CrawlDelayRobotsTxtMiddleware` is Scrapy's ``RobotsTxtMiddleware`` (same settings:
   ``ROBOTSTXT_OBEY``, ``ROBOTSTXT_USER_AGENT``, ``ROBOTSTXT_PARSER``) that also reads the
   ``Crawl-delay`` robots.txt gives our user agent and keeps the site's download slot at least
-  that far apart (AutoThrottle may slow it further, never below). A delay longer than
+  that far apart (AutoThrottle may slow it further, never below; the slot's random jitter of
+  ``RANDOMIZE_DOWNLOAD_DELAY`` is turned off, as it would go below). A delay longer than
   ``STRUCTCRAWL_CRAWL_DELAY_MAX`` seconds is capped there (and said so in the log).
 * :class:`UserAgentCheck` (extension) warns, once, when ``USER_AGENT`` was left at a default
   (Scrapy's, or the add-on's): sites want to know who crawls them and how to reach them. It is
@@ -99,8 +100,13 @@ class CrawlDelayRobotsTxtMiddleware(RobotsTxtMiddleware):
             self.delays[netloc] = self._read_delay(rp, request, netloc)
         delay = self.delays[netloc]
         slot = slot_of(self.crawler, request) if delay else None
-        if slot is not None and slot.delay < delay:
+        if slot is None:
+            return
+        if slot.delay < delay:
             slot.delay = delay
+        # RANDOMIZE_DOWNLOAD_DELAY would send some requests sooner than the site asked
+        if getattr(slot, "jitter", 0):
+            slot.jitter = 0.0
 
     def _read_delay(self, rp: Any, request: Request, netloc: str) -> float:
         useragent = self._robotstxt_useragent or request.headers.get(
