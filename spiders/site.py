@@ -19,7 +19,6 @@ from urllib.parse import urlsplit
 import scrapy
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
-from scrapy.utils._compression import _DecompressionMaxSizeExceeded
 from scrapy.utils.gz import gunzip, gzip_magic_number
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 from twisted.python.failure import Failure
@@ -113,7 +112,7 @@ class SiteSpider(scrapy.Spider):
         )
         try:
             return gunzip(body, max_size=max_size)
-        except _DecompressionMaxSizeExceeded:
+        except ValueError:  # scrapy's _DecompressionMaxSizeExceeded
             logger.warning("gzipped sitemap %s is larger than %s bytes", response.url, max_size)
         except (OSError, EOFError):
             logger.warning("gzipped sitemap %s could not be decompressed", response.url)
