@@ -14,10 +14,15 @@ from structcrawl._aliases import MOVED
 
 @pytest.mark.parametrize("old", sorted(MOVED))
 def test_old_module_paths_warn_and_resolve_to_the_new_module(old):
+    was_imported = old in sys.modules
     sys.modules.pop(old, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        module = importlib.import_module(old)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module = importlib.import_module(old)
+    finally:  # leave sys.modules as it was: a later first import must warn again
+        if not was_imported:
+            sys.modules.pop(old, None)
     assert module is importlib.import_module(MOVED[old])
     assert any(issubclass(w.category, DeprecationWarning) and MOVED[old] in str(w.message) for w in caught)
 
