@@ -1,9 +1,19 @@
 """Rendering only what needs it: escalation precision/recall, render speed, browser memory.
 
-    python -m bench.bench_render [--corpus generated|demo] [--products 40] [--keep DIR]
+    python -m bench.bench_render [--corpus frameworks|generated|demo] [--products 40] [--keep DIR]
 
-``generated`` (the default) writes a JS-heavy shop to a temporary folder and serves it on
-127.0.0.1: server-rendered product pages with JSON-LD (some with a hydrated ``#app`` mount,
+``frameworks`` (the default, :mod:`bench.render_corpus`) writes eight small sites built the
+way React (CRA), Vue, Angular, SvelteKit, Next.js, Nuxt, a classic server-rendered shop and a
+static documentation site ship their pages; a page needs the browser when its data is not in
+the server HTML, a label that comes from how the page is built, not from the detector's
+signals. On this corpus the detector alone (:func:`~structcrawl.render.routing.judge_response`
+on every page, no crawl) is also measured, and its misclassifications are listed.
+
+``generated`` writes a JS-heavy shop whose pages are shaped after the detector's own signals
+(an empty ``#root``, a "enable JavaScript" ``noscript``, JSON-LD on the others) and whose URL
+layout follows the label (``app/`` vs ``ssr/``), so its precision and recall are high by
+construction: kept to compare with earlier runs, not as evidence. It serves on 127.0.0.1:
+server-rendered product pages with JSON-LD (some with a hydrated ``#app`` mount,
 analytics scripts, tracking-pixel ``noscript``), client-rendered product shells (empty
 ``#root``, JSON-LD inserted after load), listings filled from a ``fetch()`` of a JSON API, and
 shells that only say "enable JavaScript" in a ``noscript``. Category pages link the products
@@ -15,7 +25,8 @@ pages rendered vs pages needing it (precision and recall of escalation), escalat
 render pages/s (rendered pages over the span from the first render's start to the last
 one's end), and the browser's memory: the summed PSS of every chromium process under this
 process, from ``/proc/<pid>/smaps_rollup``, sampled every 0.1 s (peak). Ends with one line:
-``render_precision=N render_recall=N render_pps=N browser_pss_mb=N``.
+``render_precision=N render_recall=N detector_precision=N detector_recall=N render_pps=N
+browser_pss_mb=N`` (the detector figures are ``nan`` outside the ``frameworks`` corpus).
 """
 
 from __future__ import annotations
@@ -31,8 +42,10 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
+from bench.render_corpus import generate as generate_frameworks
 from structcrawl.dev.demo import run_crawl
 from structcrawl.dev.devserver import BackgroundServer
+from structcrawl.render.routing import judge_response
 
 DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 DEMO_NEEDS = {
@@ -170,23 +183,51 @@ class Sampler(threading.Thread):
                 self.samples.append(pss)
 
 
+def detector_figures(site: Path, needs: set[str]) -> tuple[float, float]:
+    """The detector alone on every HTML page of the corpus (as served, status 200): prints
+    its misclassifications and returns ``(precision, recall)``."""
+    flagged: set[str] = set()
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+    for page in pages:
+        verdict = judge_response((site / page).read_bytes(), f"http://127.0.0.1/{page}",
+                                 "text/html; charset=utf-8", 200)
+        if verdict.js_only:
+            flagged.add(page)
+        if verdict.js_only != (page in needs):
+            kind = "false positive" if verdict.js_only else "missed"
+            print(f"  detector {kind}: {page} ({verdict.reason or ', '.join(verdict.signals)})")
+    hits = len(flagged & needs)
+    print(f"detector alone: {len(pages)} pages, {len(needs)} need the browser, "
+          f"{len(flagged)} flagged, {hits} correctly")
+    return (hits / len(flagged) if flagged else 0.0), (hits / len(needs) if needs else 1.0)
+
+
 def _time(value: str) -> float:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", choices=["generated", "demo"], default="generated")
-    parser.add_argument("--products", type=int, default=40)
+    parser.add_argument("--corpus", choices=["frameworks", "generated", "demo"],
+                        default="frameworks")
+    parser.add_argument("--products", type=int, default=40,
+                        help="products of the generated corpus (per site: a sixth of it)")
     parser.add_argument("--keep", help="write the corpus and the crawl output here")
     args = parser.parse_args(argv)
     work = Path(args.keep or tempfile.mkdtemp(prefix="bench-render-"))
     if args.keep and work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
+    rules: tuple[str, ...] = ()
+    detector = (float("nan"), float("nan"))
     if args.corpus == "demo":
         site, needs = DEMO, set(DEMO_NEEDS)
-    else:
+        rules = ("-s", f"STRUCTCRAWL_RULES_DIR={DEMO / 'rules'}")  # its click rule, as make demo
+    elif args.corpus == "frameworks":
+        site = work / "site"
+        needs = generate_frameworks(site, max(2, args.products // 6))
+        detector = detector_figures(site, needs)
+    else:  # generated: built from the detector's own signals (1.0/1.0 by construction)
         site = work / "site"
         needs = generate(site, args.products)
     out = work / "out"
@@ -195,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         sampler.start()
         started = time.monotonic()
         code = run_crawl(  # unthrottled: the benchmark measures rendering, not politeness
-            server.url, out, "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "DOWNLOAD_DELAY=0",
+            server.url, out, *rules, "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "DOWNLOAD_DELAY=0",
             "-s", "ROBOTSTXT_OBEY=False", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8", timeout=900,
         )  # fmt: skip
         elapsed = time.monotonic() - started
@@ -222,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"corpus: {args.corpus} ({site}), crawl exit {code}, {len(pages)} pages "
           f"({len(html)} HTML) in {elapsed:.1f} s")
     print(f"pages needing the browser: {len(needs)}; rendered: {len(rendered)}; both: {hits}")
-    print(f"  rendered without needing it: {sorted(rendered - needs)[:10]}")
-    print(f"  needing it, not rendered:     {sorted(needs - rendered)[:10]}")
+    print(f"  rendered without needing it: {sorted(rendered - needs)}")
+    print(f"  needing it, not rendered:     {sorted(needs - rendered)}")
     print(f"escalation reasons: {dict(reasons)}; fetch errors: {dict(errors)}; "
           f"wait met: {waits.get(True, 0)}/{sum(waits.values())}")
     if render_ms:
@@ -231,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
               f"max {render_ms[-1]} ms; render span {span:.2f} s")
     print(f"browser PSS: peak {pss_mb:.0f} MB, mean {mean_mb:.0f} MB over {len(sampler.samples)} samples")
     print(f"render_precision={precision:.3f} render_recall={recall:.3f} "
+          f"detector_precision={detector[0]:.3f} detector_recall={detector[1]:.3f} "
           f"render_pps={pps:.2f} browser_pss_mb={pss_mb:.0f}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)

@@ -7,6 +7,7 @@
 
     structcrawl extract FILE-or-URL [--base-url URL] [--content-type TYPE]
                         [--format json|jsonl] [--syntaxes json-ld,microdata,...]
+                        [--view records|items]
 
 prints the records of one page with the same code the crawl pipeline uses, and exits 0; or
 exits 2 with a message on stderr when the input cannot be read.
@@ -30,6 +31,7 @@ import sys
 from typing import Any
 
 from structcrawl import __version__
+from structcrawl import typed as _typed
 from structcrawl.commandline import check as _check
 from structcrawl.commandline import crawl as _crawl
 from structcrawl.commandline import report as _report
@@ -51,10 +53,13 @@ def _extract(args: argparse.Namespace) -> int:
     except (InputError, ValueError) as exc:
         print(f"structcrawl extract: {exc}", file=sys.stderr)
         return 2
-    result = extract_payload(
-        body, args.base_url or url, args.content_type or content_type, syntaxes=syntaxes
-    )
-    records = [r.to_dict() for r in result.records]
+    if getattr(args, "view", "records") == "items":
+        records = _typed.page_items(body, args.base_url or url, args.content_type or content_type)
+    else:
+        result = extract_payload(
+            body, args.base_url or url, args.content_type or content_type, syntaxes=syntaxes
+        )
+        records = [r.to_dict() for r in result.records]
     out = sys.stdout
     if args.format == "jsonl":
         for rec in records:
@@ -87,6 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--content-type", help="override the Content-Type (default: guessed/served)")
     ex.add_argument("--format", choices=("json", "jsonl"), default="json", help="output format")
     ex.add_argument("--syntaxes", help=f"comma-separated subset of: {', '.join(SYNTAXES)}")
+    ex.add_argument(
+        "--view",
+        choices=("records", "items"),
+        default="records",
+        help="records (every layer's records) or items (the page's typed items, primary first)",
+    )
     ex.set_defaults(func=_extract)
     sc = sub.add_parser("schedule", help="submit due scheduled crawls to scrapyd")
     _schedule.add_arguments(sc)

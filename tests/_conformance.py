@@ -15,8 +15,13 @@ import pytest
 
 __all__ = ["CONFORMANCE_ROOT", "suite_dir"]
 
-#: ``<repo>/../shared/conformance``: the repository root is the parent of ``tests/``.
-CONFORMANCE_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
+#: ``<repo>/../shared/conformance``: the repository root is the parent of ``tests/``. The
+#: environment variable ``STRUCTCRAWL_CONFORMANCE_DIR`` points elsewhere (a git worktree that
+#: does not sit beside ``shared/``, e.g. ``STRUCTCRAWL_CONFORMANCE_DIR=/work/shared/conformance``).
+CONFORMANCE_ROOT = Path(
+    os.environ.get("STRUCTCRAWL_CONFORMANCE_DIR")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
+)
 
 
 def suite_dir(name: str) -> Path:

@@ -47,9 +47,9 @@ class Case:
         return [r.to_dict() for r in result.records]
 
 
-def cases() -> list[Case]:
+def cases(root: Path = ROOT) -> list[Case]:
     """Every folder under fixtures/ that holds a meta.json (the demo site has none)."""
-    return [Case(p.parent) for p in sorted(ROOT.glob("*/*/meta.json"))]
+    return [Case(p.parent) for p in sorted(root.glob("*/*/meta.json"))]
 
 
 def dump(records: list[dict[str, Any]]) -> str:

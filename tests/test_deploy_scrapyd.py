@@ -132,7 +132,6 @@ def test_the_egg_carries_the_code_and_all_package_data(tmp_path):
     for pattern, least in (
         ("structcrawl/schemas/*.json", 18),
         ("structcrawl/vocab/*.json.gz", 1),
-        ("structcrawl/sites/*.toml", 1),
         ("spiders/*.py", 2),
     ):
         assert len([n for n in names if Path(n).match(pattern)]) >= least, pattern

@@ -91,3 +91,19 @@ def test_sqlite_store_round_trip(tmp_path):
     assert len(kept) == 1
     kept.close()
     assert len(SqliteEntityStore(tmp_path / "e.sqlite")) == 0
+
+
+def test_a_repaired_record_ranks_after_every_layer_read_as_written():
+    from structcrawl.entities import add_record, entity_view, new_state, precedence_ranks
+
+    ranks = precedence_ranks(["json-ld", "microdata", "opengraph"])
+    state = new_state("k")
+    repaired = {"format": "json-ld", "type": ["Product"], "repairs": ["remove-trailing-commas"],
+                "properties": {"name": "Fixed"}, "provenance": {"fields": {}}}
+    plain = {"format": "opengraph", "type": ["Product"], "properties": {"name": "Plain"},
+             "provenance": {"fields": {}}}
+    add_record(state, repaired, page_url="u", retrieved_at=None, ranks=ranks)
+    add_record(state, plain, page_url="u", retrieved_at=None, ranks=ranks)
+    view = entity_view(state)
+    assert view["properties"]["name"] == "Plain"
+    assert [c["field"] for c in view["conflicts"]] == ["name"]

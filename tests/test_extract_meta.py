@@ -79,3 +79,35 @@ def test_og_product_prices_are_grouped():
         {"amount": "139.00", "currency": "CHF"},
     ]
     assert og.properties["og:locale:alternate"] == "de_DE"
+
+
+def test_og_property_written_as_a_full_iri_is_open_graph():
+    """``property="http://ogp.me/ns#image"`` is og:image (RDFa's IRI form of the CURIE); the
+    RDFa records leave ogp.me predicates to this extractor, so it must not be lost."""
+    d = doc(
+        '<meta property="og:image" content="https://news.example/1.jpg">'
+        '<meta property="http://ogp.me/ns#image" content="https://news.example/2.jpg">'
+        '<meta property="https://ogp.me/ns/article#section" content="Arts">'
+        '<meta property="http://ogp.me/ns/unknown#x" content="kept out">'
+    )
+    (og,) = opengraph.extract(d)
+    assert og.properties == {
+        "og:image": [{"url": "https://news.example/1.jpg"}, {"url": "https://news.example/2.jpg"}],
+        "article:section": "Arts",
+    }
+
+
+def test_dublin_core_link_rel_gives_uri_values():
+    """DC-HTML writes URI values as ``<link rel="DCTERMS.replaces" href>``: read, resolved,
+    in document order with the meta tags; ``rel="schema.DC"`` is a declaration, no value."""
+    d = doc(
+        '<link rel="schema.DC" href="http://purl.org/dc/elements/1.1/">'
+        '<meta name="DC.title" content="Story">'
+        '<link rel="DCTERMS.replaces" href="/a/old.html">'
+        '<link rel="stylesheet" href="/s.css">'
+    )
+    (dc,) = dublincore.extract(d)
+    assert dc.properties == {
+        "dc:title": "Story",
+        "dcterms:replaces": "https://news.example/a/old.html",
+    }

@@ -90,14 +90,20 @@ def test_without_a_zone_local_times_are_flagged_and_counted():
 
 
 def test_site_rules_give_the_zone_when_no_setting_does():
-    # structcrawl/sites/northwind.toml says timezone = "Europe/Berlin"
-    item = run(crawler(), page())
+    # the demo's rules (fixtures/site/rules/northwind.toml) say timezone = "Europe/Berlin"
+    rules = str(SITE / "rules")
+    item = run(crawler(STRUCTCRAWL_RULES_DIR=rules), page())
     assert item.records[0]["properties"]["startDate"] == "2026-03-21T10:00:00+01:00"
     assert item.records[0]["flags"] == []
     # the setting wins over the rules file; rules off: no zone, flagged
-    item = run(crawler(STRUCTCRAWL_SITE_TIMEZONES='{"northwind.example": "UTC"}'), page())
+    item = run(
+        crawler(STRUCTCRAWL_RULES_DIR=rules, STRUCTCRAWL_SITE_TIMEZONES='{"northwind.example": "UTC"}'),
+        page(),
+    )
     assert item.records[0]["properties"]["startDate"] == "2026-03-21T10:00:00+00:00"
-    item = run(crawler(STRUCTCRAWL_RULES_ENABLED=False), page())
+    item = run(crawler(STRUCTCRAWL_RULES_DIR=rules, STRUCTCRAWL_RULES_ENABLED=False), page())
+    assert [f["code"] for f in item.records[0]["flags"]] == ["date-no-timezone"]
+    item = run(crawler(), page())  # no rules given: the packaged ones do not know the site
     assert [f["code"] for f in item.records[0]["flags"]] == ["date-no-timezone"]
 
 

@@ -68,8 +68,8 @@ def test_a_bad_rules_directory_stops_the_crawl_at_start_up(tmp_path):
         SelectorPipeline.from_crawler(crawler(STRUCTCRAWL_RULES_DIR=str(tmp_path)))
 
 
-def test_the_packaged_rules_create_the_rule_only_product_with_fetch_facts():
-    c = crawler()
+def test_the_demo_rules_create_the_rule_only_product_with_fetch_facts():
+    c = crawler(STRUCTCRAWL_RULES_DIR=str(SITE / "rules"))
     url = BASE + "products/canyon-rain-shell.html"
     item = run(c, page_item((SITE / "products/canyon-rain-shell.html").read_bytes(), url))
     (record,) = item.records

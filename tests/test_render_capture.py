@@ -21,7 +21,7 @@ from structcrawl.crawl.pipelines import ExtractionPipeline
 from structcrawl.crawl.pipelines.rendergain import RenderGainPipeline
 from structcrawl.render.capture import RenderSession, network_records
 from structcrawl.render.routing import WaitPlan, wait_plan
-from structcrawl.render.rules import Action, parse_render_site
+from structcrawl.rules import Action, parse_site
 
 PAGE = "http://shop.example/deals.html"
 
@@ -291,7 +291,7 @@ def test_render_config_defaults_and_a_bad_viewport():
 
 
 def test_rule_tables_turn_into_wait_plans_with_actions():
-    site = parse_render_site({"name": "s", "hosts": ["s.example"], "render": [
+    site = parse_site({"name": "s", "hosts": ["s.example"], "render": [
         {"url_pattern": "/x", "actions": [{"click": "#a"}]}]})
-    plan = wait_plan(site.rules[0])
+    plan = wait_plan(site.render[0])
     assert plan.any_json and plan.actions == (Action("click", "#a"),)  # default wait, with actions

@@ -58,7 +58,8 @@ def _stats(out: Path) -> dict[str, int]:
 def _crawl(tmp_path_factory, name: str, *extra: str, start: str = "") -> dict:
     out = tmp_path_factory.mktemp(name)
     with BackgroundServer(SITE) as server:
-        code = run_crawl(server.url + start, out, *extra, timeout=240)
+        rules = f"STRUCTCRAWL_RULES_DIR={SITE / 'rules'}"  # the demo's rules, as `make demo`
+        code = run_crawl(server.url + start, out, "-s", rules, *extra, timeout=240)
         base = server.url
     pages = _read(out, "pages.jsonl")
     return {

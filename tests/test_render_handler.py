@@ -14,6 +14,8 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 from scrapy_playwright.page import PageMethod
 
+from structcrawl.crawl.pipelines.normalization import NormalizationPipeline
+from structcrawl.crawl.pipelines.selectors import SelectorPipeline
 from structcrawl.render.browser import ResourceBlocker
 from structcrawl.render.handler import (
     CONTEXT_NAME,
@@ -21,6 +23,7 @@ from structcrawl.render.handler import (
     RenderDownloadHandler,
     RenderFailed,
 )
+from structcrawl.rules import RulesError
 
 BASE = "http://shop.example/"
 SHELL = b'<html><body><div id="root"></div><script src="/app.js"></script></body></html>'
@@ -305,3 +308,19 @@ def test_http_and_https_share_one_browser_and_close_it_once(crawler):
 
     asyncio.run(close_both())
     assert FakeBrowser.closed == 1 and FakeHttp.closed == 1
+
+
+def test_a_missing_rules_directory_stops_every_rules_reader_alike(crawler, tmp_path):
+    """The render handler, the selector pipeline and the normalization pipeline read the rules
+    through one loader: a configured rules path that is not there is one configuration error
+    for all of them (the render handler used to carry on with no rules)."""
+    missing = tmp_path / "no-such-rules"
+    c = crawler(STRUCTCRAWL_RULES_DIR=str(missing))
+    readers = (
+        RenderDownloadHandler.from_crawler,
+        SelectorPipeline.from_crawler,
+        NormalizationPipeline.from_crawler,
+    )
+    for build in readers:
+        with pytest.raises(RulesError, match=f"{missing}: no such rules file or directory"):
+            build(c)

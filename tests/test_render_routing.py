@@ -21,12 +21,8 @@ from structcrawl.render.routing import (
     url_template,
     wait_plan,
 )
-from structcrawl.render.rules import (
-    RenderRules,
-    RenderRulesError,
-    load_render_rules,
-    parse_render_site,
-)
+from structcrawl.render.rules import RenderRules, load_render_rules
+from structcrawl.rules import RulesError, parse_site
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 BASE = "http://127.0.0.1:8765/"
@@ -224,7 +220,7 @@ def rules(tmp_path) -> RenderRules:
 
 
 def test_rules_are_read_from_site_files(rules):
-    assert [s.name for s in rules.sites] == ["shop"]  # files without [[render]] add nothing
+    assert [s.name for s in rules.rules if s.render] == ["shop"]  # no [[render]]: no rules
     rule = rules.for_url("https://www.shop.example/app/p/1")
     assert rule is not None and rule.mode == "always" and rule.wait_for == "#root .product"
     assert [a.kind for a in rule.actions] == ["click", "fill", "press", "scroll", "wait_for"]
@@ -273,18 +269,18 @@ def test_wait_plans(rules):
     ],
 )
 def test_broken_render_tables_name_the_file_and_the_reason(render, message):
-    with pytest.raises(RenderRulesError, match=re.escape(message)) as info:
-        parse_render_site({"name": "s", "hosts": ["s.example"], "render": [render]}, "s.toml")
+    with pytest.raises(RulesError, match=re.escape(message)) as info:
+        parse_site({"name": "s", "hosts": ["s.example"], "render": [render]}, "s.toml")
     assert str(info.value).startswith("s.toml: render[0]")
 
 
 def test_a_render_table_needs_its_site_hosts():
-    with pytest.raises(RenderRulesError, match="'hosts'"):
-        parse_render_site({"name": "s", "render": [{"url_pattern": "/a"}]}, "s.toml")
+    with pytest.raises(RulesError, match="'hosts'"):
+        parse_site({"name": "s", "render": [{"url_pattern": "/a"}]}, "s.toml")
 
 
-def test_the_packaged_demo_site_rules_send_the_spec_sheets_to_the_browser():
-    rules = load_render_rules()
+def test_the_demo_site_rules_send_the_spec_sheets_to_the_browser():
+    rules = load_render_rules(SITE / "rules")
     rule = rules.for_url(BASE + "js/specs/lumen-400-headlamp.html")
     assert rule is not None and rule.mode == "always"
     assert [a.to_dict() for a in rule.actions] == [{"click": "button#show-specs"}]

@@ -231,7 +231,7 @@ def northwind(path: str) -> tuple[list[dict], list[dict]]:
     url = f"http://127.0.0.1:8765/{path}"
     doc = parse_html((SITE / path).read_bytes(), url)
     records = [r.to_dict() for r in extract_document(doc)]
-    site = load_rules().for_url(url)
+    site = load_rules(SITE / "rules").for_url(url)  # the demo's rules, passed explicitly
     return records, apply_rules(site, doc, records)
 
 

@@ -1,15 +1,17 @@
-"""Site rules files: loading, validation errors, site lookup by URL, the packaged rules."""
+"""Site rules files: loading (one loader for extraction and rendering), validation errors, site
+lookup by URL, the packaged rules (none claims a local host), the demo's rules."""
 
 from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
 import pytest
 
+from structcrawl.core.hosts import is_local_host
+from structcrawl.render.rules import load_render_rules
 from structcrawl.rules import RulesError, RuleSet, SiteRules, load_rules
 from structcrawl.rules.loader import parse_site
 
@@ -74,10 +76,12 @@ def test_a_good_file_loads_with_every_part(tmp_path):
     assert event.type == "Event" and event.scope is None and event.override is False
 
 
-def test_render_tables_of_the_same_file_are_left_to_the_render_rules(tmp_path):
+def test_render_tables_of_the_same_file_are_the_same_sites_render_rules(tmp_path):
     text = GOOD.replace("[[entity]]", '[[render]]\nurl_pattern = "/js/"\n\n[[entity]]', 1)
     site = load_rules(write(tmp_path, text)).sites[0]
     assert site.name == "shop" and len(site.entities) == 2
+    assert [r.url_pattern.pattern for r in site.render] == ["/js/"]
+    assert site.render[0].site == "shop" and site.render[0].mode == "always"
 
 
 def test_a_directory_loads_its_toml_files_in_name_order(tmp_path):
@@ -208,13 +212,12 @@ def test_for_url_honours_url_patterns_and_a_tie_goes_to_the_first_site():
     assert rules.for_url("https://shop.example/blog/1").name == "shop"
 
 
-def test_the_packaged_northwind_rules_are_found_through_importlib_resources():
-    packaged = resources.files("structcrawl").joinpath("sites", "northwind.toml")
-    assert packaged.is_file()
-    rules = load_rules()
+def test_the_demo_rules_live_with_the_demo_site():
+    path = ROOT / "fixtures" / "site" / "rules"
+    rules = load_rules(path)
     northwind = rules.for_url("https://northwind.example/products/canyon-rain-shell.html")
     assert northwind is not None and northwind.name == "northwind"
-    assert northwind.source == "structcrawl/sites/northwind.toml"
+    assert northwind.source == str(path / "northwind.toml")
     assert set(northwind.hosts) == {"northwind.example", "127.0.0.1", "localhost"}
     assert northwind.timezone == "Europe/Berlin" and northwind.language == "en"
     assert rules.for_url("http://127.0.0.1:8765/") is northwind
@@ -222,9 +225,96 @@ def test_the_packaged_northwind_rules_are_found_through_importlib_resources():
     product = northwind.entities[0]
     assert product.type == "Product" and product.override is False
     assert {"name", "sku", "gtin13", "image", "offers.price"} <= {f.name for f in product.fields}
-    # the same file read from the source tree parses to the same rules
-    from_tree = load_rules(ROOT / "structcrawl" / "sites" / "northwind.toml").sites[0]
-    assert replace(from_tree, source="") == replace(northwind, source="")
+    assert [r.url_pattern.pattern for r in northwind.render] == ["/js/specs/"]
+
+
+def test_no_packaged_rules_claim_a_local_host():
+    folder = resources.files("structcrawl").joinpath("sites")
+    packaged = [t.name for t in folder.iterdir()] if folder.is_dir() else []
+    assert "northwind.toml" not in packaged  # the demo's rules are not a default
+    rules = load_rules()  # the packaged rules, as a crawl without STRUCTCRAWL_RULES_DIR reads them
+    assert len(rules) == len([n for n in packaged if n.endswith(".toml")])
+    for site_rules in rules:
+        local = [h for h in site_rules.hosts if is_local_host(h)]
+        assert not local, f"{site_rules.source} claims local host(s) {local}"
+    for url in ("http://127.0.0.1:8765/", "http://localhost/", "http://[::1]:8000/"):
+        assert rules.for_url(url) is None
+
+
+def test_package_data_ships_the_packaged_rules_folder():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "sites/*.toml" in pyproject["tool"]["setuptools"]["package-data"]["structcrawl"]
+
+
+TWO_SITES_ONE_HOST = {
+    "shop.toml": """
+name = "shop"
+hosts = ["mixed.example"]
+url_patterns = ["^https?://[^/]+/shop/"]
+timezone = "Europe/Berlin"
+[[entity]]
+type = "Product"
+[entity.fields]
+name = "h1.product"
+[[render]]
+url_pattern = "/app/"
+actions = [{ click = "#shop-more" }]
+""",
+    "blog.toml": """
+name = "blog"
+hosts = ["mixed.example"]
+url_patterns = ["^https?://[^/]+/blog/"]
+timezone = "America/Denver"
+[[entity]]
+type = "BlogPosting"
+[entity.fields]
+headline = "h1.post"
+[[render]]
+url_pattern = "/app/"
+render = "auto"
+expect = ["article.post"]
+""",
+}
+
+
+def test_two_sites_on_one_host_split_by_path_agree_for_extraction_and_rendering(tmp_path):
+    for name, text in TWO_SITES_ONE_HOST.items():
+        write(tmp_path, text, name)
+    rules = load_rules(tmp_path)
+    for url, name, mode in (
+        ("https://mixed.example/shop/app/1", "shop", "always"),
+        ("https://mixed.example/blog/app/1", "blog", "auto"),
+    ):
+        site_rules = rules.for_url(url)
+        render = rules.render_rule_for(url)
+        assert site_rules is not None and site_rules.name == name
+        assert render is not None and render.site == name and render.mode == mode
+    assert rules.for_url("https://mixed.example/about/app/") is None
+    assert rules.render_rule_for("https://mixed.example/about/app/") is None
+    # the render handler's view reads the same sites
+    view = load_render_rules(tmp_path)
+    assert view.for_url("https://mixed.example/blog/app/2").mode == "auto"  # type: ignore[union-attr]
+    assert view.for_url("https://mixed.example/shop/app/2").actions[0].selector == "#shop-more"  # type: ignore[union-attr]
+
+
+def test_a_missing_configured_rules_path_is_one_error_for_every_reader(tmp_path):
+    missing = tmp_path / "nope"
+    for load in (load_rules, load_render_rules):
+        with pytest.raises(RulesError, match=re.escape(f"{missing}: no such rules file")):
+            load(missing)
+
+
+def test_an_unreadable_rules_file_is_a_configuration_error(tmp_path):
+    (tmp_path / "gone.toml").symlink_to(tmp_path / "nowhere.toml")
+    with pytest.raises(RulesError, match="cannot read the rules"):
+        load_rules(tmp_path)
+
+
+def test_the_same_files_are_parsed_once(tmp_path):
+    write(tmp_path, GOOD)
+    assert load_rules(tmp_path) is load_rules(tmp_path)
+    write(tmp_path, GOOD.replace("America/Denver", "Europe/Paris"))
+    assert load_rules(tmp_path).sites[0].timezone == "Europe/Paris"  # changed files: parsed again
 
 
 def test_the_manual_rules_example_is_a_valid_rules_file():

@@ -33,7 +33,7 @@ from scrapy.http import Request, Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.misc import load_object
 
-from structcrawl.crawl.config import ChangeConfig
+from structcrawl.changes.config import ChangeConfig
 
 __all__ = [
     "CACHE_STATES",

@@ -30,14 +30,21 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 from urllib.parse import unquote, urlsplit
 
 from structcrawl.changes.fingerprint import EntityFingerprint
 
-__all__ = ["STALE_AFTER", "ChangeStore", "SqliteChangeStore", "open_change_store"]
+__all__ = [
+    "STALE_AFTER",
+    "ChangeStore",
+    "SqliteChangeStore",
+    "open_change_store",
+    "read_fingerprint",
+    "register_change_store",
+]
 
 #: Seconds after which what an uncommitted run staged is removed (a week).
 STALE_AFTER = 7 * 86400
@@ -138,7 +145,7 @@ class SqliteChangeStore:
                 [self.scope, *chunk],
             )
             for (data,) in rows:
-                fp = _read(data)
+                fp = read_fingerprint(data)
                 if fp is not None:
                     found[fp.key] = fp
         return found
@@ -164,7 +171,7 @@ class SqliteChangeStore:
         )
         while batch := cursor.fetchmany(500):
             for (data,) in batch:
-                fp = _read(data)
+                fp = read_fingerprint(data)
                 if fp is not None:
                     yield fp
 
@@ -193,10 +200,24 @@ class SqliteChangeStore:
         self.db.close()
 
 
+#: URI scheme -> opener ``(location, scope) -> ChangeStore``, for stores that live in packages
+#: above this one (:mod:`structcrawl.distributed` registers ``redis``, ``rediss`` and ``unix``).
+_OPENERS: dict[str, Callable[[str, str], ChangeStore]] = {}
+
+
+def register_change_store(
+    schemes: Iterable[str], opener: Callable[[str, str], ChangeStore]
+) -> None:
+    """Let :func:`open_change_store` open ``<scheme>://`` locations with ``opener``."""
+    for scheme in schemes:
+        _OPENERS[scheme.lower()] = opener
+
+
 def open_change_store(location: str, scope: str) -> ChangeStore:
     """The store a ``STRUCTCRAWL_CHANGE_STORE`` value names: a file path or ``file://`` URI
-    (SQLite), or a ``redis://``, ``rediss://`` or ``unix://`` URL (Redis, for distributed
-    crawls: :class:`structcrawl.distributed.RedisChangeStore`). Another scheme is a
+    (SQLite), or a URI of a registered scheme (:func:`register_change_store`: ``redis://``,
+    ``rediss://`` and ``unix://`` for distributed crawls, registered by
+    :mod:`structcrawl.distributed`, which every crawl loads as an add-on). Another scheme is a
     configuration mistake (``ValueError``).
 
     >>> open_change_store("ftp://host/x", "s")
@@ -209,15 +230,20 @@ def open_change_store(location: str, scope: str) -> ChangeStore:
         return SqliteChangeStore(location, scope)
     if scheme.lower() == "file":
         return SqliteChangeStore(unquote(urlsplit(location).path), scope)
-    if scheme.lower() in ("redis", "rediss", "unix"):
-        from structcrawl.distributed.changestore import RedisChangeStore
-
-        return RedisChangeStore.from_url(str(location), scope)
+    opener = _OPENERS.get(scheme.lower())
+    if opener is not None:
+        return opener(str(location), scope)
     raise ValueError(f"STRUCTCRAWL_CHANGE_STORE: no change store for {scheme + '://'!r} URIs")
 
 
-def _read(data: str) -> EntityFingerprint | None:
+def read_fingerprint(data: str | bytes) -> EntityFingerprint | None:
+    """A stored fingerprint (JSON of :meth:`EntityFingerprint.to_dict`, as every store writes
+    it); anything malformed gives ``None``.
+
+    >>> read_fingerprint('{"key": "k", "digest": "d"}').key, read_fingerprint(b"[") is None
+    ('k', True)
+    """
     try:
         return EntityFingerprint.from_dict(json.loads(data))
-    except ValueError:
+    except (ValueError, TypeError):
         return None

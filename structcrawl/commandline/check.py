@@ -76,11 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _settings(overrides: list[str]) -> Any:
     from scrapy.settings import Settings
 
-    from structcrawl import settings as project
     from structcrawl.crawl.addon import Addon
 
-    settings = Settings()
-    settings.setmodule(project, priority="project")
+    settings = Settings()  # what structcrawl/settings.py amounts to for one page: the add-on
     for pair in overrides:
         name, _, value = pair.partition("=")
         settings.set(name.strip(), value, priority="cmdline")

@@ -58,11 +58,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def feed_formats() -> dict[str, str]:
-    """The feed formats a crawl of this project knows (its settings and the add-on's)."""
-    from structcrawl import settings as project
+    """The feed formats a crawl of this project knows (the add-on's, which
+    ``structcrawl/settings.py`` names for ``-o`` too)."""
     from structcrawl.crawl.addon import FEED_EXPORTERS
 
-    return {**FEED_EXPORTERS, **getattr(project, "FEED_EXPORTERS", {})}
+    return dict(FEED_EXPORTERS)
 
 
 def crawl_command(args: argparse.Namespace) -> list[str]:

@@ -9,6 +9,7 @@ from urllib.parse import urljoin, urlsplit
 from w3lib.url import safe_url_string
 
 from structcrawl.core.document import Document
+from structcrawl.core.hosts import host_match_length
 
 __all__ = ["ROBOTS_DIRECTIVES", "LinkRules", "page_links", "robots_directives"]
 
@@ -60,8 +61,7 @@ class LinkRules:
         parts = urlsplit(url)
         if parts.scheme not in _FOLLOW_SCHEMES:
             return False
-        host = (parts.hostname or "").lower()
-        if self.domains and not any(host == d or host.endswith("." + d) for d in self.domains):
+        if self.domains and host_match_length(parts.hostname or "", self.domains) < 0:
             return False
         ext = parts.path.rsplit("/", 1)[-1].rpartition(".")[2].lower()
         if ext and ext in self.deny_extensions and "." in parts.path.rsplit("/", 1)[-1]:

@@ -92,6 +92,8 @@ FEED_EXPORTERS = {
     "entities": "structcrawl.crawl.exporters.EntitiesJsonLinesExporter",
     "entities-csv": "structcrawl.crawl.exporters.EntitiesCsvExporter",
     "entities-delta": "structcrawl.crawl.exporters.EntitiesDeltaJsonLinesExporter",
+    "items": "structcrawl.crawl.exporters.ItemsJsonLinesExporter",
+    "items-csv": "structcrawl.crawl.exporters.ItemsCsvExporter",
 }
 #: Polite crawling (docs/politeness.md). Benchmarks turn it off on the command line:
 #: ``-s AUTOTHROTTLE_ENABLED=False -s DOWNLOAD_DELAY=0 -s ROBOTSTXT_OBEY=False``.

@@ -1,7 +1,10 @@
 """Every ``STRUCTCRAWL_*`` setting, its default and its documentation, in one place.
 
-Components read their settings once, through the frozen config objects below, in
-``from_crawler``. :class:`structcrawl.Addon` sets every default of :data:`DEFAULTS` at add-on
+Components read their settings once, through frozen config objects, in ``from_crawler``: the
+crawl shell's are below; a package below the shell keeps its own table and config beside its
+code (:mod:`structcrawl.extract.config`, :mod:`structcrawl.render.config`,
+:mod:`structcrawl.changes.config`), gathered here, so ``from structcrawl.crawl.config import X``
+finds every one. :class:`structcrawl.Addon` sets every default of :data:`DEFAULTS` at add-on
 priority, and the manual's settings page (docs/settings.md) is generated from it
 (``python -m structcrawl.dev.settingsdoc``).
 """
@@ -9,11 +12,17 @@ priority, and the manual's settings page (docs/settings.md) is generated from it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from structcrawl.changes.config import SETTINGS as CHANGE_SETTINGS
+from structcrawl.changes.config import ChangeConfig
+from structcrawl.core.hosts import host_matches
+from structcrawl.core.setting import Setting
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
-from structcrawl.extract import parse_syntaxes
+from structcrawl.extract.config import SETTINGS as EXTRACT_SETTINGS
+from structcrawl.extract.config import ExtractConfig
+from structcrawl.render.config import SETTINGS as RENDER_SETTINGS
+from structcrawl.render.config import RenderConfig
 
 __all__ = [
     "DEFAULTS",
@@ -28,18 +37,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
-    default: Any
-    doc: str
-
-
 DEFAULTS: dict[str, Setting] = {
-    "STRUCTCRAWL_EXTRACT_ENABLED": Setting(True, "Run semantic extraction in the item pipeline."),
-    "STRUCTCRAWL_SYNTAXES": Setting(
-        "json-ld,microdata,rdfa,opengraph,dublincore,microformats,data-block",
-        "Comma-separated layers to extract (opengraph includes Twitter cards).",
-    ),
+    **EXTRACT_SETTINGS,  # STRUCTCRAWL_EXTRACT_ENABLED, STRUCTCRAWL_SYNTAXES
     "STRUCTCRAWL_BODY_STORE_ENABLED": Setting(True, "Keep raw response bodies in the body store."),
     "STRUCTCRAWL_BODY_STORE": Setting(
         "output/bodies", "Where raw bodies go: a path or file:// URI (gzip files by SHA-256)."
@@ -54,7 +53,9 @@ DEFAULTS: dict[str, Setting] = {
         True, "Apply site rules (selector fallback) and collect visible-page facts."
     ),
     "STRUCTCRAWL_RULES_DIR": Setting(
-        None, "Directory of site rules files (*.toml); None = the packaged structcrawl/sites/."
+        None,
+        "Directory (or file) of site rules (*.toml: extraction and render rules); None = the "
+        "packaged structcrawl/sites/ (none ship). A missing or unreadable path stops the crawl.",
     ),
     "STRUCTCRAWL_ENTITIES_ENABLED": Setting(
         True, "Merge entity sightings by key and emit one entity item per entity at the end."
@@ -119,19 +120,6 @@ DEFAULTS.update(
 
 def _get(settings: Any, name: str) -> Any:
     return settings.get(name, DEFAULTS[name].default)
-
-
-@dataclass(frozen=True, slots=True)
-class ExtractConfig:
-    enabled: bool
-    syntaxes: tuple[str, ...]
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> ExtractConfig:
-        return cls(
-            enabled=bool(settings.getbool("STRUCTCRAWL_EXTRACT_ENABLED", True)),
-            syntaxes=parse_syntaxes(_get(settings, "STRUCTCRAWL_SYNTAXES")),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,9 +200,8 @@ class NormalizeConfig:
         >>> c.timezone_for("shop.example.org", default=False) is None
         True
         """
-        host = (host or "").lower().rstrip(".")
-        for suffix, zone in self.site_timezones:
-            if host == suffix or host.endswith("." + suffix):
+        for suffix, zone in self.site_timezones:  # longest first
+            if host and host_matches(host, suffix):
                 return zone
         return self.default_timezone if default else None
 
@@ -236,205 +223,11 @@ class ValidateConfig:
 
 
 # rendering (structcrawl.render: the download handler that escalates JS-only pages to a browser)
-DEFAULTS.update(
-    {
-        "STRUCTCRAWL_RENDER_ENABLED": Setting(
-            True,
-            "Route pages that need JavaScript to a headless browser (off: plain HTTP only).",
-        ),
-        "STRUCTCRAWL_RENDER_HANDLER": Setting(
-            "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler",
-            "The browser download handler the render handler wraps.",
-        ),
-        "STRUCTCRAWL_RENDER_HTTP_HANDLER": Setting(
-            None, "The plain HTTP handler; None = Scrapy's own (DOWNLOAD_HANDLERS_BASE)."
-        ),
-        "STRUCTCRAWL_RENDER_DETECT": Setting(
-            True, "Judge HTTP responses and re-fetch JS-only pages (app shells) in the browser."
-        ),
-        "STRUCTCRAWL_RENDER_LEARN_AFTER": Setting(
-            2,
-            "Escalations of a URL template (per site) after which its URLs go straight to the "
-            "browser; 0 = never learn.",
-        ),
-        "STRUCTCRAWL_RENDER_MAX_PAGES": Setting(4, "Browser pages open at once (at most)."),
-        "STRUCTCRAWL_RENDER_RESTART_AFTER": Setting(
-            100, "Restart the browser after this many pages (0 = never); it restarts on a crash."
-        ),
-        "STRUCTCRAWL_RENDER_TIMEOUT": Setting(30.0, "Browser navigation timeout, seconds."),
-        "STRUCTCRAWL_RENDER_WAIT_TIMEOUT": Setting(
-            10.0, "Bound on page actions plus the wait for the page's data condition, seconds."
-        ),
-        "STRUCTCRAWL_RENDER_BLOCK_RESOURCES": Setting(
-            "image,font,media", "Resource types the browser does not load (comma-separated)."
-        ),
-        "STRUCTCRAWL_RENDER_CAPTURE_JSON": Setting(
-            True, "Capture XHR/fetch JSON responses of rendered pages as network-json records."
-        ),
-        "STRUCTCRAWL_RENDER_CAPTURE_MAX_BYTES": Setting(
-            2_000_000, "Largest captured JSON response body, bytes (larger: a skip record)."
-        ),
-        "STRUCTCRAWL_RENDER_VIEWPORT": Setting("1280x800", "Browser viewport, WIDTHxHEIGHT."),
-        "STRUCTCRAWL_RENDER_LOCALE": Setting("en-US", "Browser locale (navigator.language)."),
-        "STRUCTCRAWL_RENDER_TIMEZONE": Setting("UTC", "Browser time zone (IANA name)."),
-        "STRUCTCRAWL_RENDER_USER_AGENT": Setting(
-            None, "Browser user agent; None = Scrapy's USER_AGENT."
-        ),
-        "STRUCTCRAWL_BROWSER_EXECUTABLE": Setting(
-            None,
-            "Chromium executable; None = $STRUCTCRAWL_CHROMIUM, then Playwright's browser, "
-            "then /usr/bin/chromium.",
-        ),
-        "STRUCTCRAWL_BROWSER_ARGS": Setting(
-            "", "Extra Chromium command-line flags (comma-separated)."
-        ),
-        "STRUCTCRAWL_RENDER_ALLOWED_HOSTS": Setting(
-            "",
-            "Hosts the browser may load from or navigate to besides the crawl's allowed "
-            "domains (comma-separated; a domain includes its subdomains; '*' = any host).",
-        ),
-    }
-)
-
-
-def _csv_setting(value: Any) -> tuple[str, ...]:
-    items = value.split(",") if isinstance(value, str) else list(value or ())
-    return tuple(str(v).strip() for v in items if str(v).strip())
-
-
-@dataclass(frozen=True, slots=True)
-class RenderConfig:
-    """Settings of :class:`structcrawl.render.handler.RenderDownloadHandler` and
-    :class:`structcrawl.crawl.pipelines.rendergain.RenderGainPipeline`."""
-
-    enabled: bool
-    handler: str
-    http_handler: str | None
-    detect: bool
-    learn_after: int
-    max_pages: int
-    restart_after: int
-    timeout: float
-    wait_timeout: float
-    block_resources: frozenset[str]
-    capture_json: bool
-    capture_max_bytes: int
-    viewport: tuple[int, int]
-    locale: str
-    timezone: str
-    user_agent: str | None
-    executable: str | None
-    browser_args: tuple[str, ...]
-    rules_dir: str | None
-    allowed_hosts: tuple[str, ...] = ()
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> RenderConfig:
-        viewport = str(_get(settings, "STRUCTCRAWL_RENDER_VIEWPORT")).lower().split("x")
-        if len(viewport) != 2 or not all(v.strip().isdigit() for v in viewport):
-            raise ValueError("STRUCTCRAWL_RENDER_VIEWPORT must look like 1280x800")
-        user_agent = _get(settings, "STRUCTCRAWL_RENDER_USER_AGENT") or settings.get("USER_AGENT")
-        executable = _get(settings, "STRUCTCRAWL_BROWSER_EXECUTABLE")
-        rules_dir = settings.get("STRUCTCRAWL_RULES_DIR")
-        return cls(
-            enabled=bool(settings.getbool("STRUCTCRAWL_RENDER_ENABLED", True)),
-            handler=str(_get(settings, "STRUCTCRAWL_RENDER_HANDLER")),
-            http_handler=_get(settings, "STRUCTCRAWL_RENDER_HTTP_HANDLER") or None,
-            detect=bool(settings.getbool("STRUCTCRAWL_RENDER_DETECT", True)),
-            learn_after=max(int(_get(settings, "STRUCTCRAWL_RENDER_LEARN_AFTER")), 0),
-            max_pages=max(int(_get(settings, "STRUCTCRAWL_RENDER_MAX_PAGES")), 1),
-            restart_after=max(int(_get(settings, "STRUCTCRAWL_RENDER_RESTART_AFTER")), 0),
-            timeout=float(_get(settings, "STRUCTCRAWL_RENDER_TIMEOUT")),
-            wait_timeout=float(_get(settings, "STRUCTCRAWL_RENDER_WAIT_TIMEOUT")),
-            block_resources=frozenset(
-                _csv_setting(_get(settings, "STRUCTCRAWL_RENDER_BLOCK_RESOURCES"))
-            ),
-            capture_json=bool(settings.getbool("STRUCTCRAWL_RENDER_CAPTURE_JSON", True)),
-            capture_max_bytes=int(_get(settings, "STRUCTCRAWL_RENDER_CAPTURE_MAX_BYTES")),
-            viewport=(int(viewport[0]), int(viewport[1])),
-            locale=str(_get(settings, "STRUCTCRAWL_RENDER_LOCALE")),
-            timezone=str(_get(settings, "STRUCTCRAWL_RENDER_TIMEZONE")),
-            user_agent=str(user_agent) if user_agent else None,
-            executable=str(executable) if executable else None,
-            browser_args=_csv_setting(_get(settings, "STRUCTCRAWL_BROWSER_ARGS")),
-            rules_dir=str(rules_dir) if rules_dir else None,
-            allowed_hosts=tuple(
-                h.lower().lstrip(".")
-                for h in _csv_setting(_get(settings, "STRUCTCRAWL_RENDER_ALLOWED_HOSTS"))
-            ),
-        )
+DEFAULTS.update(RENDER_SETTINGS)
 
 
 # incremental crawls and change detection (structcrawl.changes)
-DEFAULTS.update(
-    {
-        "STRUCTCRAWL_INCREMENTAL": Setting(
-            False,
-            "Re-crawl with HTTP validators: turns on Scrapy's HTTP cache (RFC 2616 policy, "
-            "HTTPCACHE_DIR beside the change store) so pages are re-fetched conditionally and "
-            "a 304 reuses the cached body.",
-        ),
-        "STRUCTCRAWL_INCREMENTAL_ALWAYS_REVALIDATE": Setting(
-            True,
-            "Ask the server about every cached page each run (a conditional request); off = "
-            "pages the cache deems fresh (max-age, Expires, heuristics) are not requested.",
-        ),
-        "STRUCTCRAWL_CHANGES_ENABLED": Setting(
-            True,
-            "Compare every entity with the previous finished run (change: new, changed, "
-            "unchanged, gone).",
-        ),
-        "STRUCTCRAWL_CHANGE_STORE": Setting(
-            "output/state/changes.sqlite",
-            "SQLite file (a path or file:// URI) keeping entity fingerprints between runs "
-            "(never reset).",
-        ),
-        "STRUCTCRAWL_CHANGE_SCOPE": Setting(
-            None,
-            "Which runs compare with each other; None = the spider's name and allowed domains.",
-        ),
-        "STRUCTCRAWL_CHANGE_IGNORE_FIELDS": Setting(
-            [],
-            "Dotted entity fields (fnmatch patterns, e.g. '*.dateModified') that never count "
-            "as a change.",
-        ),
-    }
-)
-
-
-@dataclass(frozen=True, slots=True)
-class ChangeConfig:
-    """Settings of :mod:`structcrawl.changes` (change detection and incremental crawls)."""
-
-    enabled: bool
-    store_path: str
-    scope: str | None
-    ignore_fields: tuple[str, ...]
-    incremental: bool
-    always_revalidate: bool
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> ChangeConfig:
-        scope = _get(settings, "STRUCTCRAWL_CHANGE_SCOPE")
-        return cls(
-            enabled=bool(settings.getbool("STRUCTCRAWL_CHANGES_ENABLED", True)),
-            store_path=str(_get(settings, "STRUCTCRAWL_CHANGE_STORE")),
-            scope=str(scope) if scope else None,
-            ignore_fields=_csv_setting(_get(settings, "STRUCTCRAWL_CHANGE_IGNORE_FIELDS")),
-            incremental=bool(settings.getbool("STRUCTCRAWL_INCREMENTAL", False)),
-            always_revalidate=bool(
-                settings.getbool("STRUCTCRAWL_INCREMENTAL_ALWAYS_REVALIDATE", True)
-            ),
-        )
-
-    @property
-    def httpcache_dir(self) -> str:
-        """Where the HTTP cache goes unless ``HTTPCACHE_DIR`` is set: beside the change store.
-
-        >>> ChangeConfig(True, "/s/changes.sqlite", None, (), True, True).httpcache_dir
-        '/s/httpcache'
-        """
-        return str(Path(self.store_path).absolute().parent / "httpcache")
+DEFAULTS.update(CHANGE_SETTINGS)
 
 
 # reliability: retries with backoff (structcrawl.crawl.middlewares) and the page ledger

@@ -9,6 +9,8 @@
   compared with the previous run (:mod:`structcrawl.changes`); ``unchanged`` ones are left
   out. ``entities`` and ``entities-csv`` describe what this run saw and leave ``gone``
   entities out.
+* ``items`` / ``items-csv``: one JSON line / CSV row per typed item (:mod:`structcrawl.typed`)
+  of each page, primary first.
 
 Registered by :class:`structcrawl.Addon` (``FEED_EXPORTERS``); use them in ``FEEDS``
 (``{"output/entities.jsonl": {"format": "entities"}}``) or ``-O path:format``. The same
@@ -20,13 +22,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
+from collections.abc import Sequence
 from typing import Any
 
 from itemadapter import ItemAdapter
 from scrapy.exporters import BaseItemExporter, JsonLinesItemExporter
 
+from structcrawl.core.document import Document
 from structcrawl.core.records import SCHEMA_VERSION
 from structcrawl.crawl.items import TRANSIENT_FIELDS
+from structcrawl.entities.merge import DEFAULT_PRECEDENCE
+from structcrawl.typed import build_items
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "CSV_COLUMNS",
@@ -34,6 +43,9 @@ __all__ = [
     "EntitiesCsvExporter",
     "EntitiesDeltaJsonLinesExporter",
     "EntitiesJsonLinesExporter",
+    "ITEM_CSV_COLUMNS",
+    "ItemsCsvExporter",
+    "ItemsJsonLinesExporter",
     "PagesJsonLinesExporter",
     "RecordsJsonLinesExporter",
     "csv_row",
@@ -206,3 +218,75 @@ class EntitiesCsvExporter(BaseItemExporter):
     def finish_exporting(self) -> None:
         self.stream.flush()
         self.stream.detach()
+
+
+# --- typed items feeds (``items``, ``items-csv``): one line per item per page -------------
+
+#: The flat CSV columns of the ``items-csv`` feed; everything is also in ``json``.
+ITEM_CSV_COLUMNS: tuple[str, ...] = (
+    "page_url", "type", "role", "name", "price", "currency", "availability", "sku", "gtin",
+    "mpn", "brand", "url", "json",
+)  # fmt: skip
+
+
+def page_typed_items(
+    item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE
+) -> list[dict[str, Any]]:
+    """The typed items (:mod:`structcrawl.typed`) of one page item, each with its page URL;
+    ``[]`` for anything that is not a page item."""
+    if not _is_page(item):
+        return []
+    adapter = ItemAdapter(item)
+    url = adapter.get("final_url") or adapter.get("url") or ""
+    document = adapter.get("document")
+    document = document if isinstance(document, Document) else None
+    try:
+        records = list(adapter.get("records") or [])
+        items = build_items(records, url, document, precedence=precedence)
+    except Exception:  # a bug must not lose the feed: the page's records stay in `records`
+        logger.exception("typed items of %s could not be built", url)
+        return []
+    return [{"page_url": url, **typed} for typed in items]
+
+
+class _Precedence:
+    """Built by the feed with the crawler: reads ``STRUCTCRAWL_FORMAT_PRECEDENCE`` once."""
+
+    precedence: tuple[str, ...] = DEFAULT_PRECEDENCE
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
+        exporter = cls(*args, **kwargs)
+        order = crawler.settings.getlist("STRUCTCRAWL_FORMAT_PRECEDENCE", list(DEFAULT_PRECEDENCE))
+        exporter.precedence = tuple(order)
+        return exporter
+
+
+class ItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
+    """``items``: one JSON line per typed item of each page (primary first)."""
+
+    def export_item(self, item: Any) -> None:
+        for typed in page_typed_items(item, self.precedence):
+            self.file.write(self.encoder.encode(typed).encode("utf-8") + b"\n")
+
+
+def item_csv_row(typed: dict[str, Any]) -> list[str]:
+    values = dict(typed)
+    gtins = typed.get("gtin") or []
+    values["gtin"] = gtins[0].get("value") if gtins and isinstance(gtins[0], dict) else ""
+    brand = typed.get("brand")
+    values["brand"] = brand.get("name") if isinstance(brand, dict) else brand
+    values["name"] = typed.get("name") or typed.get("headline")
+    values["json"] = json.dumps(typed, ensure_ascii=False, sort_keys=True)
+    return [_scalar(values.get(name)) for name in ITEM_CSV_COLUMNS]
+
+
+class ItemsCsvExporter(_Precedence, EntitiesCsvExporter):
+    """``items-csv``: one CSV row per typed item of each page (header row first)."""
+
+    def start_exporting(self) -> None:
+        self.writer.writerow(list(ITEM_CSV_COLUMNS))
+
+    def export_item(self, item: Any) -> None:
+        for typed in page_typed_items(item, self.precedence):
+            self.writer.writerow(item_csv_row(typed))

@@ -1,8 +1,13 @@
 """``make demo``: serve the bundled demo site on 127.0.0.1, crawl it, write the feeds.
 
-    python -m structcrawl.dev.demo --site fixtures/site --out output [--port 8765]
+    python -m structcrawl.dev.demo --site fixtures/site --out output [--port 8765] [--rules DIR]
+
+The demo site's rules (time zone, a selector rule, a click rule) live with the site, in
+``<site>/rules/`` (``--rules`` names another directory), and are passed to the crawl as
+``STRUCTCRAWL_RULES_DIR``: no packaged rules claim the local host the demo is served on.
 
 Writes ``<out>/entities.jsonl`` and ``entities.csv`` (one line per deduplicated entity),
+``<out>/items.jsonl`` (one line per typed item per page),
 ``<out>/records.jsonl`` (one line per record), ``<out>/pages.jsonl`` (one line per page), raw
 bodies under ``<out>/bodies/``, the quality report under ``<out>/report/`` and the crawl log;
 prints where they are and a summary. Exits non-zero when the crawl fails or accounts for no page.
@@ -54,6 +59,8 @@ def run_crawl(start_url: str | None, out: Path, *extra: str, timeout: float = 60
         f"{out / 'entities.jsonl'}:entities",
         "-O",
         f"{out / 'entities.csv'}:entities-csv",
+        "-O",
+        f"{out / 'items.jsonl'}:items",
         "-s",
         f"STRUCTCRAWL_ENTITY_STORE={out / 'state' / 'entities.sqlite'}",
         "-s",  # entity fingerprints of the previous run in <out> (structcrawl.changes)
@@ -71,6 +78,28 @@ def run_crawl(start_url: str | None, out: Path, *extra: str, timeout: float = 60
     return subprocess.run(cmd, timeout=timeout, check=False).returncode
 
 
+def _layered_product(items: list[dict[str, object]]) -> dict[str, object] | None:
+    """The first product item assembled from the most layers, with its conflicts."""
+    products = [i for i in items if i.get("type") == "Product" and i.get("role") == "primary"]
+    if not products:
+        return None
+
+    def layers(item: dict[str, object]) -> list[str]:
+        sources = item.get("sources")
+        return sorted({str(s["layer"]) for s in sources}) if isinstance(sources, list) else []
+
+    best = max(products, key=lambda i: len(layers(i)))
+    conflicts = best.get("conflicts")
+    return {
+        "page": best.get("page_url"),
+        "name": best.get("name"),
+        "price": best.get("price"),
+        "currency": best.get("currency"),
+        "layers": layers(best),
+        "conflicts": conflicts if isinstance(conflicts, dict) else {},
+    }
+
+
 def summarize(out: Path) -> dict[str, object]:
     records = [
         json.loads(line) for line in (out / "records.jsonl").read_text().splitlines() if line
@@ -82,8 +111,16 @@ def summarize(out: Path) -> dict[str, object]:
         if entities_file.exists()
         else []
     )
+    items_file = out / "items.jsonl"
+    items = (
+        [json.loads(line) for line in items_file.read_text().splitlines() if line]
+        if items_file.exists()
+        else []
+    )
     return {
         "pages": len(pages),
+        "items": dict(Counter(i["type"] for i in items if i.get("role") == "primary")),
+        "product_from_layers": _layered_product(items),
         "pages_by_payload": dict(Counter(p.get("payload_kind") or "none" for p in pages)),
         "pages_by_fetch": dict(Counter(p.get("fetched_with") or "http" for p in pages)),
         "entities": len(entities),
@@ -107,6 +144,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765; any if taken)"
     )
+    parser.add_argument(
+        "--rules", default=None, help="site rules directory (default: <site>/rules)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,13 +158,14 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     """Serve the demo site, crawl it, print where the output is (``structcrawl demo``)."""
     out = Path(args.out)
+    rules = Path(args.rules) if args.rules else Path(args.site) / "rules"
     if (out / "bodies").exists():
         shutil.rmtree(out / "bodies")
     out.mkdir(parents=True, exist_ok=True)
     port = args.port if _port_free(args.port) else 0
     with BackgroundServer(args.site, port) as server:
         print(f"demo site: serving {args.site} at {server.url}")
-        code = run_crawl(server.url, out)
+        code = run_crawl(server.url, out, "-s", f"STRUCTCRAWL_RULES_DIR={rules.resolve()}")
     if code != 0:
         print(f"crawl failed (exit {code}); see {out / 'crawl.log'}", file=sys.stderr)
         return code
@@ -132,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     print(f"entities:     {(out / 'entities.jsonl').resolve()} (and entities.csv)")
+    print(f"items:        {(out / 'items.jsonl').resolve()} (one line per typed item per page)")
     print(f"records feed: {(out / 'records.jsonl').resolve()}")
     print(f"pages feed:   {(out / 'pages.jsonl').resolve()}")
     print(f"raw bodies:   {(out / 'bodies').resolve()}")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from structcrawl.crawl.pipelines.entities import register_shared_entity_store
 from structcrawl.distributed.addon import DistributedAddon
 from structcrawl.distributed.changestore import RedisChangeStore
 from structcrawl.distributed.config import CrawlKeys, DistributedConfig
@@ -52,3 +53,6 @@ def shared_entity_store(crawler: Any) -> tuple[RedisEntityStore, Coordinator] | 
         connect(coordinator.config.url), coordinator.keys, expire=coordinator.config.expire
     )
     return store, coordinator
+
+
+register_shared_entity_store(shared_entity_store)

@@ -20,7 +20,7 @@ from typing import Any
 import redis
 
 from structcrawl.changes.fingerprint import EntityFingerprint
-from structcrawl.changes.store import STALE_AFTER
+from structcrawl.changes.store import STALE_AFTER, read_fingerprint, register_change_store
 from structcrawl.distributed.config import PREFIX
 
 __all__ = ["RedisChangeStore", "connect"]
@@ -56,13 +56,6 @@ def connect(url: str) -> redis.Redis:
     )
 
 
-def _read(data: Any) -> EntityFingerprint | None:
-    try:
-        return EntityFingerprint.from_dict(json.loads(data))
-    except (ValueError, TypeError):
-        return None
-
-
 class RedisChangeStore:
     """See the module documentation; ``run`` is a random id unless given."""
 
@@ -87,7 +80,7 @@ class RedisChangeStore:
         for i in range(0, len(wanted), _BATCH):
             chunk = wanted[i : i + _BATCH]
             for data in self.client.hmget(self.committed, chunk):
-                fp = _read(data) if data else None
+                fp = read_fingerprint(data) if data else None
                 if fp is not None:
                     found[fp.key] = fp
         return found
@@ -111,7 +104,7 @@ class RedisChangeStore:
             for key, here in zip(keys, staged, strict=True):
                 if here is None:
                     yielded.add(key)
-                    fp = _read(batch[key])
+                    fp = read_fingerprint(batch[key])
                     if fp is not None:
                         yield fp
 
@@ -132,3 +125,6 @@ class RedisChangeStore:
 
     def close(self) -> None:
         self.client.close()
+
+
+register_change_store(("redis", "rediss", "unix"), RedisChangeStore.from_url)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from scrapy import Request
 from scrapy.crawler import Crawler
 
+from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.middlewares import offsite_filtered
-from structcrawl.crawl.pipelines.entities import INTERNAL_META
 from structcrawl.distributed.coordination import CLAIM_META, request_claimed
 from structcrawl.ledger.extension import LEDGER_META, LedgerConfig, PageLedger
 

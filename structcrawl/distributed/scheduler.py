@@ -35,7 +35,7 @@ from scrapy.utils.request import request_from_dict
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.scheduler import Scheduler
 
-from structcrawl.crawl.pipelines.entities import INTERNAL_META
+from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.distributed import _serial
 from structcrawl.distributed.coordination import CLAIM_META, Coordinator, coordinator_for
 from structcrawl.distributed.coordination import request_claimed as _claimed_signal

@@ -20,9 +20,11 @@ from structcrawl.entities.flatten import flatten, unflatten
 __all__ = [
     "DEFAULT_PRECEDENCE",
     "MAX_SIGHTINGS",
+    "add_identity",
     "add_record",
     "entity_view",
     "is_entity",
+    "merge_states",
     "new_state",
     "precedence_ranks",
 ]
@@ -41,6 +43,8 @@ DEFAULT_PRECEDENCE = (
 )
 #: Sightings kept per distinct value of a field (the count goes on).
 MAX_SIGHTINGS = 5
+#: Strong identifier keys kept per entity (``gtin:...``, ``url:...``; see entities.resolve).
+MAX_IDENTITY = 32
 _DOCUMENT_FORMATS = frozenset({"data-block", "json", "network-json"})
 
 
@@ -107,6 +111,8 @@ def add_record(
     """Add one sighting (a record) of the entity to its merge state."""
     fmt = record.get("format") or ""
     rank = ranks.get(fmt, len(ranks))
+    if record.get("repairs"):  # repaired input ranks after every layer read as written
+        rank += len(ranks) + 1
     if record.get("id") and not state["id"]:
         state["id"] = record["id"]
     for t in record.get("type") or []:
@@ -187,3 +193,48 @@ def entity_view(state: Mapping[str, Any]) -> dict[str, Any]:
         "first_seen": state["first_seen"],
         "last_seen": state["last_seen"],
     }
+
+
+def add_identity(state: dict[str, Any], keys: Sequence[str]) -> None:
+    """Remember the strong identifier keys an entity was seen with (sorted, bounded), by which
+    entities stored under different keys are resolved into one (:mod:`.resolve`)."""
+    known = state.setdefault("identity", [])
+    for key in keys:
+        if key not in known and len(known) < MAX_IDENTITY:
+            known.append(key)
+    known.sort()
+
+
+def merge_states(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One merge state for entities found to be one (states in key order; the result keeps
+    the smallest key). Per field, equal values are one candidate: best rank, summed counts,
+    sightings joined (bounded)."""
+    ordered = sorted(states, key=lambda s: s["key"])
+    out = new_state(ordered[0]["key"])
+    out["identity"] = []
+    for state in ordered:
+        if state.get("id") and not out["id"]:
+            out["id"] = state["id"]
+        for name in ("type", "formats", "flags", "validation", "identity"):
+            for value in state.get(name) or []:
+                if value not in out[name]:
+                    out[name].append(value)
+        out["sightings"] += state.get("sightings") or 0
+        for when, pick in (("first_seen", min), ("last_seen", max)):
+            both = [w for w in (out[when], state.get(when)) if w]
+            out[when] = pick(both) if both else None
+        for field, candidates in (state.get("fields") or {}).items():
+            merged = out["fields"].setdefault(field, [])
+            for cand in candidates:
+                for mine in merged:
+                    if mine["cmp"] == cand["cmp"]:
+                        mine["rank"] = min(mine["rank"], cand["rank"])
+                        mine["count"] += cand["count"]
+                        room = MAX_SIGHTINGS - len(mine["seen"])
+                        mine["seen"].extend(cand["seen"][: max(room, 0)])
+                        break
+                else:
+                    merged.append({**cand, "seen": list(cand["seen"])})
+    out["identity"].sort()
+    out["merged_keys"] = [s["key"] for s in ordered]
+    return out

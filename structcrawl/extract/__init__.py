@@ -156,43 +156,7 @@ def extract_payload(
             ],
         )
     if kind == "json":
-        _, charset = split_content_type(content_type)
-        if len(body) > limits.max_body_bytes:
-            return PageExtraction(
-                payload_kind=kind,
-                records=[
-                    error_record(
-                        source_url=url,
-                        format="json",
-                        code="json-too-large",
-                        message=f"JSON body of {len(body):,} bytes is larger than "
-                        f"{limits.max_body_bytes:,} (max_body_bytes): not parsed; raw holds "
-                        "its beginning",
-                        raw=raw_excerpt(body[:4096].decode("utf-8", "replace")),
-                        parser=jsondata.PARSER,
-                    )
-                ],
-            )
-        try:
-            text = body.decode(_json_codec(body, charset))
-        except (UnicodeDecodeError, LookupError) as exc:
-            return PageExtraction(
-                payload_kind=kind,
-                records=[
-                    error_record(
-                        source_url=url,
-                        format="json",
-                        code="json-undecodable",
-                        message=str(exc),
-                        raw=body[:2048].decode("latin-1"),
-                        parser=jsondata.PARSER,
-                    )
-                ],
-            )
-        records = jsondata.extract_json_text(
-            text, source_url=url, base_url=url, fmt="json", limits=limits
-        )
-        return PageExtraction(payload_kind=kind, records=records, encoding=charset, base_url=url)
+        return _json_payload(body, url, content_type, limits)
     doc = (
         document
         if document is not None
@@ -204,3 +168,46 @@ def extract_payload(
         encoding=doc.encoding,
         base_url=doc.base_url,
     )
+
+
+def _json_payload(
+    body: bytes, url: str, content_type: str | None, limits: Limits
+) -> PageExtraction:
+    """A JSON payload: its records, or the error record saying why it was not read."""
+    _, charset = split_content_type(content_type)
+    if len(body) > limits.max_body_bytes:
+        return PageExtraction(
+            payload_kind="json",
+            records=[
+                error_record(
+                    source_url=url,
+                    format="json",
+                    code="json-too-large",
+                    message=f"JSON body of {len(body):,} bytes is larger than "
+                    f"{limits.max_body_bytes:,} (max_body_bytes): not parsed; raw holds "
+                    "its beginning",
+                    raw=raw_excerpt(body[:4096].decode("utf-8", "replace")),
+                    parser=jsondata.PARSER,
+                )
+            ],
+        )
+    try:
+        text = body.decode(_json_codec(body, charset))
+    except (UnicodeDecodeError, LookupError) as exc:
+        return PageExtraction(
+            payload_kind="json",
+            records=[
+                error_record(
+                    source_url=url,
+                    format="json",
+                    code="json-undecodable",
+                    message=str(exc),
+                    raw=body[:2048].decode("latin-1"),
+                    parser=jsondata.PARSER,
+                )
+            ],
+        )
+    records = jsondata.extract_json_text(
+        text, source_url=url, base_url=url, fmt="json", limits=limits
+    )
+    return PageExtraction(payload_kind="json", records=records, encoding=charset, base_url=url)

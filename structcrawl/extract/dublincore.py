@@ -1,12 +1,16 @@
 """Dublin Core in HTML meta tags (``DC.title``, ``DCTERMS.modified``, ``dc.creator``...).
 
-Prefixes ``DC``/``DCTERMS`` (any case) are always recognized; other prefixes count when a
-``<link rel="schema.X" href="http://purl.org/dc/...">`` declares them. One ``dublincore``
+Values come from ``<meta name="DC.x" content>`` and, for URI values, from
+``<link rel="DCTERMS.x" href>`` (DC-HTML). Prefixes ``DC``/``DCTERMS`` (any case) are always
+recognized; other prefixes count when a ``<link rel="schema.X" href="http://purl.org/dc/...">``
+declares them. One ``dublincore``
 record per page; keys are ``dc:<element>`` or ``dcterms:<term>``; repeated elements are lists.
 At most ``doc.limits.max_items`` values are read (``dublincore-too-many-items``).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from structcrawl.core.document import Document
 from structcrawl.core.records import Provenance, Record, error_record
@@ -28,17 +32,26 @@ def _prefixes(doc: Document) -> dict[str, str]:
     return prefixes
 
 
+def _name_and_value(doc: Document, el: Any) -> tuple[str, str | None]:
+    """``(name, value)`` of ``<meta name=DC.x content=v>`` or of ``<link rel=DCTERMS.x
+    href=uri>`` (DC-HTML's form for URI values, resolved against the base); a
+    ``rel=schema.X`` declaration is not a value."""
+    if el.tag == "meta":
+        return (el.get("name") or el.get("property") or "").strip(), el.get("content")
+    rel, href = (el.get("rel") or "").strip(), el.get("href")
+    if rel.lower().startswith("schema.") or href is None:
+        return "", None
+    return rel, doc.resolve(href)
+
+
 def extract(doc: Document) -> list[Record]:
     prefixes = _prefixes(doc)
     rec: Record | None = None
     values = 0
-    for el in doc.root.iter("meta"):
-        name = (el.get("name") or el.get("property") or "").strip()
+    for el in doc.root.iter("meta", "link"):
+        name, content = _name_and_value(doc, el)
         prefix, dot, term = name.partition(".")
-        if not dot or not term or prefix.lower() not in prefixes:
-            continue
-        content = el.get("content")
-        if content is None:
+        if not dot or not term or prefix.lower() not in prefixes or content is None:
             continue
         values += 1
         if values > doc.limits.max_items:

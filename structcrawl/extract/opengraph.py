@@ -38,6 +38,23 @@ _URL_KEYS = frozenset(
     {"og:url", "og:image", "og:video", "og:audio", "twitter:image", "twitter:player"}
 )
 _URL_SUBKEYS = frozenset({"url", "secure_url"})
+#: ``property`` written as a full IRI (``http://ogp.me/ns#image``, RDFa's own form): its
+#: namespace -> the prefix it is read as. RDFa records leave these out (they are Open Graph).
+_NAMESPACES = {"http://ogp.me/ns#": "og", "https://ogp.me/ns#": "og"} | {
+    f"{scheme}://ogp.me/ns/{p}#": p
+    for scheme in ("http", "https")
+    for p in ("article", "book", "profile", "music", "video")
+}
+
+
+def _curie(key: str) -> str:
+    """``key`` with an Open Graph namespace IRI written as its prefix (else ``key``)."""
+    if key.startswith(("http://ogp.me/ns", "https://ogp.me/ns")):
+        namespace, hash_, local = key.partition("#")
+        prefix = _NAMESPACES.get(namespace + hash_)
+        if prefix and local:
+            return f"{prefix}:{local}"
+    return key
 
 
 def _meta_tags(doc: Document) -> list[tuple[Any, str, str, str]]:
@@ -48,7 +65,7 @@ def _meta_tags(doc: Document) -> list[tuple[Any, str, str, str]]:
         if content is None:
             continue
         for attr in ("property", "name"):
-            key = (el.get(attr) or "").strip()
+            key = _curie((el.get(attr) or "").strip())
             prefix = key.partition(":")[0].lower()
             if ":" in key and (prefix in OG_PREFIXES or prefix == "twitter"):
                 found.append((el, attr, prefix + key[len(prefix) :], content))

@@ -44,8 +44,8 @@ from scrapy.http import Response
 
 from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.health import FAILURE_PREFIX
+from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.middlewares import offsite_filtered
-from structcrawl.crawl.pipelines.entities import INTERNAL_META
 from structcrawl.ledger.pages import Ledger, ledger_only_line, page_line
 from structcrawl.ledger.resume import JobJournal
 

@@ -2,7 +2,8 @@
 
 * :mod:`structcrawl.render.routing` (pure): JS-only detection of HTTP responses, URL
   templates, the per-site template learner, the routing decision and the wait plan;
-* :mod:`structcrawl.render.rules` (pure): the ``[[render]]`` tables of the site files;
+* :mod:`structcrawl.render.rules` (pure): the render rule of a URL, from the site rules
+  (:mod:`structcrawl.rules`, one loader for extraction and rendering);
 * :mod:`structcrawl.render.browser` (pure): locating Chromium, its launch options;
 * :mod:`structcrawl.render.capture`: what runs in the browser page (actions, the bounded
   wait, network JSON capture, the rendering context) and the ``network-json`` records;

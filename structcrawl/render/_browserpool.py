@@ -32,11 +32,11 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.internet.defer import Deferred
 
-from structcrawl.crawl.config import RenderConfig
 from structcrawl.render.browser import (
     BrowserLocation,
     locate_chromium,
 )
+from structcrawl.render.config import RenderConfig
 
 __all__ = [
     "CRASH_GRACE",

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from structcrawl.core.hosts import host_match_length
 from structcrawl.core.payload import split_content_type
 from structcrawl.core.records import Provenance, Record, error_record
 from structcrawl.extract.jsondata import extract_json_text
@@ -356,7 +357,8 @@ _INERT = frozenset({"data", "blob", "about"})  # subresources that reach no netw
 
 
 def _host_allowed(host: str, domains: Iterable[str]) -> bool:
-    return any(d == "*" or host == d or host.endswith("." + d) for d in domains)
+    domains = tuple(domains)
+    return "*" in domains or host_match_length(host, domains) >= 0
 
 
 @dataclass

@@ -43,8 +43,8 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_playwright.page import PageMethod
 
 from structcrawl.core.document import PARSED_META
-from structcrawl.crawl.config import ExtractConfig, RenderConfig
 from structcrawl.extract import extract_payload
+from structcrawl.extract.config import ExtractConfig
 from structcrawl.render._body import decoded_body
 from structcrawl.render._browserpool import (
     BrowserCrashed,
@@ -54,6 +54,7 @@ from structcrawl.render._browserpool import (
     close_handler,
 )
 from structcrawl.render.capture import NavigationGuard, RenderSession
+from structcrawl.render.config import RenderConfig
 from structcrawl.render.routing import (
     Route,
     ShellVerdict,

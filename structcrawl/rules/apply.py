@@ -38,7 +38,7 @@ from typing import Any
 from structcrawl.core.document import Document
 from structcrawl.core.records import Provenance, Record
 from structcrawl.rules._select import page_selector, select_elements, select_values
-from structcrawl.rules.loader import EntityRule, FieldRule, SiteRules
+from structcrawl.rules.model import EntityRule, FieldRule, SiteRules
 
 __all__ = ["RulesOutcome", "apply_rules", "run_rules"]
 

@@ -1,9 +1,9 @@
 """Site rules as data: one TOML file per site, validated when it is loaded.
 
-A rules file (``structcrawl/sites/<site>.toml``, read with :mod:`tomllib`)::
+A rules file (``<rules dir>/<site>.toml``, read with :mod:`tomllib`)::
 
     name = "northwind"
-    hosts = ["northwind.example", "127.0.0.1", "localhost"]
+    hosts = ["northwind.example"]
     url_patterns = ["/products/"]          # optional: the site applies only to URLs matching one
     timezone = "Europe/Berlin"             # optional IANA zone, for normalization
     language = "en"                        # optional language tag, for normalization
@@ -28,9 +28,10 @@ A field's spec is a string (CSS; ``xpath:`` prefix for XPath; parsel's ``::text`
 ``"offers.price"``, or TOML sub-tables ``[entity.fields.offers]``) address nested records; the
 field ``"@id"`` sets the record's ``id``.
 
-``[[render]]`` tables in the same file belong to :mod:`structcrawl.render.rules` and are not
-read here. A file that breaks these rules is a configuration mistake: :func:`load_rules` raises
-:class:`RulesError` naming the file and the reason.
+``[[render]]`` tables in the same file are the site's render rules
+(:mod:`structcrawl.rules.render`; read by the render handler through the same
+:class:`~structcrawl.rules.model.RuleSet`). A file that breaks these rules is a configuration
+mistake: :func:`load_rules` raises :class:`RulesError` naming the file and the reason.
 
 Pure module: no Scrapy imports.
 """
@@ -40,17 +41,19 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
+from structcrawl.core.hosts import normal_host
 from structcrawl.core.records import short_schema_name
 from structcrawl.rules._select import SelectorSpec, parse_selector
+from structcrawl.rules.model import EntityRule, FieldRule, RulesError, RuleSet, SiteRules
 from structcrawl.rules.processors import ProcessorChain, compile_processors
+from structcrawl.rules.render import parse_render_tables
 
 __all__ = [
     "EntityRule",
@@ -62,127 +65,18 @@ __all__ = [
     "parse_site",
 ]
 
-_SITE_KEYS = frozenset({"name", "hosts", "url_patterns", "timezone", "language", "entity"})
-#: Tables of the same files that other components read (``[[render]]``: structcrawl.render.rules).
-_FOREIGN_KEYS = frozenset({"render"})
+_SITE_KEYS = frozenset(
+    {"name", "hosts", "url_patterns", "timezone", "language", "entity", "render"}
+)
 _ENTITY_KEYS = frozenset({"type", "url_pattern", "scope", "override", "fields", "nested_types"})
 _SPEC_KEYS = frozenset({"css", "xpath", "processors", "many"})
 _DEFAULT_PROCESSORS = ("normalize_space",)
 _SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_:-]*\Z")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*\Z")
-_HOST = re.compile(r"[A-Za-z0-9._:-]+\Z")
-
-
-class RulesError(ValueError):
-    """A rules file that cannot be used (``<file>: <reason>``)."""
+_HOST = re.compile(r"[\w.:\[\]-]+\Z")  # a name (international too), an address, [v6]
 
 
 _Fail = Callable[[str], RulesError]
-
-
-@dataclass(frozen=True, slots=True)
-class FieldRule:
-    """One field of an entity rule: where its value is and how it is cleaned."""
-
-    name: str
-    selector: SelectorSpec
-    processors: ProcessorChain
-    many: bool = False
-
-    @property
-    def path(self) -> tuple[str, ...]:
-        """The field name split at dots (``offers.price`` -> ``("offers", "price")``)."""
-        return tuple(self.name.split("."))
-
-
-@dataclass(frozen=True, slots=True)
-class EntityRule:
-    """How to find one type of entity on the site's pages."""
-
-    type: str
-    fields: tuple[FieldRule, ...]
-    url_pattern: re.Pattern[str] | None = None
-    scope: SelectorSpec | None = None
-    override: bool = False
-    nested_types: Mapping[str, str] = field(default_factory=dict)
-
-    def applies_to(self, url: str) -> bool:
-        return self.url_pattern is None or self.url_pattern.search(url) is not None
-
-
-@dataclass(frozen=True, slots=True)
-class SiteRules:
-    """The rules of one site (one file)."""
-
-    name: str
-    hosts: tuple[str, ...]
-    entities: tuple[EntityRule, ...] = ()
-    url_patterns: tuple[re.Pattern[str], ...] = ()
-    timezone: str | None = None
-    language: str | None = None
-    source: str = ""
-
-    def host_match(self, host: str) -> int:
-        """The length of the longest host entry matching ``host`` (exactly, or as a
-        dot-separated suffix for names), ``-1`` when none does.
-
-        >>> SiteRules("s", ("shop.example",)).host_match("www.shop.example")
-        12
-        >>> SiteRules("s", ("shop.example",)).host_match("myshop.example")
-        -1
-        """
-        host = host.lower().rstrip(".")
-        best = -1
-        for entry in self.hosts:
-            if host == entry or (_is_name(entry) and host.endswith("." + entry)):
-                best = max(best, len(entry))
-        return best
-
-    def matches(self, url: str) -> bool:
-        """Whether ``url`` is one of this site's pages (host, then ``url_patterns``)."""
-        host = _hostname(url)
-        if host is None or self.host_match(host) < 0:
-            return False
-        return not self.url_patterns or any(p.search(url) for p in self.url_patterns)
-
-
-@dataclass(frozen=True, slots=True)
-class RuleSet:
-    """Every loaded site; :meth:`for_url` picks the one for a page."""
-
-    sites: tuple[SiteRules, ...] = ()
-
-    def __iter__(self) -> Iterator[SiteRules]:
-        return iter(self.sites)
-
-    def __len__(self) -> int:
-        return len(self.sites)
-
-    def for_url(self, url: str) -> SiteRules | None:
-        """The site whose longest host entry matches ``url`` (first loaded wins a tie), among
-        sites whose ``url_patterns`` (if any) match; ``None`` when no site does."""
-        host = _hostname(url)
-        if host is None:
-            return None
-        best: SiteRules | None = None
-        best_len = -1
-        for site in self.sites:
-            length = site.host_match(host)
-            if length > best_len and site.matches(url):
-                best, best_len = site, length
-        return best
-
-
-def _is_name(entry: str) -> bool:
-    return ":" not in entry and any(c.isalpha() for c in entry)
-
-
-def _hostname(url: str) -> str | None:
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return None
-    return host.rstrip(".") if host else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,26 +84,43 @@ def _hostname(url: str) -> str | None:
 
 
 def load_rules(path: str | Path | None = None) -> RuleSet:
-    """Load site rules: ``None`` = the packaged ``structcrawl/sites/*.toml`` (through
-    :mod:`importlib.resources`); a directory = its ``*.toml`` files; a file = that file.
-    Files load in name order. Raises :class:`RulesError` for a missing path, a file that is
-    not TOML, a file that breaks the format, or two files naming the same site."""
-    entries: list[tuple[str, bytes]] = []
+    """Load site rules, extraction and render rules together: ``None`` = the packaged
+    ``structcrawl/sites/*.toml`` (through :mod:`importlib.resources`; none there = no sites);
+    a directory = its ``*.toml`` files; a file = that file. Files load in name order.
+
+    A path that was asked for must be there: a missing or unreadable path, a file that is not
+    TOML, a file that breaks the format, or two files naming the same site raise
+    :class:`RulesError` (a configuration mistake, reported the same way by every component
+    that reads the rules). The same files are parsed once: a second call with unchanged files
+    returns the same :class:`RuleSet`.
+    """
+    return _parse_files(tuple(_read_files(path)))
+
+
+def _read_files(path: str | Path | None) -> Iterator[tuple[str, bytes]]:
     if path is None:
         folder: Traversable = resources.files("structcrawl").joinpath("sites")
         if folder.is_dir():
             for item in sorted(folder.iterdir(), key=lambda t: t.name):
                 if item.name.endswith(".toml") and item.is_file():
-                    entries.append((f"structcrawl/sites/{item.name}", item.read_bytes()))
-    else:
-        target = Path(path)
+                    yield f"structcrawl/sites/{item.name}", item.read_bytes()
+        return
+    target = Path(path)
+    try:
         if target.is_dir():
             files = sorted(target.glob("*.toml"))
         elif target.is_file():
             files = [target]
         else:
             raise RulesError(f"{target}: no such rules file or directory")
-        entries = [(str(f), f.read_bytes()) for f in files]
+        for f in files:
+            yield str(f), f.read_bytes()
+    except OSError as exc:
+        raise RulesError(f"{target}: cannot read the rules ({exc.strerror or exc})") from None
+
+
+@lru_cache(maxsize=16)
+def _parse_files(entries: tuple[tuple[str, bytes], ...]) -> RuleSet:
     sites: list[SiteRules] = []
     seen: dict[str, str] = {}
     for source, data in entries:
@@ -235,13 +146,13 @@ def parse_site(table: Mapping[str, Any], source: str = "<rules>") -> SiteRules:
     >>> parse_site({"name": "demo", "hosts": []}, "demo.toml")
     Traceback (most recent call last):
     ...
-    structcrawl.rules.loader.RulesError: demo.toml: 'hosts' must be a non-empty list of host names
+    structcrawl.rules.model.RulesError: demo.toml: 'hosts' must be a non-empty list of host names
     """
 
     def fail(reason: str) -> RulesError:
         return RulesError(f"{source}: {reason}")
 
-    _check_keys(table, _SITE_KEYS | _FOREIGN_KEYS, "the file", fail)
+    _check_keys(table, _SITE_KEYS, "the file", fail)
     name = table.get("name")
     if not isinstance(name, str) or not name.strip():
         raise fail("'name' must be a non-empty string")
@@ -266,14 +177,16 @@ def parse_site(table: Mapping[str, Any], source: str = "<rules>") -> SiteRules:
     if not isinstance(raw_entities, list):
         raise fail("'entity' must be an array of tables ([[entity]])")
     entities = tuple(_parse_entity(e, i, fail) for i, e in enumerate(raw_entities))
+    render = parse_render_tables(table.get("render", []), name.strip(), fail)
     return SiteRules(
         name=name.strip(),
-        hosts=tuple(h.strip().strip(".").lower() for h in hosts),
+        hosts=tuple(normal_host(h).lstrip(".") for h in hosts),
         entities=entities,
         url_patterns=url_patterns,
         timezone=timezone,
         language=language,
         source=source,
+        render=render,
     )
 
 

@@ -10,7 +10,7 @@ run's entities not seen in this one follow as ``gone`` entity items.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 from scrapy.http import Response
 
 from structcrawl.crawl.items import EntityItem
+from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.pipelines._changes import ChangeDetector
 from structcrawl.entities import (
     DEFAULT_PRECEDENCE,
@@ -33,11 +34,31 @@ from structcrawl.entities import (
     new_state,
     precedence_ranks,
 )
+from structcrawl.entities.merge import add_identity, merge_states
+from structcrawl.entities.resolve import resolve
 from structcrawl.entities.store import EntityStore, SourceRow
+from structcrawl.typed.corroborate import corroborate
+from structcrawl.typed.identity import record_identity
 
-__all__ = ["EntityConfig", "EntityPipeline", "record_key"]
+__all__ = [
+    "INTERNAL_META",
+    "EntityConfig",
+    "EntityPipeline",
+    "record_key",
+    "register_shared_entity_store",
+]
 
-INTERNAL_META = "structcrawl_internal"
+#: A crawl-wide entity store shared by several workers: ``crawler -> (store, coordinator)``, or
+#: None when the crawl is not shared. :mod:`structcrawl.distributed` (loaded by every crawl as
+#: an add-on) registers its Redis store; the pipeline imports nothing from it.
+SharedStoreOpener = Callable[[Crawler], "tuple[EntityStore, Any] | None"]
+_SHARED_STORES: list[SharedStoreOpener] = []
+
+
+def register_shared_entity_store(opener: SharedStoreOpener) -> None:
+    """Add ``opener`` to the ones :meth:`EntityPipeline.from_crawler` asks first (once each)."""
+    if opener not in _SHARED_STORES:
+        _SHARED_STORES.append(opener)
 
 
 def record_key(record: dict[str, Any]) -> str:
@@ -107,11 +128,10 @@ class EntityPipeline:
         except NotConfigured:
             changes = None
         # a distributed crawl (STRUCTCRAWL_REDIS_URL) merges into Redis; one worker emits
-        from structcrawl.distributed import shared_entity_store
-
-        shared = shared_entity_store(crawler)
-        if shared is not None:
-            return cls(crawler, config, shared[0], changes, coordinator=shared[1])
+        for opener in _SHARED_STORES:
+            shared = opener(crawler)
+            if shared is not None:
+                return cls(crawler, config, shared[0], changes, coordinator=shared[1])
         store = SqliteEntityStore(config.store_path, reset=config.reset)
         return cls(crawler, config, store, changes)
 
@@ -126,7 +146,8 @@ class EntityPipeline:
         page_url = str(adapter.get("final_url") or adapter.get("url") or "")
         when = adapter.get("retrieved_at")
         sightings: list[tuple[str, dict[str, Any]]] = []
-        for record in adapter.get("records") or []:
+        # page metadata (Open Graph, Twitter, Dublin Core) corroborates the primary entity
+        for record in corroborate(list(adapter.get("records") or []), record_key):
             if not is_entity(record):
                 continue
             for found in hoist(record):
@@ -154,6 +175,7 @@ class EntityPipeline:
                     state = states[key] = new_state(key)
                     created += 1
                 add_record(state, record, page_url=page_url, retrieved_at=when, ranks=self.ranks)
+                add_identity(state, record_identity(record, page_url))
             return created
 
         update = getattr(self.store, "update", None)
@@ -195,8 +217,28 @@ class EntityPipeline:
         # with change detection: each item gets `change`, then the `gone` entities follow
         yield from items if self.changes is None else self.changes.annotate(items)
 
-    def _entity_items(self) -> Iterator[EntityItem]:
+    def _resolved_states(self) -> Iterator[tuple[dict[str, Any], list[str]]]:
+        """Each entity once, entities that share a strong identifier merged into one (the
+        grouping is independent of the order pages came in; :mod:`structcrawl.entities.resolve`)."""
+        identities = {
+            state["key"]: [f"key|{state['key']}", *(state.get("identity") or [])]
+            for state in self.store.states()
+        }
+        group_of: dict[str, list[str]] = {}
+        for group in resolve(identities):
+            if len(group) > 1:
+                for key in group:
+                    group_of[key] = group
         for state in self.store.states():
+            members = group_of.get(state["key"])
+            if members is None:
+                yield state, [state["key"]]
+            elif state["key"] == members[0]:
+                self.stats.inc_value("structcrawl/entities/resolved", len(members) - 1)
+                yield merge_states(list(self.store.load(members).values())), members
+
+    def _entity_items(self) -> Iterator[EntityItem]:
+        for state, keys in self._resolved_states():
             view = entity_view(state)
             self.stats.inc_value("structcrawl/entities/emitted")
             if view["conflicts"]:
@@ -206,7 +248,7 @@ class EntityPipeline:
                 id=view["id"],
                 type=view["type"],
                 properties=view["properties"],
-                sources=self.store.sources(view["key"]),
+                sources=[s for key in keys for s in self.store.sources(key)],
                 conflicts=view["conflicts"],
                 provenance=view["provenance"],
                 formats=view["formats"],

@@ -1,7 +1,7 @@
 """The microformats2 document walk: items, properties, children, backcompat and rels.
 
 The walk is iterative (an explicit stack of element iterators), so arbitrarily deep documents
-cannot exhaust Python's recursion limit. Each microformat root opens an :class:`_Item`; its
+cannot exhaust Python's recursion limit. Each microformat root opens an :class:`Item`; its
 output dict is created empty when the root is entered (so that properties and children keep
 document order) and filled in when the root's subtree has been walked, which is also when the
 implied properties are computed.
@@ -10,14 +10,15 @@ implied properties are computed.
 from __future__ import annotations
 
 from typing import Any, Final
-from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
 from structcrawl.core.document import ElementPaths
 
 from ._implied import implied_name, implied_photo, implied_url
-from ._text import resolve_url, tag_last_segment, text_content
+from ._item import Item, document_base
+from ._rels import parse_rels
+from ._text import tag_last_segment
 from ._values import DOC_HAS_VALUE_CLASS, Boundary, parse_dt, parse_e, parse_p, parse_u
 from ._vocab import (
     BACKCOMPAT_ROOTS,
@@ -37,10 +38,6 @@ __all__ = ["CANDIDATES_XPATH", "MAX_NESTING", "Mf2Parser", "document_base"]
 MAX_NESTING: Final = 100
 _MAX_INCLUDE_DEPTH: Final = 8
 _MAX_INCLUDES: Final = 512
-_SAFE_BASE_SCHEMES: Final = frozenset({"http", "https", "file", ""})
-_RELS_XPATH: Final = etree.XPath(
-    "descendant-or-self::*[self::a or self::area or self::link][@rel][not(ancestor::template)]"
-)
 _BC_NAMES: Final = sorted(BACKCOMPAT_ROOTS)
 #: Elements that may be microformat roots (cheap pre-filter; exact checks follow in Python).
 CANDIDATES_XPATH: Final = etree.XPath(
@@ -49,88 +46,6 @@ CANDIDATES_XPATH: Final = etree.XPath(
     + " or ".join(f"contains(@class, '{name}')" for name in _BC_NAMES if name != "geo")
     + " or contains(@class, 'geo')][not(ancestor-or-self::template)]"
 )
-
-
-def document_base(root: etree._Element, url: str) -> str:
-    """``url`` adjusted by the first ``<base href>`` (unsafe schemes are ignored)."""
-    for base in root.iterfind(".//base[@href]"):
-        href = (base.get("href") or "").strip()
-        if not href:
-            break
-        try:
-            candidate = urljoin(url, href)
-            scheme = urlsplit(candidate).scheme.lower()
-        except ValueError:
-            break
-        if scheme in _SAFE_BASE_SCHEMES:
-            return candidate
-        break
-    return url
-
-
-class _Item:
-    """A microformat being parsed."""
-
-    __slots__ = (
-        "backcompat",
-        "children",
-        "date",
-        "el",
-        "first_p_name",
-        "first_u_url",
-        "has_nested",
-        "has_pe",
-        "has_u",
-        "includes",
-        "level",
-        "out",
-        "props",
-        "prop_elements",
-        "roots",
-        "slots",
-        "types",
-    )
-
-    def __init__(
-        self, el: etree._Element, types: list[str], roots: tuple[str, ...], level: int
-    ) -> None:
-        self.el = el
-        self.level = level  # 1 for top-level items
-        self.types = types
-        self.roots = roots  # classic root names (backcompat vocabulary), empty for mf2
-        self.backcompat = bool(roots)
-        self.props: dict[str, list[Any]] = {}
-        self.prop_elements: dict[str, list[etree._Element]] = {}  # where each value came from
-        self.children: list[dict[str, Any]] = []
-        self.has_pe = self.has_u = self.has_nested = False
-        self.first_p_name: Any = None
-        self.first_u_url: Any = None
-        self.date: str | None = None
-        self.includes: list[etree._Element] = []
-        self.out: dict[str, Any] | None = None  # placeholder when a child / top-level item
-        self.slots: list[tuple[str, dict[str, Any]]] = []  # (prefix, placeholder) as property
-
-    def add(self, prefix: str, name: str, value: Any, source: etree._Element) -> None:
-        self.props.setdefault(name, []).append(value)
-        self.prop_elements.setdefault(name, []).append(source)
-        if prefix in ("p", "e"):
-            self.has_pe = True
-        elif prefix == "u":
-            self.has_u = True
-        if name == "name" and prefix == "p" and self.first_p_name is None:
-            self.first_p_name = value
-        elif name == "url" and prefix == "u" and self.first_u_url is None:
-            self.first_u_url = value
-
-    def boundary(self, tokens: list[str]) -> bool:
-        """Whether class ``tokens`` mark a nested property or microformat in this vocabulary."""
-        if any(t.startswith("h-") for t in tokens) and mf2_roots(tokens):
-            return True
-        if any(t in BACKCOMPAT_ROOTS for t in tokens):
-            return True
-        if self.backcompat:
-            return bool(backcompat_properties(self.roots, tokens, []))
-        return bool(mf2_properties(tokens))
 
 
 class Mf2Parser:
@@ -161,7 +76,7 @@ class Mf2Parser:
         self._ids: dict[str, etree._Element] | None = None
         self._vcp = bool(DOC_HAS_VALUE_CLASS(root))
 
-    def _boundary(self, item: _Item) -> Boundary:
+    def _boundary(self, item: Item) -> Boundary:
         """The value-class-pattern boundary of ``item`` (None: no value classes in document)."""
         return item.boundary if self._vcp else None
 
@@ -178,7 +93,7 @@ class Mf2Parser:
             tokens = split_tokens(el.get("class"))
             if mf2_roots(tokens) or any(t in BACKCOMPAT_ROOTS for t in tokens):
                 self._walk(el, items)
-        rels, rel_urls = self._rels() if self.rels else ({}, {})
+        rels, rel_urls = parse_rels(self.root, self.base) if self.rels else ({}, {})
         return {"items": items, "rels": rels, "rel-urls": rel_urls}
 
     # -- walk -----------------------------------------------------------------------------
@@ -202,7 +117,7 @@ class Mf2Parser:
                 continue
             if not isinstance(child.tag, str) or child.tag == "template":
                 continue
-            ctx: _Item | None = frame[3]
+            ctx: Item | None = frame[3]
             if ctx is not None and ctx.backcompat and child.get("class"):
                 target = self._include_target(child, ctx, depth)
                 if target is not None:
@@ -212,7 +127,7 @@ class Mf2Parser:
     def _enter(
         self,
         el: etree._Element,
-        ctx: _Item | None,
+        ctx: Item | None,
         depth: int,
         stack: list[list[Any]],
         items: list[dict[str, Any]],
@@ -261,7 +176,7 @@ class Mf2Parser:
             self._visited.update(d for d in el.iterdescendants() if d.get("class"))
             stack.append([el, iter(()), None, ctx, depth, None])
             return
-        item = _Item(el, types, bc_roots, level)
+        item = Item(el, types, bc_roots, level)
         self.opened += 1
         if depth == 0:
             self._visited.add(el)
@@ -282,7 +197,7 @@ class Mf2Parser:
             item.includes = self._root_includes(el, depth)
         stack.append([el, iter(el), item, item, depth, list(item.includes)])
 
-    def _add_simple(self, el: etree._Element, ctx: _Item, props: list[PropSpec]) -> None:
+    def _add_simple(self, el: etree._Element, ctx: Item, props: list[PropSpec]) -> None:
         """Parse a property element that is not itself a microformat."""
         p_value: str | None = None
         u_value: Any = None
@@ -306,7 +221,7 @@ class Mf2Parser:
                 value = parse_e(el, self.base)
             ctx.add(prefix, name, value, el)
 
-    def _finish(self, item: _Item) -> None:
+    def _finish(self, item: Item) -> None:
         """Complete ``item`` once its subtree has been walked."""
         el = item.el
         props = item.props
@@ -350,7 +265,7 @@ class Mf2Parser:
             else:
                 slot["value"] = self._nested_value(item, prefix)
 
-    def _nested_value(self, item: _Item, prefix: str) -> Any:
+    def _nested_value(self, item: Item, prefix: str) -> Any:
         """The ``value`` of a microformat used as a ``p-``/``u-``/``dt-`` property."""
         el = item.el
         if prefix == "p":
@@ -401,7 +316,7 @@ class Mf2Parser:
                 out.append(target)
         return out
 
-    def _include_target(self, el: etree._Element, ctx: _Item, depth: int) -> etree._Element | None:
+    def _include_target(self, el: etree._Element, ctx: Item, depth: int) -> etree._Element | None:
         """The element an ``a.include`` / ``object.include`` stands for, if usable."""
         if depth >= _MAX_INCLUDE_DEPTH or "include" not in split_tokens(el.get("class")):
             return None
@@ -412,35 +327,6 @@ class Mf2Parser:
         if target is not None and _is_ancestor(target, el):
             return None  # an element including itself (from inside): a loop, not data
         return target if self._usable_include(target, ctx.el) else None
-
-    # -- rels -----------------------------------------------------------------------------
-
-    def _rels(self) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
-        rels: dict[str, list[str]] = {}
-        rel_urls: dict[str, dict[str, Any]] = {}
-        for el in _RELS_XPATH(self.root):
-            href = el.get("href")
-            tokens = split_tokens(el.get("rel"))
-            if href is None or not tokens:
-                continue
-            url = resolve_url(self.base, href)
-            entry = rel_urls.get(url)
-            if entry is None:
-                entry = rel_urls[url] = {"rels": [], "text": text_content(el)}
-            for attr in ("media", "hreflang", "type", "title"):
-                value = el.get(attr)
-                if value is not None and attr not in entry:
-                    entry[attr] = value
-            for token in tokens:
-                urls = rels.setdefault(token, [])
-                if url not in urls:
-                    urls.append(url)
-                if token not in entry["rels"]:
-                    entry["rels"].append(token)
-        for entry in rel_urls.values():
-            entry["rels"].sort()
-        return rels, rel_urls
-
 
 def _is_ancestor(ancestor: etree._Element, node: etree._Element) -> bool:
     parent = node.getparent()

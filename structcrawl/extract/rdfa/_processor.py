@@ -3,7 +3,8 @@
 The tree is walked once, depth first, with an explicit stack (no recursion, so depth is bounded
 only by memory). Elements without any RDFa-relevant attribute take a fast path that simply hands
 the parent's evaluation context down, which is exactly what the processing sequence does for them
-(they "skip" and change nothing). Step numbers in comments refer to RDFa Core 1.1, section 7.5.
+(they "skip" and change nothing). Step numbers in comments refer to RDFa Core 1.1, section 7.5;
+one method per group of steps, the state-free pieces in :mod:`._steps`.
 """
 
 from __future__ import annotations
@@ -14,98 +15,41 @@ from lxml import etree
 
 from ._context import INITIAL_PREFIX_MAP, PrefixMap, is_ncname, parse_prefix_attribute
 from ._iri import resolve_iri
-from ._literals import html_literal, temporal_datatype, text_content, xml_literal
 from ._model import (
     IRI,
     RDF_FIRST,
-    RDF_HTML,
     RDF_NIL,
     RDF_REST,
     RDF_TYPE,
-    RDF_XMLLITERAL,
     RDFA_USES_VOCABULARY,
     BNode,
-    Literal,
     Node,
     Resource,
     Triple,
 )
-
-__all__ = ["process"]
-
-_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
-# Attributes that make an element more than a pass-through. ``content``, ``datatype``,
-# ``inlist`` and ``datetime`` only matter together with ``property``/``rel``, which are listed.
-_RELEVANT = frozenset(
-    {
-        "about",
-        "resource",
-        "href",
-        "src",
-        "typeof",
-        "property",
-        "rel",
-        "rev",
-        "vocab",
-        "prefix",
-        "lang",
-        "xml:lang",
-        _XML_LANG,
-    }
-)
-# On an element without element children and without pending incomplete triples, these
-# attributes cannot generate anything (they only shape the context handed to children).
-_INERT_LEAF = frozenset(
-    {"about", "resource", "href", "src", "prefix", "lang", "xml:lang", _XML_LANG}
+from ._steps import (
+    FORWARD,
+    INERT_LEAF,
+    LIST,
+    RELEVANT,
+    REVERSE,
+    XML_LANG,
+    Context,
+    Incomplete,
+    ListMapping,
+    child_context,
+    curies_only,
+    generating_paths,
+    has_xmlns,
+    predicates,
+    property_value,
 )
 
-# Incomplete-triple directions.
-_FORWARD = 0
-_REVERSE = 1
-_LIST = 2
+__all__ = ["process", "process_bounded"]
 
-#: predicate -> list items, each with the element that contributed it (for provenance)
-_ListMapping = dict[IRI, list[tuple[Node, etree._Element]]]
-_Incomplete = tuple[IRI, int, "list[tuple[Node, etree._Element]] | None"]
-
-
-class _Context:
-    """The evaluation context handed from an element to its children."""
-
-    __slots__ = (
-        "parent_subject",
-        "parent_object",
-        "prefixes",
-        "incomplete",
-        "list_mapping",
-        "language",
-        "vocab",
-    )
-
-    def __init__(
-        self,
-        parent_subject: Resource,
-        parent_object: Resource | None,
-        prefixes: PrefixMap,
-        incomplete: tuple[_Incomplete, ...] | list[_Incomplete],
-        list_mapping: _ListMapping,
-        language: str | None,
-        vocab: str | None,
-    ) -> None:
-        self.parent_subject = parent_subject
-        self.parent_object = parent_object
-        self.prefixes = prefixes
-        self.incomplete = incomplete
-        self.list_mapping = list_mapping
-        self.language = language
-        self.vocab = vocab
-
-
-def _has_xmlns(keys: list[str]) -> bool:
-    for key in keys:
-        if key.startswith("xmlns:"):
-            return True
-    return False
+_Pending = tuple[Resource, ListMapping, etree._Element] | None
+#: Step 5/6 outcome: skip, new subject, current object, the resource @typeof types
+_Subjects = tuple[bool, Resource | None, Resource | None, Resource | None]
 
 
 class _Processor:
@@ -149,7 +93,7 @@ class _Processor:
     def emit(self, s: Resource, p: IRI, o: Node, element: etree._Element) -> None:
         self.triples.append(Triple(s, p, o, element))
 
-    def emit_lists(self, subject: Resource, lists: _ListMapping, element: etree._Element) -> None:
+    def emit_lists(self, subject: Resource, lists: ListMapping, element: etree._Element) -> None:
         """Step 14: turn the lists created on ``element`` into rdf:first/rdf:rest chains."""
         for predicate, items in lists.items():
             if not items:
@@ -165,15 +109,14 @@ class _Processor:
     # -- traversal ----------------------------------------------------------------------------
 
     def run(self) -> list[Triple]:
-        initial = _Context(self.base_iri, None, INITIAL_PREFIX_MAP, (), {}, None, None)
-        pending_type = tuple[Resource, _ListMapping, etree._Element] | None
-        stack: list[tuple[Iterator[etree._Element], _Context, pending_type]] = [
+        initial = Context(self.base_iri, None, INITIAL_PREFIX_MAP, (), {}, None, None)
+        stack: list[tuple[Iterator[etree._Element], Context, _Pending]] = [
             (iter((self.root,)), initial, None)
         ]
         root = self.root
-        relevant = _RELEVANT
-        inert_leaf = _INERT_LEAF
-        on_path = _generating_paths(root)
+        relevant = RELEVANT
+        inert_leaf = INERT_LEAF
+        on_path = generating_paths(root)
         while stack:
             children, ctx, pending = stack[-1]
             for element in children:
@@ -185,7 +128,7 @@ class _Processor:
                     continue
                 keys = element.keys()
                 if element is not root:
-                    if not keys or (relevant.isdisjoint(keys) and not _has_xmlns(keys)):
+                    if not keys or (relevant.isdisjoint(keys) and not has_xmlns(keys)):
                         # No RDFa here: the element skips and hands its context down unchanged.
                         if len(element):
                             stack.append((element.iterchildren(), ctx, None))
@@ -217,15 +160,71 @@ class _Processor:
 
     # -- one element --------------------------------------------------------------------------
 
-    def element(
-        self, el: etree._Element, ctx: _Context, is_root: bool
-    ) -> tuple[_Context, tuple[Resource, _ListMapping, etree._Element] | None]:
+    def element(self, el: etree._Element, ctx: Context, is_root: bool) -> tuple[Context, _Pending]:
         """Process one element (steps 1-13); return the children's context and pending lists."""
         a = dict(el.items())
         tag = el.tag
         assert isinstance(tag, str)
         local = tag.rpartition("}")[2] if tag.startswith("{") else tag
+        vocab, prefixes, language = self.local_context(el, a, ctx)  # steps 2-4
+        rel, rev, prop = a.get("rel"), a.get("rev"), a.get("property")
+        if prop is not None:
+            rel, rev = curies_only(rel), curies_only(rev)
+        typeof = a.get("typeof")
+        about = self.safe_curie_or_iri(a.get("about"), prefixes)
+        resource = self.safe_curie_or_iri(a.get("resource"), prefixes)
+        href_attr = a.get("href")
+        href = self.iri(href_attr.strip()) if href_attr is not None else None
+        src_attr = a.get("src")
+        src = self.iri(src_attr.strip()) if src_attr is not None else None
+        target = resource or href or src
+        skip, new_subject, current_object, typed = self.subjects(
+            a, ctx, is_root, local, about, target, rel is None and rev is None
+        )
+        # Step 7: types.
+        if typed is not None and typeof is not None:
+            for type_iri in prefixes.tokens(typeof, vocab):
+                self.emit(typed, RDF_TYPE, type_iri, el)
+        # Step 8: a new subject starts a new list mapping.
+        lists = ctx.list_mapping
+        if new_subject is not None and new_subject != ctx.parent_object:
+            lists = {}
+        inlist = "inlist" in a
+        rel_preds = predicates(prefixes.tokens(rel, vocab)) if rel is not None else ()
+        rev_preds = predicates(prefixes.tokens(rev, vocab)) if rev is not None else ()
+        current_object, incomplete = self.relations(
+            el, new_subject, current_object, rel_preds, rev_preds, lists, inlist
+        )
+        # Step 11: property values.
+        if prop is not None and new_subject is not None:
+            props = predicates(prefixes.tokens(prop, vocab))
+            if props:
+                own = typed if typeof is not None and "about" not in a else None
+                value = property_value(
+                    el, local, a, prefixes, vocab, language, rel, rev,
+                    a.get("content"), a.get("datatype"), target, own,
+                )
+                for predicate in props:
+                    if inlist:
+                        lists.setdefault(predicate, []).append((value, el))
+                    else:
+                        self.emit(new_subject, predicate, value, el)
+        # Step 12: complete the parent's incomplete triples.
+        if not skip and new_subject is not None:
+            self.complete(el, ctx, new_subject)
+        child = child_context(
+            ctx, skip, new_subject, current_object, prefixes, incomplete, lists, language, vocab
+        )
+        # Step 14 happens after the children: only lists created here are emitted here.
+        pending = None
+        if lists is not ctx.list_mapping and new_subject is not None:
+            pending = (new_subject, lists, el)
+        return child, pending
 
+    def local_context(
+        self, el: etree._Element, a: dict[str, str], ctx: Context
+    ) -> tuple[str | None, PrefixMap, str | None]:
+        """Steps 2-4: the element's default vocabulary, prefix mappings and language."""
         # Step 2: default vocabulary.
         vocab = ctx.vocab
         vocab_attr = a.get("vocab")
@@ -237,7 +236,6 @@ class _Processor:
                 self.emit(self.base_iri, RDFA_USES_VOCABULARY, vocab_iri, el)
             else:
                 vocab = None
-
         # Step 3: prefix mappings (xmlns: first, @prefix wins).
         prefixes = ctx.prefixes
         declared: dict[str, str] = {}
@@ -252,106 +250,86 @@ class _Processor:
             declared.update(parse_prefix_attribute(prefix_attr))
         if declared:
             prefixes = prefixes.extend(declared)
-
         # Step 4: language (xml:lang wins over lang).
         language = ctx.language
-        lang_attr = a.get("xml:lang", a.get(_XML_LANG))
+        lang_attr = a.get("xml:lang", a.get(XML_LANG))
         if lang_attr is None:
             lang_attr = a.get("lang")
         if lang_attr is not None:
             language = lang_attr.strip().lower() or None
+        return vocab, prefixes, language
 
-        rel = a.get("rel")
-        rev = a.get("rev")
-        prop = a.get("property")
-        if prop is not None:
-            # HTML+RDFa: with @property, @rel/@rev values that are not CURIEs/IRIs are dropped.
-            if rel is not None:
-                rel = " ".join(t for t in rel.split() if ":" in t) or None
-            if rev is not None:
-                rev = " ".join(t for t in rev.split() if ":" in t) or None
-        typeof = a.get("typeof")
-        content = a.get("content")
-        datatype = a.get("datatype")
-        about = self.safe_curie_or_iri(a.get("about"), prefixes)
-        resource = self.safe_curie_or_iri(a.get("resource"), prefixes)
-        href_attr = a.get("href")
-        href = self.iri(href_attr.strip()) if href_attr is not None else None
-        src_attr = a.get("src")
-        src = self.iri(src_attr.strip()) if src_attr is not None else None
-
-        # Step 1: local values.
+    def subjects(
+        self,
+        a: dict[str, str],
+        ctx: Context,
+        is_root: bool,
+        local: str,
+        about: Resource | None,
+        target: Resource | None,
+        no_rel: bool,
+    ) -> _Subjects:
+        """Steps 5-6: skip, the new subject, the current object and the typed resource.
+        ``target`` is the first of @resource, @href, @src; ``no_rel``: neither @rel nor @rev."""
         skip = False
         new_subject: Resource | None = None
         current_object: Resource | None = None
         typed: Resource | None = None
         parent_object = ctx.parent_object
-        base_iri = self.base_iri
-
-        if rel is None and rev is None:
-            if prop is not None and content is None and datatype is None:
-                # Step 5.1
-                if about is not None:
-                    new_subject = about
-                elif is_root:
-                    new_subject = base_iri
-                else:
-                    new_subject = parent_object
-                if typeof is not None:
-                    if about is not None:
-                        typed = about
-                    elif is_root:
-                        typed = base_iri
-                    else:
-                        typed = resource or href or src or self.new_bnode()
-                        current_object = typed
-            else:
-                # Step 5.2
-                new_subject = about or resource or href or src
-                if new_subject is None:
-                    if is_root:
-                        new_subject = base_iri
-                    elif local in ("head", "body"):
-                        new_subject = parent_object  # HTML+RDFa: head/body use the parent
-                    elif typeof is not None:
-                        new_subject = self.new_bnode()
-                    elif parent_object is not None:
-                        new_subject = parent_object
-                        skip = prop is None
-                if typeof is not None:
-                    typed = new_subject
-        else:
-            # Step 6
-            if about is not None:
-                new_subject = about
-            elif is_root:
-                new_subject = base_iri
-            if typeof is not None:
+        typeof = "typeof" in a
+        if not no_rel:  # Step 6
+            new_subject = about if about is not None else (self.base_iri if is_root else None)
+            if typeof:
                 typed = new_subject
             if new_subject is None:
                 new_subject = parent_object
-            current_object = resource or href or src
-            if typeof is not None and "about" not in a:
+            current_object = target
+            if typeof and "about" not in a:
                 if current_object is None:
                     current_object = self.new_bnode()
                 typed = current_object
+        elif "property" in a and "content" not in a and "datatype" not in a:  # Step 5.1
+            if about is not None:
+                new_subject = about
+            else:
+                new_subject = self.base_iri if is_root else parent_object
+            if typeof:
+                if about is not None:
+                    typed = about
+                elif is_root:
+                    typed = self.base_iri
+                else:
+                    typed = current_object = target or self.new_bnode()
+        else:  # Step 5.2
+            new_subject = about or target
+            if new_subject is None:
+                if is_root:
+                    new_subject = self.base_iri
+                elif local in ("head", "body"):
+                    new_subject = parent_object  # HTML+RDFa: head/body use the parent
+                elif typeof:
+                    new_subject = self.new_bnode()
+                elif parent_object is not None:
+                    new_subject = parent_object
+                    skip = "property" not in a
+            if typeof:
+                typed = new_subject
+        return skip, new_subject, current_object, typed
 
-        # Step 7: types.
-        if typed is not None and typeof is not None:
-            for type_iri in prefixes.tokens(typeof, vocab):
-                self.emit(typed, RDF_TYPE, type_iri, el)
-
-        # Step 8: a new subject starts a new list mapping.
-        lists = ctx.list_mapping
-        if new_subject is not None and new_subject != parent_object:
-            lists = {}
-
-        inlist = "inlist" in a
-        incomplete: list[_Incomplete] = []
-        rel_preds = _predicates(prefixes.tokens(rel, vocab)) if rel is not None else ()
-        rev_preds = _predicates(prefixes.tokens(rev, vocab)) if rev is not None else ()
-        if current_object is not None:
-            # Step 9
+    def relations(
+        self,
+        el: etree._Element,
+        new_subject: Resource | None,
+        current_object: Resource | None,
+        rel_preds: tuple[IRI, ...],
+        rev_preds: tuple[IRI, ...],
+        lists: ListMapping,
+        inlist: bool,
+    ) -> tuple[Resource | None, list[Incomplete]]:
+        """Steps 9-10: @rel/@rev triples to the current object, or incomplete triples waiting
+        for the children's subjects; returns the current object and the incomplete triples."""
+        incomplete: list[Incomplete] = []
+        if current_object is not None:  # Step 9
             assert new_subject is not None
             for predicate in rel_preds:
                 if inlist:
@@ -360,160 +338,27 @@ class _Processor:
                     self.emit(new_subject, predicate, current_object, el)
             for predicate in rev_preds:
                 self.emit(current_object, predicate, new_subject, el)
-        elif rel_preds or rev_preds:
-            # Step 10
+        elif rel_preds or rev_preds:  # Step 10
             current_object = self.new_bnode()
             for predicate in rel_preds:
                 if inlist:
-                    incomplete.append((predicate, _LIST, lists.setdefault(predicate, [])))
+                    incomplete.append((predicate, LIST, lists.setdefault(predicate, [])))
                 else:
-                    incomplete.append((predicate, _FORWARD, None))
+                    incomplete.append((predicate, FORWARD, None))
             for predicate in rev_preds:
-                incomplete.append((predicate, _REVERSE, None))
+                incomplete.append((predicate, REVERSE, None))
+        return current_object, incomplete
 
-        # Step 11: property values.
-        if prop is not None and new_subject is not None:
-            predicates = _predicates(prefixes.tokens(prop, vocab))
-            if predicates:
-                value = self.property_value(
-                    el,
-                    local,
-                    a,
-                    prefixes,
-                    vocab,
-                    language,
-                    rel,
-                    rev,
-                    content,
-                    datatype,
-                    resource or href or src,
-                    typed if typeof is not None and "about" not in a else None,
-                )
-                for predicate in predicates:
-                    if inlist:
-                        lists.setdefault(predicate, []).append((value, el))
-                    else:
-                        self.emit(new_subject, predicate, value, el)
-
-        # Step 12: complete the parent's incomplete triples.
-        if not skip and new_subject is not None:
-            for predicate, direction, target in ctx.incomplete:
-                if direction == _LIST:
-                    assert target is not None
-                    target.append((new_subject, el))
-                elif direction == _FORWARD:
-                    self.emit(ctx.parent_subject, predicate, new_subject, el)
-                else:
-                    self.emit(new_subject, predicate, ctx.parent_subject, el)
-
-        # Step 13: the children's context.
-        if skip:
-            if language == ctx.language and prefixes is ctx.prefixes and vocab == ctx.vocab:
-                child = ctx
+    def complete(self, el: etree._Element, ctx: Context, new_subject: Resource) -> None:
+        """Step 12: the parent's incomplete triples get ``new_subject``."""
+        for predicate, direction, target in ctx.incomplete:
+            if direction == LIST:
+                assert target is not None
+                target.append((new_subject, el))
+            elif direction == FORWARD:
+                self.emit(ctx.parent_subject, predicate, new_subject, el)
             else:
-                child = _Context(
-                    ctx.parent_subject,
-                    ctx.parent_object,
-                    prefixes,
-                    ctx.incomplete,
-                    ctx.list_mapping,
-                    language,
-                    vocab,
-                )
-        else:
-            subject = new_subject if new_subject is not None else ctx.parent_subject
-            child = _Context(
-                subject,
-                current_object if current_object is not None else subject,
-                prefixes,
-                incomplete,
-                lists,
-                language,
-                vocab,
-            )
-
-        # Step 14 happens after the children: only lists created here are emitted here.
-        pending = None
-        if lists is not ctx.list_mapping and new_subject is not None:
-            pending = (new_subject, lists, el)
-        return child, pending
-
-    def property_value(
-        self,
-        el: etree._Element,
-        local: str,
-        a: dict[str, str],
-        prefixes: PrefixMap,
-        vocab: str | None,
-        language: str | None,
-        rel: str | None,
-        rev: str | None,
-        content: str | None,
-        datatype: str | None,
-        resource: Resource | None,
-        typed: Resource | None,
-    ) -> Node:
-        """Step 11: the current property value (with the HTML5 ``@datetime``/``<time>`` rules)."""
-        datatype_iri: str | None = None
-        if datatype is not None:
-            datatype_iri = ""
-            for candidate in prefixes.tokens(datatype, vocab):
-                if isinstance(candidate, IRI):
-                    datatype_iri = candidate.value
-                    break
-        datetime = a.get("datetime")
-        if datatype_iri:
-            if datatype_iri == RDF_XMLLITERAL:
-                return Literal(xml_literal(el), RDF_XMLLITERAL)
-            if datatype_iri == RDF_HTML:
-                return Literal(html_literal(el), RDF_HTML)
-            lexical = content if content is not None else datetime
-            return Literal(lexical if lexical is not None else text_content(el), datatype_iri)
-        if datatype_iri == "":
-            lexical = content if content is not None else datetime
-            return Literal(lexical if lexical is not None else text_content(el), None, language)
-        if content is not None:
-            return Literal(content, None, language)
-        if datetime is not None or local == "time":
-            lexical = datetime if datetime is not None else text_content(el)
-            temporal = temporal_datatype(lexical)
-            if temporal is not None:
-                return Literal(lexical, temporal)
-            return Literal(lexical, None, language)
-        if rel is None and rev is None and resource is not None:
-            return resource
-        if typed is not None:
-            return typed
-        return Literal(text_content(el), None, language)
-
-
-def _predicates(resolved: tuple[Resource, ...]) -> tuple[IRI, ...]:
-    """Blank nodes are not allowed as predicates."""
-    if all(isinstance(r, IRI) for r in resolved):
-        return resolved  # type: ignore[return-value]
-    return tuple(r for r in resolved if isinstance(r, IRI))
-
-
-# attribute nodes, then their elements: ~4x faster in libxml2 than //*[@a or @b ...]. One
-# XPath per attribute: libxml2 merges the node sets of a union (``a | b``) in quadratic time,
-# which took minutes on a page of 100,000 RDFa elements.
-_GENERATING = tuple(
-    etree.XPath(f"//@{name}") for name in ("property", "rel", "rev", "typeof", "vocab")
-)
-
-
-def _generating_paths(root: etree._Element) -> set[etree._Element]:
-    """Elements that generate triples themselves (@property, @rel, @rev, @typeof, @vocab) and
-    their ancestors: the only subtrees the walk must enter while no incomplete triple is
-    pending. On typical pages (navigation, text, a few Open Graph tags) this leaves most of
-    the tree unvisited."""
-    found: set[etree._Element] = set()
-    for attribute in (a for xpath in _GENERATING for a in xpath(root)):
-        node: etree._Element | None = attribute.getparent()
-        while node is not None and node not in found:
-            found.add(node)
-            node = node.getparent()
-    return found
+                self.emit(new_subject, predicate, ctx.parent_subject, el)
 
 
 def process(root: etree._Element, base: str) -> list[Triple]:

@@ -1,0 +1,142 @@
+"""Settings of the render handler (:mod:`structcrawl.render.handler`) and of the render-gain
+pipeline: the ``STRUCTCRAWL_RENDER_*`` and ``STRUCTCRAWL_BROWSER_*`` settings, with their defaults
+and documentation (gathered into :data:`structcrawl.crawl.config.DEFAULTS`), and the frozen
+:class:`RenderConfig` that reads them once.
+
+Pure module: no Scrapy imports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from structcrawl.core.setting import Setting, csv_setting, setting_value
+
+__all__ = ["SETTINGS", "RenderConfig"]
+
+#: rendering (structcrawl.render: the download handler that escalates JS-only pages to a browser)
+SETTINGS: dict[str, Setting] = {
+    "STRUCTCRAWL_RENDER_ENABLED": Setting(
+        True,
+        "Route pages that need JavaScript to a headless browser (off: plain HTTP only).",
+    ),
+    "STRUCTCRAWL_RENDER_HANDLER": Setting(
+        "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler",
+        "The browser download handler the render handler wraps.",
+    ),
+    "STRUCTCRAWL_RENDER_HTTP_HANDLER": Setting(
+        None, "The plain HTTP handler; None = Scrapy's own (DOWNLOAD_HANDLERS_BASE)."
+    ),
+    "STRUCTCRAWL_RENDER_DETECT": Setting(
+        True, "Judge HTTP responses and re-fetch JS-only pages (app shells) in the browser."
+    ),
+    "STRUCTCRAWL_RENDER_LEARN_AFTER": Setting(
+        2,
+        "Escalations of a URL template (per site) after which its URLs go straight to the "
+        "browser; 0 = never learn.",
+    ),
+    "STRUCTCRAWL_RENDER_MAX_PAGES": Setting(4, "Browser pages open at once (at most)."),
+    "STRUCTCRAWL_RENDER_RESTART_AFTER": Setting(
+        100, "Restart the browser after this many pages (0 = never); it restarts on a crash."
+    ),
+    "STRUCTCRAWL_RENDER_TIMEOUT": Setting(30.0, "Browser navigation timeout, seconds."),
+    "STRUCTCRAWL_RENDER_WAIT_TIMEOUT": Setting(
+        10.0, "Bound on page actions plus the wait for the page's data condition, seconds."
+    ),
+    "STRUCTCRAWL_RENDER_BLOCK_RESOURCES": Setting(
+        "image,font,media", "Resource types the browser does not load (comma-separated)."
+    ),
+    "STRUCTCRAWL_RENDER_CAPTURE_JSON": Setting(
+        True, "Capture XHR/fetch JSON responses of rendered pages as network-json records."
+    ),
+    "STRUCTCRAWL_RENDER_CAPTURE_MAX_BYTES": Setting(
+        2_000_000, "Largest captured JSON response body, bytes (larger: a skip record)."
+    ),
+    "STRUCTCRAWL_RENDER_VIEWPORT": Setting("1280x800", "Browser viewport, WIDTHxHEIGHT."),
+    "STRUCTCRAWL_RENDER_LOCALE": Setting("en-US", "Browser locale (navigator.language)."),
+    "STRUCTCRAWL_RENDER_TIMEZONE": Setting("UTC", "Browser time zone (IANA name)."),
+    "STRUCTCRAWL_RENDER_USER_AGENT": Setting(
+        None, "Browser user agent; None = Scrapy's USER_AGENT."
+    ),
+    "STRUCTCRAWL_BROWSER_EXECUTABLE": Setting(
+        None,
+        "Chromium executable; None = $STRUCTCRAWL_CHROMIUM, then Playwright's browser, "
+        "then /usr/bin/chromium.",
+    ),
+    "STRUCTCRAWL_BROWSER_ARGS": Setting(
+        "", "Extra Chromium command-line flags (comma-separated)."
+    ),
+    "STRUCTCRAWL_RENDER_ALLOWED_HOSTS": Setting(
+        "",
+        "Hosts the browser may load from or navigate to besides the crawl's allowed "
+        "domains (comma-separated; a domain includes its subdomains; '*' = any host).",
+    ),
+}
+
+
+def _get(settings: Any, name: str) -> Any:
+    return setting_value(settings, SETTINGS, name)
+
+
+@dataclass(frozen=True, slots=True)
+class RenderConfig:
+    """Settings of :class:`structcrawl.render.handler.RenderDownloadHandler` and
+    :class:`structcrawl.crawl.pipelines.rendergain.RenderGainPipeline`."""
+
+    enabled: bool
+    handler: str
+    http_handler: str | None
+    detect: bool
+    learn_after: int
+    max_pages: int
+    restart_after: int
+    timeout: float
+    wait_timeout: float
+    block_resources: frozenset[str]
+    capture_json: bool
+    capture_max_bytes: int
+    viewport: tuple[int, int]
+    locale: str
+    timezone: str
+    user_agent: str | None
+    executable: str | None
+    browser_args: tuple[str, ...]
+    rules_dir: str | None
+    allowed_hosts: tuple[str, ...] = ()
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> RenderConfig:
+        viewport = str(_get(settings, "STRUCTCRAWL_RENDER_VIEWPORT")).lower().split("x")
+        if len(viewport) != 2 or not all(v.strip().isdigit() for v in viewport):
+            raise ValueError("STRUCTCRAWL_RENDER_VIEWPORT must look like 1280x800")
+        user_agent = _get(settings, "STRUCTCRAWL_RENDER_USER_AGENT") or settings.get("USER_AGENT")
+        executable = _get(settings, "STRUCTCRAWL_BROWSER_EXECUTABLE")
+        rules_dir = settings.get("STRUCTCRAWL_RULES_DIR")
+        return cls(
+            enabled=bool(settings.getbool("STRUCTCRAWL_RENDER_ENABLED", True)),
+            handler=str(_get(settings, "STRUCTCRAWL_RENDER_HANDLER")),
+            http_handler=_get(settings, "STRUCTCRAWL_RENDER_HTTP_HANDLER") or None,
+            detect=bool(settings.getbool("STRUCTCRAWL_RENDER_DETECT", True)),
+            learn_after=max(int(_get(settings, "STRUCTCRAWL_RENDER_LEARN_AFTER")), 0),
+            max_pages=max(int(_get(settings, "STRUCTCRAWL_RENDER_MAX_PAGES")), 1),
+            restart_after=max(int(_get(settings, "STRUCTCRAWL_RENDER_RESTART_AFTER")), 0),
+            timeout=float(_get(settings, "STRUCTCRAWL_RENDER_TIMEOUT")),
+            wait_timeout=float(_get(settings, "STRUCTCRAWL_RENDER_WAIT_TIMEOUT")),
+            block_resources=frozenset(
+                csv_setting(_get(settings, "STRUCTCRAWL_RENDER_BLOCK_RESOURCES"))
+            ),
+            capture_json=bool(settings.getbool("STRUCTCRAWL_RENDER_CAPTURE_JSON", True)),
+            capture_max_bytes=int(_get(settings, "STRUCTCRAWL_RENDER_CAPTURE_MAX_BYTES")),
+            viewport=(int(viewport[0]), int(viewport[1])),
+            locale=str(_get(settings, "STRUCTCRAWL_RENDER_LOCALE")),
+            timezone=str(_get(settings, "STRUCTCRAWL_RENDER_TIMEZONE")),
+            user_agent=str(user_agent) if user_agent else None,
+            executable=str(executable) if executable else None,
+            browser_args=csv_setting(_get(settings, "STRUCTCRAWL_BROWSER_ARGS")),
+            rules_dir=str(rules_dir) if rules_dir else None,
+            allowed_hosts=tuple(
+                h.lower().lstrip(".")
+                for h in csv_setting(_get(settings, "STRUCTCRAWL_RENDER_ALLOWED_HOSTS"))
+            ),
+        )

@@ -1,0 +1,106 @@
+"""Reading record values in both value models (pure).
+
+Records today carry plain values (strings, numbers, nested records, bare IRIs for some RDFa
+objects); the value model being introduced wraps them: references ``{"@id": iri}``, typed
+literals ``{"@value": v, "@type": dt}``, language literals ``{"@value": v, "@language": l}``.
+Every item reader goes through these helpers so that both shapes read the same.
+
+>>> text({"@value": " 19.90 ", "@type": "xsd:decimal"}), text(["", "a"]), text(3)
+('19.90', 'a', '3')
+>>> ref({"@id": "https://schema.org/InStock"}), ref("https://x.example/p")
+('https://schema.org/InStock', 'https://x.example/p')
+>>> [node_type(n) for n in nodes_of([{"type": ["Offer"], "properties": {}}, "x"])]
+[['Offer']]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["first", "is_node", "literal", "node_type", "nodes_of", "props", "ref", "text", "values"]
+
+
+def is_node(value: Any) -> bool:
+    """A nested record (``{"type", "properties", ...}``) or a compact JSON-LD-like node."""
+    if not isinstance(value, dict):
+        return False
+    if "properties" in value and "type" in value:
+        return True
+    return "@type" in value and "@value" not in value
+
+
+def values(value: Any) -> list[Any]:
+    """A value as a list (``None`` -> ``[]``, a list -> itself, ``@list``/``@set`` unwrapped)."""
+    if value is None:
+        return []
+    if isinstance(value, dict) and ("@list" in value or "@set" in value):
+        inner = value.get("@list", value.get("@set"))
+        return values(inner)
+    if isinstance(value, list | tuple):
+        return list(value)
+    return [value]
+
+
+def literal(value: Any) -> Any:
+    """The plain value of a literal (``{"@value": v}`` -> ``v``); anything else unchanged."""
+    if isinstance(value, dict) and "@value" in value:
+        return value["@value"]
+    return value
+
+
+def text(value: Any) -> str | None:
+    """The first non-empty scalar of ``value`` as stripped text (references give their IRI,
+    nodes give ``None``)."""
+    for item in values(value):
+        item = literal(item)
+        if isinstance(item, dict):
+            if set(item) == {"@id"}:
+                item = item["@id"]
+            else:
+                continue
+        if isinstance(item, bool) or item is None:
+            continue
+        if isinstance(item, int | float):
+            return (
+                format(item, "f").rstrip("0").rstrip(".") if isinstance(item, float) else str(item)
+            )
+        if isinstance(item, str) and item.strip():
+            return " ".join(item.split())
+    return None
+
+
+def first(value: Any) -> Any:
+    """The first value (raw: literal, reference or node), ``None`` when empty."""
+    items = values(value)
+    return items[0] if items else None
+
+
+def ref(value: Any) -> str | None:
+    """The IRI of a reference (``{"@id": iri}`` or a bare IRI string) or of a node's id."""
+    for item in values(value):
+        if isinstance(item, dict):
+            iri = item.get("@id") or item.get("id")
+            if isinstance(iri, str) and iri:
+                return iri
+            continue
+        item = literal(item)
+        if isinstance(item, str) and item.strip():
+            return item.strip()
+    return None
+
+
+def node_type(node: dict[str, Any]) -> list[str]:
+    kinds = node.get("type") if "properties" in node else node.get("@type")
+    return [str(t) for t in values(kinds)]
+
+
+def props(node: dict[str, Any]) -> dict[str, Any]:
+    """A node's properties (records: ``properties``; compact nodes: every non-@ key)."""
+    if "properties" in node:
+        return node.get("properties") or {}
+    return {k: v for k, v in node.items() if not k.startswith("@")}
+
+
+def nodes_of(value: Any) -> list[dict[str, Any]]:
+    """The nested nodes among a property's values."""
+    return [v for v in values(value) if is_node(v)]

@@ -1,0 +1,161 @@
+"""The wording the visible-page evidence reads, in several languages (data, pure).
+
+Phrases are listed plainly and joined into case-insensitive patterns; add a language by adding
+its phrases. English, German, French, Spanish, Dutch, Italian, Swedish, Norwegian, Danish,
+Finnish, Polish, Czech and Japanese are covered.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "BUY",
+    "DECOY_WORDS",
+    "GTIN_LABEL",
+    "HIDDEN_STYLE",
+    "IN_STOCK",
+    "OLD_CLASS",
+    "OUT_OF_STOCK",
+    "PREORDER",
+    "REGULAR_CLASS",
+    "SKU_LABEL",
+    "STRUCK",
+    "UNIT_AFTER",
+    "KRONA_PRICE",
+    "SIGN_BY_LANGUAGE",
+    "sign_currency",
+]
+
+
+def _words(*phrases: str, tail: tuple[str, ...] = ()) -> re.Pattern[str]:
+    """``\\b(?:a|b|...)\\b`` plus ``tail`` alternatives without word boundaries (CJK)."""
+    pattern = r"\b(?:" + "|".join(phrases) + r")\b"
+    if tail:
+        pattern += "|" + "|".join(tail)
+    return re.compile(pattern, re.I)
+
+
+#: Elements whose text is struck through (an old price).
+STRUCK = frozenset({"del", "s", "strike"})
+#: class/id words of elements that hold an old, compare-at or unrelated price.
+OLD_CLASS = re.compile(
+    r"(?:^|[-_ ])(?:"
+    + "|".join(
+        (
+            "old", "was", "compare", "compare-at", "strike", "crossed", "uvp", "rrp",
+            "msrp", "list", "before", "original", "saving", "savings", "save", r"instal+ments?",
+            "klarna", "shipping", "related", r"recommend\w*", "upsell", r"cross-?sell", "teaser",
+            "sidebar", "widget",
+        )
+    )
+    + r")(?:$|[-_ ])",
+    re.I,
+)  # fmt: skip
+#: A "regular" price: the old one on sale, the current one otherwise (themes differ).
+REGULAR_CLASS = re.compile(r"(?:^|[-_ ])regular(?:$|[-_ ])", re.I)
+HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+#: Words just before or around a price that make it something other than the price to pay.
+DECOY_WORDS = _words(
+    "save", "sparen", "spare", "ahorra", "économisez", "risparmi", "bespaar", "uvp", "rrp",
+    "msrp", "statt", "was", "war", "avant", "antes", r"instal+ments?", "raten", r"plazos?",
+    "mensualit", r"x\s*\d", "klarna", "afterpay", "paypal", r"shop\s*pay", "shipping",
+    "versand", "envío", "envio", "livraison", "verzending", "spedizione", "frakt", "delivery",
+    "lieferung", "free", "gratis", "kostenlos", "gratuit", "ab", "over", "über", "dès",
+    "à partir de", "a partir de", "vanaf", "per", "pro", "je", r"/\s*(?:kg|l|m|100)",
+    "subscribe", "abo", "bundle", r"\d+\s*for",
+)  # fmt: skip
+#: A unit price follows the amount ("51,60 € / 1 kg", "2,99 € pro Liter").
+UNIT_AFTER = re.compile(r"^\s*(?:/|per\b|pro\b|je\b|le\b|la\b)\s*\S", re.I)
+OUT_OF_STOCK = _words(
+    "out of stock", "sold out", "currently unavailable", "no longer available", "ausverkauft",
+    r"nicht (?:mehr )?(?:auf lager|lieferbar|verfügbar)", "vergriffen", "épuisé", "epuise",
+    "rupture de stock", "indisponible", "agotado", "sin stock", "no disponible", "uitverkocht",
+    r"niet (?:op voorraad|leverbaar)", "esaurito", "non disponibile", "slutsåld",
+    "slut i lager", "utsolgt", "udsolgt", "loppuunmyyty", "wyprzedane", "brak w magazynie",
+    "vyprodáno",
+    tail=("在庫切れ", "売り切れ", "品切れ", "缺货", "售罄"),
+)  # fmt: skip
+IN_STOCK = _words(
+    "in stock", "available now", "auf lager", "sofort lieferbar", "lieferbar", "vorrätig",
+    "en stock", "disponible", "en existencia", "op voorraad", "disponibile", "i lager",
+    "på lager", "varastossa", "dostępny", "skladem",
+    tail=("在庫あり",),
+)  # fmt: skip
+PREORDER = _words(
+    "pre-?order", r"vorbestell\w*", "précommande", "pré-commande", "reservar ahora",
+    "pre-?ordina", r"förbeställ\w*",
+    tail=("予約",),
+)  # fmt: skip
+BUY = _words(
+    r"add to (?:cart|bag|basket)", "buy now", "in den warenkorb", "in den einkaufswagen",
+    "jetzt kaufen", "ajouter au panier", "acheter", "añadir al carrito", "comprar",
+    "in winkelwagen", "toevoegen aan winkelwagen", "aggiungi al carrello",
+    r"lägg i (?:varukorg|kundvagn)", "köp", "legg i handlekurv", "læg i kurv",
+    "lisää ostoskoriin", "do koszyka", "do košíku",
+    tail=("カートに入れる", "加入购物车"),
+)  # fmt: skip
+_SKU_WORDS = (
+    r"\bSKU", r"\bArt(?:ikel)?\.?\s*-?\s*N(?:r|o|um(?:mer)?)\.?", r"\bArtikelnummer",
+    r"\bArticle\s*(?:number|no\.?)", r"\bItem\s*(?:#|no\.?|number)",
+    r"\bProduct\s*(?:code|number|no\.?)", r"\bProduktnummer", r"\bBestellnummer",
+    r"\bR[ée]f(?:[ée]rence)?\.?", r"\bReferencia", r"\bRef\.", r"\bCodice(?:\s*articolo)?",
+    r"\bArtikelnr\.?", r"\bArt\.nr\.?", r"\bVarenr\.?", r"\bVarenummer", r"\bTuotenumero",
+    r"\bTuotekoodi", r"\bKod produktu", r"\bKód produktu", r"\bCodice prodotto", r"\bCódigo",
+    r"\bCod\.", r"\bItem code", r"\bPart (?:number|no\.?|#)", r"\bModel (?:number|no\.?|#)",
+    r"\bMfr\.? (?:part )?#", "品番", "型番", "商品コード", "商品番号",
+)  # fmt: skip
+#: A labelled SKU / article number: the label, a separator, a code holding a digit.
+SKU_LABEL = re.compile(
+    "(?:" + "|".join(_SKU_WORDS) + r")[\s:：#|]*(?=[A-Za-z\-_./]*\d|[A-Z0-9]+[-_][A-Z0-9])"
+    r"([A-Za-z0-9][A-Za-z0-9\-_./]{1,38}[A-Za-z0-9])\b"
+)
+GTIN_LABEL = re.compile(
+    r"\b(?:EAN(?:-?13)?|GTIN(?:-?1[234])?|UPC|Barcode|JAN)[\s:：#|]*(\d[\d ]{6,16}\d)\b", re.I
+)
+
+#: Prices in currencies the general price finder leaves out: kronor/kroner (``kr`` alone names
+#: no one currency), złoty, koruna, forint, leu, lev, rouble, hryvnia ("499,00 kr",
+#: "129,99 zł", "1 290 Kč", "kr 1.299").
+_LOCAL_SIGNS = r"(?:kr\.?|zł|zl|Kč|Ft|lei|лв\.?|руб\.?|грн\.?|PLN|CZK|HUF|RON|NOK|DKK|SEK|ISK|BGN)"
+_LOCAL_AMOUNT = r"\d{1,3}(?:[. \u00a0]\d{3})*(?:,\d{2}|,-)?"
+KRONA_PRICE = re.compile(
+    rf"(?<![\d.,]){_LOCAL_AMOUNT}\s?{_LOCAL_SIGNS}(?!\w)|(?<!\w){_LOCAL_SIGNS}\s?{_LOCAL_AMOUNT}(?![\d,])",
+    re.I,
+)
+#: An ambiguous currency sign read in a page's language: (sign, language) -> ISO 4217.
+SIGN_BY_LANGUAGE = {
+    ("kr", "sv"): "SEK", ("kr", "nb"): "NOK", ("kr", "nn"): "NOK", ("kr", "no"): "NOK",
+    ("kr", "da"): "DKK", ("kr", "is"): "ISK", ("kr.", "da"): "DKK", ("kr.", "is"): "ISK",
+}  # fmt: skip
+#: "$" by the page's region (``<html lang="en-CA">``) or, without one, its host's country domain.
+DOLLAR_BY_REGION = {
+    "us": "USD", "ca": "CAD", "au": "AUD", "nz": "NZD", "sg": "SGD", "hk": "HKD", "mx": "MXN",
+    "ar": "ARS", "cl": "CLP", "co": "COP", "tw": "TWD", "br": "BRL",
+}  # fmt: skip
+YEN_BY_LANGUAGE = {"ja": "JPY", "zh": "CNY"}
+
+
+def sign_currency(sign: str, language: str | None, region: str | None, host: str) -> str | None:
+    """The currency an ambiguous sign stands for on this page, or ``None`` when the page does
+    not say: ``kr`` by language, ``$`` by region or country domain (an English page on a
+    generic domain reads it as US dollars), ``¥`` by language.
+
+    >>> sign_currency("$", "en", "ca", "shop.example"), sign_currency("$", "en", None, "x.com.au")
+    ('CAD', 'AUD')
+    >>> sign_currency("kr", "sv", None, "x.se"), sign_currency("$", "es", None, "x.com")
+    ('SEK', None)
+    """
+    key = sign.strip().casefold()
+    lang = (language or "").casefold()
+    if key in ("kr", "kr."):
+        return SIGN_BY_LANGUAGE.get((key, lang))
+    if key == "$":
+        tld = host.rsplit(".", 1)[-1].casefold() if "." in host else ""
+        place = (region or "").casefold() or (tld if tld in DOLLAR_BY_REGION else "")
+        if place:
+            return DOLLAR_BY_REGION.get(place)
+        return "USD" if lang == "en" else None
+    if key in ("¥", "￥"):
+        return YEN_BY_LANGUAGE.get(lang)
+    return None

@@ -1,0 +1,377 @@
+"""A page's typed items: resolve its entities, find its primary entity, build flat items
+(pure).
+
+1. Every typed entity of every layer becomes a node (:mod:`~structcrawl.typed.nodes`).
+2. Nodes of one item type that share a strong identifier (:mod:`~structcrawl.typed.identity`),
+   or top-level product nodes with the same name, are one entity (union-find,
+   :mod:`structcrawl.entities.resolve`).
+3. The primary entity: the one a ``WebPage`` names as ``mainEntity`` or that names the page as
+   its ``mainEntityOfPage``, else the one whose ``url`` is the page's canonical URL, else by type
+   (:data:`~structcrawl.typed.other.TYPE_ORDER`), then the one named like the main heading,
+   then the outermost and first. A page with two or more products, none of them the page's
+   own (by URL or heading), or an ``ItemList`` of products, is a listing: one item per product.
+4. Fields are chosen per item by layer precedence (:mod:`~structcrawl.typed.fields`); the
+   page's product alone also receives the generic fallbacks (:mod:`~structcrawl.typed.fallbacks`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import structcrawl.typed.articlemeta as articlemeta
+import structcrawl.typed.shown as shown
+from structcrawl.core.document import Document
+from structcrawl.entities.merge import DEFAULT_PRECEDENCE
+from structcrawl.entities.resolve import resolve
+from structcrawl.typed._values import nodes_of, props, ref, text, values
+from structcrawl.typed.fields import Candidate, choose
+from structcrawl.typed.identity import identity_keys, url_key
+from structcrawl.typed.nodes import Node, page_nodes
+from structcrawl.typed.other import TYPE_ORDER, item_type, other_candidates
+from structcrawl.typed.product import product_candidates, variant_summary
+from structcrawl.typed.visible import Evidence, page_evidence
+
+__all__ = ["build_items"]
+
+_NESTED_ONLY = frozenset(
+    {
+        "hasVariant",
+        "isVariantOf",
+        "isRelatedTo",
+        "isSimilarTo",
+        "isAccessoryOrSparePartFor",
+        "isConsumableFor",
+        "model",
+        "itemOffered",
+    }
+)
+_PAGE_TYPES = frozenset(
+    {
+        "WebPage",
+        "ItemPage",
+        "ProductPage",
+        "CollectionPage",
+        "WebSite",
+        "AboutPage",
+        "SearchResultsPage",
+    }
+)
+_FIELD_ORDER = (
+    "name",
+    "price",
+    "currency",
+    "currencyRaw",
+    "availability",
+    "sku",
+    "gtin",
+    "mpn",
+    "brand",
+    "url",
+    "canonicalUrl",
+)
+
+
+def _canonical(doc: Document | None) -> str | None:
+    if doc is None:
+        return None
+    for link in doc.root.iter("link"):
+        if (
+            "canonical" in (link.get("rel") or "").lower().split()
+            and (link.get("href") or "").strip()
+        ):
+            return doc.resolve(link.get("href") or "")
+    return None
+
+
+def _clusters(nodes: list[Node], page_url: str) -> list[tuple[str, list[Node]]]:
+    keyed: dict[int, list[str]] = {}
+    kinds: dict[int, str] = {}
+    for n in nodes:
+        kind = item_type(n.types)
+        if kind is None or (n.via in _NESTED_ONLY):
+            continue
+        kinds[n.ordinal] = kind
+        keys = identity_keys(n.id, n.props, page_url)
+        name = text(n.props.get("name"))
+        if kind == "Product" and name and (n.depth == 0 or n.via == "mainEntity"):
+            keys.append("name:" + " ".join(name.casefold().split()))
+        if kind in ("Organization", "Person", "BreadcrumbList", "LocalBusiness") and name:
+            keys.append("name:" + " ".join(name.casefold().split()))
+        if kind == "BreadcrumbList":
+            keys.append("crumbs")
+        keyed[n.ordinal] = [f"{kind}|{k}" for k in keys]
+    by_ordinal = {n.ordinal: n for n in nodes}
+    groups = resolve(keyed)
+    return [(kinds[g[0]], [by_ordinal[o] for o in g]) for g in groups]
+
+
+def _main_refs(nodes: list[Node], page_keys: set[str]) -> set[str]:
+    """Keys (id / url) of what the page says it is about."""
+    out: set[str] = set()
+    for n in nodes:
+        if set(n.types) & _PAGE_TYPES:
+            for v in values(n.props.get("mainEntity")) + values(n.props.get("about")):
+                iri = (v.get("id") or v.get("@id")) if nodes_of(v) else ref(v)
+                if iri:
+                    out.add("id:" + iri)
+    return out
+
+
+def _score(
+    kind: str, group: list[Node], main: set[str], page_keys: set[str], heading: str | None
+) -> tuple[Any, ...]:
+    ids = {"id:" + n.id for n in group if n.id}
+    urls: set[str] = set()
+    self_main = False
+    for n in group:
+        for v in values(n.props.get("url")):
+            k = url_key(ref(v))
+            if k:
+                urls.update((k, _pathless(k)))
+        for v in values(n.props.get("mainEntityOfPage")):
+            target = (ref(props(v).get("url")) or ref(v)) if nodes_of(v) else ref(v)
+            k = url_key(target)
+            if k and k in page_keys:
+                self_main = True
+    names = {_words(text(n.props.get("name")) or text(n.props.get("headline"))) for n in group}
+    head = _words(heading)
+    return (
+        not (ids & main or self_main),
+        not (urls & page_keys) or kind in ("Organization", "Person", "BreadcrumbList", "ItemList"),
+        TYPE_ORDER.index(kind),
+        not (head and any(nm and (nm in head or head in nm) for nm in names)),
+        min(n.depth for n in group),
+        min(n.ordinal for n in group),
+    )
+
+
+def _words(value: str | None) -> str:
+    """Letters and digits only, case-folded, single-spaced ("Mug – Oat" == "mug - oat")."""
+    return " ".join(re.sub(r"[\W_]+", " ", (value or "").casefold()).split())
+
+
+def _pathless(url_key_: str) -> str:
+    """A canonical URL without its query (a variant's ``?variant=1`` is the same page)."""
+    return url_key_.split("?", 1)[0]
+
+
+def _item(
+    kind: str, cands: list[Candidate], precedence: Sequence[str], prefer_price: str | None
+) -> dict[str, Any]:
+    fields: dict[str, list[Candidate]] = {}
+    placeholders: list[dict[str, Any]] = []
+    for c in cands:
+        if c.field == "price" and _is_zero(c.value):  # "0.00": a template's placeholder
+            placeholders.append({"value": c.value, **c.provenance(), "rule": "zero-placeholder"})
+            continue
+        fields.setdefault(c.field, []).append(c)
+    item: dict[str, Any] = {"kind": "item", "type": kind}
+    provenance: dict[str, Any] = {}
+    conflicts: dict[str, Any] = {"price": placeholders} if placeholders else {}
+    order = [f for f in _FIELD_ORDER if f in fields] + [f for f in fields if f not in _FIELD_ORDER]
+    chosen: dict[str, Candidate] = {}
+    for field in order:
+        win, others = choose(fields[field], precedence, prefer_price if field == "price" else None)
+        if win is None:
+            continue
+        chosen[field] = win
+        item[field] = win.value
+        provenance[field] = win.provenance()
+        if others:
+            conflicts[field] = others
+    # a currency goes with its price: take the price's own currency when it has one
+    if "price" in chosen and "currency" in fields:
+        mates = [
+            c
+            for c in fields["currency"]
+            if c.record == chosen["price"].record and c.layer == chosen["price"].layer and c.value
+        ]
+        if mates and mates[0].value != item.get("currency"):
+            conflicts.setdefault("currency", []).append(
+                {"value": item.get("currency"), **provenance["currency"]}
+            )
+            item["currency"], provenance["currency"] = mates[0].value, mates[0].provenance()
+    if "price" not in item:  # a currency says what a price is in: none without a price
+        for name in ("currency", "currencyRaw"):
+            if name in item:
+                conflicts.setdefault(name, []).append(
+                    {"value": item.pop(name), **provenance.pop(name)}
+                )
+    item["provenance"] = provenance
+    item["conflicts"] = conflicts
+    return item
+
+
+def _is_zero(value: Any) -> bool:
+    try:
+        return value is not None and Decimal(str(value)) == 0
+    except InvalidOperation:
+        return False
+
+
+def _listed(nodes: list[Node], clusters: list[tuple[str, list[Node]]]) -> list[list[Node]]:
+    """Product clusters listed by an ItemList, in list order ([] when none)."""
+    listed: list[int] = []
+    for n in nodes:
+        if "ItemList" in n.types or "OfferCatalog" in n.types:
+            listed += [
+                m.ordinal
+                for m in nodes
+                if m.parent is not None
+                and _under(nodes, m, n.ordinal)
+                and item_type(m.types) == "Product"
+            ]
+    groups = [
+        g for kind, g in clusters if kind == "Product" and any(m.ordinal in listed for m in g)
+    ]
+    return sorted(groups, key=lambda g: min(m.ordinal for m in g)) if len(groups) >= 2 else []
+
+
+def _under(nodes: list[Node], node: Node, ancestor: int) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent == ancestor:
+            return True
+        parent = (
+            nodes[parent].parent
+            if parent < len(nodes) and nodes[parent].ordinal == parent
+            else None
+        )
+    return False
+
+
+def build_items(
+    records: list[dict[str, Any]],
+    page_url: str,
+    document: Document | None = None,
+    *,
+    precedence: Sequence[str] = DEFAULT_PRECEDENCE,
+) -> list[dict[str, Any]]:
+    """The page's items, primary first (see the module doc)."""
+    nodes = page_nodes(records)
+    clusters = _clusters(nodes, page_url)
+    ev = page_evidence(document) if document is not None else Evidence()
+    shown_price = shown.visible_price(ev)
+    canonical = _canonical(document)
+    page_keys = {k for k in (url_key(page_url), url_key(canonical)) if k}
+    page_keys |= {_pathless(k) for k in page_keys}
+    main = _main_refs(nodes, page_keys)
+    scored = sorted(clusters, key=lambda kg: _score(kg[0], kg[1], main, page_keys, ev.heading))
+    products = [g for kind, g in scored if kind == "Product"]
+    own = [
+        g
+        for g in products
+        if not all(_score("Product", g, main, page_keys, ev.heading)[i] for i in (0, 1, 3))
+    ]
+    listed = _listing(nodes, clusters, products, own)
+    items: list[dict[str, Any]] = []
+    used: set[int] = set()
+    if listed:
+        for group in listed:
+            item = _build("Product", group, page_url, None, precedence, [])
+            item["role"] = "listed"
+            items.append(item)
+            used.add(id(group))
+    fb = shown.product_fallbacks(records, document, ev, ev.prices) if not listed else []
+    primary_kind = scored[0][0] if scored else None
+    if not listed and not products and shown.is_product_page(records, fb, ev, primary_kind):
+        item = _build("Product", [], page_url, shown_price, precedence, fb)
+        if any(k in item for k in ("price", "sku", "name")):
+            item["role"] = "primary"
+            item["canonicalUrl"] = canonical
+            items.append(item)
+    weak = not scored or scored[0][0] in ("Organization", "BreadcrumbList", "Person")
+    if not listed and not items and weak and articlemeta.is_article_meta(records):
+        extra = articlemeta.article_meta_candidates(records)
+        item = _build("Article", [], page_url, None, precedence, extra)
+        item["role"], item["canonicalUrl"] = "primary", canonical
+        items.append(item)
+    for kind, group in scored:
+        if id(group) in used or (listed and kind == "Product"):
+            continue
+        has_primary = any(i.get("role") == "primary" for i in items)
+        extra = fb if (kind == "Product" and not has_primary) else []
+        if kind == "Article" and not has_primary:
+            extra = articlemeta.article_meta_candidates(records)
+        item = _build(kind, group, page_url, shown_price if extra else None, precedence, extra)
+        if (
+            not any(i.get("role") == "primary" for i in items)
+            and kind not in ("BreadcrumbList",)
+            and not (listed and kind != "ItemList")
+        ):
+            item["role"] = "primary"
+            item["canonicalUrl"] = canonical
+        else:
+            item["role"] = "supporting"
+        items.append(item)
+    return _ordered(items, bool(listed))
+
+
+def _listing(
+    nodes: list[Node],
+    clusters: list[tuple[str, list[Node]]],
+    products: list[list[Node]],
+    own: list[list[Node]],
+) -> list[list[Node]]:
+    """The product groups a listing page lists, in page order ([] for any other page)."""
+    listed = _listed(nodes, clusters)
+    if listed and any(all(g is not m for m in listed) for g in own):
+        return []  # the page's own product beside a list (related products): a product page
+    if listed or len(products) < 2 or own:
+        return listed
+    if all(min(n.depth for n in g) == 0 for g in products[:2]):
+        return sorted(products, key=lambda g: min(n.ordinal for n in g))
+    return []
+
+
+def _ordered(items: list[dict[str, Any]], listing: bool) -> list[dict[str, Any]]:
+    """Primary first (a listing's ItemList next); the product gets the page's breadcrumbs."""
+    primary = [i for i in items if i.get("role") == "primary"]
+    rest = [i for i in items if i.get("role") != "primary"]
+    if listing:
+        rest = [i for i in rest if i["type"] == "ItemList"] + [
+            i for i in rest if i["type"] != "ItemList"
+        ]
+    if primary and primary[0]["type"] == "Product":
+        crumbs = next((i for i in rest if i["type"] == "BreadcrumbList"), None)
+        if crumbs and crumbs.get("breadcrumbs"):
+            primary[0]["breadcrumbs"] = crumbs["breadcrumbs"]
+    return primary + rest
+
+
+def _build(
+    kind: str,
+    group: list[Node],
+    page_url: str,
+    shown: str | None,
+    precedence: Sequence[str],
+    extra: list[Candidate],
+) -> dict[str, Any]:
+    cands: list[Candidate] = []
+    for n in sorted(group, key=lambda n: n.ordinal):
+        if kind == "Product":
+            cands += product_candidates(n, page_url, shown, lambda u: u)
+        else:
+            cands += other_candidates(n, kind)
+    item = _item(kind, cands + extra, precedence, shown)
+    if kind == "Product" and item.get("availability") == "Discontinued" and "price" in item:
+        # a discontinued product is no longer sold: its last price is not a current price
+        dropped = {
+            "value": item.pop("price"),
+            **item["provenance"].pop("price"),
+            "rule": "discontinued",
+        }
+        item["conflicts"].setdefault("price", []).insert(0, dropped)
+    if kind == "Product":
+        variants = [v for n in group for v in variant_summary(n, page_url)]
+        if variants:
+            item["variants"] = variants
+    types = sorted({t for n in group for t in n.types})
+    if types:
+        item["schemaTypes"] = types
+    item["sources"] = sorted({(n.format, n.path) for n in group})
+    item["sources"] = [{"layer": f, "path": p} for f, p in item["sources"]]
+    return item

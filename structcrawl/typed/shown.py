@@ -1,0 +1,153 @@
+"""What the page shows, as fallback candidates for its product, and whether a page without a
+structured product is a product page (pure).
+
+The visible price nearest the main heading, the availability its wording or buy button
+implies, labelled SKU and EAN (:mod:`~structcrawl.typed.visible`) become ``visible-page``
+candidates; :func:`product_fallbacks` gathers every generic fallback of a page
+(:mod:`~structcrawl.typed.fallbacks` and these), best first.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import structcrawl.typed._norm as _norm
+from structcrawl.core.document import Document
+from structcrawl.typed._values import props, text
+from structcrawl.typed._words import sign_currency
+from structcrawl.typed.fallbacks import (
+    data_block_candidates,
+    fallback,
+    itemprop_candidates,
+    meta_candidates,
+    shape,
+)
+from structcrawl.typed.fields import Candidate
+from structcrawl.typed.visible import Evidence
+
+__all__ = ["is_product_page", "product_fallbacks", "visible_candidates", "visible_price"]
+
+_AMOUNT = re.compile(r"\d(?:[\d.,' \u00a0]*\d)?")
+
+
+def visible_candidates(ev: Evidence) -> list[Candidate]:
+    out: list[Candidate] = []
+    if ev.price:
+        amount, cur, sign = _visible_amount(ev)
+        out.append(
+            fallback(
+                "price",
+                amount,
+                "visible-page",
+                ev.price_path,
+                ev.price,
+                "price nearest the main heading",
+            )
+        )
+        if cur:
+            out.append(
+                fallback(
+                    "currency",
+                    cur,
+                    "visible-page",
+                    ev.price_path,
+                    sign,
+                    "currency sign of that price",
+                )
+            )
+            out.append(
+                fallback(
+                    "currencyRaw",
+                    sign,
+                    "visible-page",
+                    ev.price_path,
+                    sign,
+                    "currency sign of that price",
+                )
+            )
+    if ev.availability:
+        out.append(
+            fallback(
+                "availability",
+                ev.availability,
+                "visible-page",
+                "",
+                ev.availability_text,
+                f"page text: {ev.availability_text!r}",
+            )
+        )
+    if ev.sku:
+        out.append(
+            fallback("sku", ev.sku, "visible-page", "", ev.sku_text, f"labelled: {ev.sku_text!r}")
+        )
+    if ev.gtin:
+        out.append(
+            fallback(
+                "gtin",
+                shape("gtin", ev.gtin),
+                "visible-page",
+                "",
+                ev.gtin_text,
+                f"labelled: {ev.gtin_text!r}",
+            )
+        )
+    if ev.heading:
+        out.append(
+            fallback("name", ev.heading, "visible-page", "//h1", ev.heading, "the main heading")
+        )
+    return out
+
+
+def _visible_amount(ev: Evidence) -> tuple[str | None, str | None, str | None]:
+    """The visible price read; an ambiguous sign (``$``, ``kr``, ``¥``) is read from what the
+    page says about its language and region (:func:`~structcrawl.typed._words.sign_currency`),
+    else the amount is kept without a currency."""
+    if not ev.price:
+        return None, None, None
+    amount, cur, sign = _norm.price(ev.price, language=ev.language)
+    if amount is not None:
+        return amount, cur, sign
+    number = _AMOUNT.search(ev.price)
+    if number is None:
+        return None, None, None
+    sign = (ev.price[: number.start()] + ev.price[number.end() :]).strip() or None
+    code = sign_currency(sign or "", ev.language, ev.region, ev.host)
+    digits = number.group(0).strip(" .,'\u00a0")
+    return _norm.price(digits, code, ev.language)[0], code, sign
+
+
+def visible_price(ev: Evidence) -> str | None:
+    """The normalized price nearest the main heading (``None`` without one)."""
+    return _visible_amount(ev)[0]
+
+
+def product_fallbacks(
+    records: list[dict[str, Any]], doc: Document | None, ev: Evidence, shown: list[str]
+) -> list[Candidate]:
+    out = meta_candidates(records) + data_block_candidates(records, shown, ev.heading)
+    if doc is not None:
+        out += itemprop_candidates(doc) + visible_candidates(ev)
+    return out
+
+
+def is_product_page(
+    records: list[dict[str, Any]], fb: list[Candidate], ev: Evidence, other_primary: str | None
+) -> bool:
+    og_product = any(
+        text(props(r).get("og:type")) in ("product", "og:product", "product.item")
+        for r in records
+        if r.get("format") == "opengraph"
+    )
+    strong = any(
+        c.value
+        and c.field in ("price", "sku")
+        and c.rule.split(":")[0] in ("meta-tags", "itemprop-loose", "data-block-product")
+        for c in fb
+    )
+    visible = ev.price is not None and ev.availability is not None and ev.heading is not None
+    return (
+        og_product
+        or strong
+        or (visible and other_primary in (None, "Organization", "BreadcrumbList", "ItemList"))
+    )

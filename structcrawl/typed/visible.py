@@ -1,0 +1,249 @@
+"""Visible-page evidence for a product: the price nearest the main heading, availability from
+buy controls and stock wording, labelled SKU / article numbers and EANs (pure, no site code).
+
+The page is read once, in document order, as a list of visible text pieces (not inside
+``script``/``style``/``nav``/``footer``/``aside``/hidden elements). The main heading is the
+first visible ``<h1>``. A price is a text piece that reads as an amount with a currency; it is
+skipped when struck through (``del``/``s``/``strike`` or a class naming an old, compare or list
+price) or when its own text or the words just before it say it is something else (instalments,
+savings, shipping, thresholds, unit prices). The nearest remaining price after the heading wins
+(before it, at double the distance).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from lxml import etree
+
+from structcrawl.core.document import Document
+from structcrawl.rules.visible import find_prices
+from structcrawl.typed._words import (
+    BUY,
+    DECOY_WORDS,
+    GTIN_LABEL,
+    HIDDEN_STYLE,
+    IN_STOCK,
+    KRONA_PRICE,
+    OLD_CLASS,
+    OUT_OF_STOCK,
+    PREORDER,
+    REGULAR_CLASS,
+    SKU_LABEL,
+    STRUCK,
+    UNIT_AFTER,
+)
+
+__all__ = ["Evidence", "Piece", "page_evidence"]
+
+_SKIP = frozenset(
+    {
+        "script",
+        "style",
+        "template",
+        "noscript",
+        "head",
+        "nav",
+        "footer",
+        "aside",
+        "select",
+        "option",
+        "svg",
+    }
+)
+
+
+@dataclass(slots=True)
+class Piece:
+    text: str
+    el: etree._Element
+    order: int
+    struck: bool
+
+
+@dataclass(slots=True)
+class Evidence:
+    heading: str | None = None
+    price: str | None = None  # the price text nearest the heading ("49,90 EUR")
+    price_path: str = ""
+    availability: str | None = None
+    availability_text: str | None = None
+    sku: str | None = None
+    sku_text: str | None = None
+    gtin: str | None = None
+    gtin_text: str | None = None
+    prices: list[str] = field(default_factory=list)  # every visible non-struck price text
+    language: str | None = None  # the page's language (``<html lang>``), primary subtag
+    region: str | None = None  # its region subtag (``en-CA`` -> ``ca``)
+    host: str = ""  # the page's host
+
+
+_CONTROLS = etree.XPath(
+    "//body//button|//body//input[@type='submit']"
+    "|//body//a[contains(@class,'cart') or contains(@class,'buy')]"
+)
+
+
+def _hidden(el: etree._Element) -> bool:
+    return (
+        el.get("hidden") is not None
+        or (el.get("aria-hidden") or "").strip().lower() == "true"
+        or bool(HIDDEN_STYLE.search(el.get("style") or ""))
+    )
+
+
+def _regular(el: etree._Element) -> bool:
+    """Whether the price sits in an element (or its parent) classed as the regular price."""
+    for node in (el, el.getparent()):
+        if node is not None and REGULAR_CLASS.search(f"{node.get('class') or ''}"):
+            return True
+    return False
+
+
+def _old(el: etree._Element) -> bool:
+    return el.tag in STRUCK or bool(
+        OLD_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}")
+    )
+
+
+def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
+    """Visible text pieces in document order, and the index of the first h1's first piece."""
+    pieces: list[Piece] = []
+    h1_at: int | None = None
+    bodies = root.xpath("//body")
+    stack: list[tuple[etree._Element | str, bool, etree._Element | None]] = [
+        (bodies[0] if bodies else root, False, None)
+    ]
+    while stack:
+        node, struck, owner = stack.pop()
+        if isinstance(node, str):
+            if node.strip() and owner is not None:
+                pieces.append(Piece(" ".join(node.split()), owner, len(pieces), struck))
+            continue
+        if not isinstance(node.tag, str) or node.tag in _SKIP or _hidden(node):
+            continue
+        if node.tag == "h1" and h1_at is None:
+            h1_at = len(pieces)
+        inner = struck or _old(node)
+        kids: list[tuple[etree._Element | str, bool, etree._Element | None]] = []
+        if node.text:
+            kids.append((node.text, inner, node))
+        for child in node:
+            kids.append((child, inner, node))
+            if child.tail:
+                kids.append((child.tail, inner, node))
+        stack.extend(reversed(kids))
+    return pieces, h1_at
+
+
+def _main_price(
+    pieces: list[Piece], h1_at: int | None, heading: etree._Element | None = None
+) -> tuple[str | None, Piece | None, list[str]]:
+    """The price nearest the heading within the smallest block around the heading that holds
+    one (a sidebar offer before the product block does not compete), every price shown."""
+    found_prices, shown = _prices(pieces, h1_at if h1_at is not None else 0)
+    if not found_prices:
+        return None, None, shown
+    blocks = list(heading.iterancestors()) if heading is not None else []
+    for block in blocks:
+        inside = [c for c in found_prices if block in c[2].el.iterancestors() or c[2].el is block]
+        if inside:
+            found_prices = inside
+            break
+    best = min(found_prices, key=lambda c: c[0])
+    return best[1], best[2], shown
+
+
+def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piece]], list[str]]:
+    """``(distance to the heading, price text, piece)`` of every price that may be the
+    product's, and every visible price text."""
+    out: list[tuple[int, str, Piece]] = []
+    shown: list[str] = []
+    for i, piece in enumerate(pieces):
+        found = find_prices(piece.text) or [
+            " ".join(m.group(0).split()) for m in KRONA_PRICE.finditer(piece.text)
+        ]
+        if not found or piece.struck:
+            continue
+        # a label just before (not a price of its own: "statt 13,99 €" says nothing of the next)
+        labels = [p.text for p in pieces[max(0, i - 2) : i] if not find_prices(p.text)]
+        before = " ".join(labels)[-40:]
+        context = f"{before} {piece.text}"
+        for text in found:
+            if not re.search(r"[1-9]", text):
+                continue
+            shown.append(text)
+            after = piece.text.split(text, 1)[-1]
+            if UNIT_AFTER.match(after) or DECOY_WORDS.search(context.replace(text, " ")):
+                continue
+            distance = (i - anchor) if i >= anchor else 2 * (anchor - i)
+            # a "regular" price is the current one only where no other price competes
+            out.append((distance + (1000 if _regular(piece.el) else 0), text, piece))
+    return out, shown
+
+
+def _availability(
+    pieces: list[Piece], root: etree._Element, anchor: int
+) -> tuple[str | None, str | None]:
+    near = sorted(range(len(pieces)), key=lambda i: abs(i - anchor))[:400]
+    for i in near:
+        text = pieces[i].text
+        if len(text) > 160:
+            continue
+        for pattern, value in (
+            (PREORDER, "PreOrder"),
+            (OUT_OF_STOCK, "OutOfStock"),
+            (IN_STOCK, "InStock"),
+        ):
+            if pattern.search(text):
+                return value, text
+    for el in _CONTROLS(root):
+        label = " ".join(((el.get("value") or "") + " " + "".join(el.itertext())).split())
+        if BUY.search(label):
+            disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
+            return ("OutOfStock" if disabled else "InStock"), label
+    return None, None
+
+
+def page_evidence(document: Document) -> Evidence:
+    """Visible-page evidence (see the module doc); empty fields where the page says nothing."""
+    pieces, h1_at = _pieces(document.root)
+    ev = Evidence()
+    lang = (document.root.get("lang") or "").strip().lower().replace("_", "-")
+    ev.language = lang.split("-")[0] or None
+    ev.region = lang.split("-")[1] if "-" in lang and len(lang.split("-")[1]) == 2 else None
+    ev.host = (urlsplit(document.url).hostname or "").lower()
+    if h1_at is not None and h1_at < len(pieces):
+        heads = document.root.xpath("//h1")
+        ev.heading = " ".join("".join(heads[0].itertext()).split()) or None if heads else None
+    heads = [h for h in document.root.iter("h1") if h.getparent() is not None]
+    ev.price, piece, ev.prices = _main_price(pieces, h1_at, heads[0] if heads else None)
+    if piece is not None:
+        ev.price_path = document.path_of(piece.el)
+    anchor = h1_at if h1_at is not None else 0
+    ev.availability, ev.availability_text = _availability(pieces, document.root, anchor)
+    sku = _nearest(SKU_LABEL, pieces, anchor)
+    if sku:
+        ev.sku, ev.sku_text = sku
+    gtin = _nearest(GTIN_LABEL, pieces, anchor)
+    if gtin:
+        ev.gtin, ev.gtin_text = gtin[0].replace(" ", ""), gtin[1]
+    return ev
+
+
+def _nearest(pattern: re.Pattern[str], pieces: list[Piece], anchor: int) -> tuple[str, str] | None:
+    """The labelled value nearest the main heading (after it preferred): ``(value, text)``."""
+    full, starts = "", []
+    for piece in pieces:
+        starts.append(len(full))
+        full += piece.text + " | "
+    best: tuple[int, str, str] | None = None
+    for m in pattern.finditer(full):
+        at = bisect_right(starts, m.start()) - 1
+        distance = at - anchor if at >= anchor else 2 * (anchor - at)
+        if best is None or distance < best[0]:
+            best = (distance, m.group(1), m.group(0))
+    return (best[1], best[2]) if best else None

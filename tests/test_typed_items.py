@@ -1,0 +1,342 @@
+"""Typed items: hand-labelled pages (fixtures/items/<case>/page.html + items.json), entity
+resolution, the primary entity and the generic fallbacks with their provenance."""
+
+from __future__ import annotations
+
+import json
+import random
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from structcrawl.cli import main
+from structcrawl.entities.resolve import resolve
+from structcrawl.typed import build_items, page_items
+
+ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "items"
+CASES = sorted(p.parent for p in ROOT.glob("*/items.json"))
+FIELDS = ("price", "currency", "availability", "sku")
+# Truths the generic rules do not reach yet (kept visible, never special-cased).
+KNOWN_MISSES = {
+    "listing-itemlist-urls-en": "an ItemList of bare URLs: the products exist only in the visible grid",
+}
+
+
+def _items(folder: Path) -> tuple[dict, list[dict]]:
+    meta = json.loads((folder / "items.json").read_text(encoding="utf-8"))
+    return meta, page_items(
+        (folder / "page.html").read_bytes(), meta["url"], meta.get("content_type")
+    )
+
+
+def _same(field: str, got, want) -> bool:
+    if field == "price" and got is not None and want is not None:
+        return Decimal(got) == Decimal(want)
+    return got == want
+
+
+@pytest.mark.parametrize("folder", CASES, ids=[c.name for c in CASES])
+def test_items_fixture(folder: Path):
+    if folder.name in KNOWN_MISSES:
+        pytest.xfail(KNOWN_MISSES[folder.name])
+    meta, items = _items(folder)
+    assert items, f"{folder.name}: no items"
+    first = items[0]
+    assert meta["primary_type"] in (first["type"], *first.get("schemaTypes", []), "ItemList"), (
+        first["type"]
+    )
+    predicted = (
+        [i for i in items if i["type"] == "Product"]
+        if meta["primary_type"] == "ItemList"
+        else items
+    )
+    for want, got in zip(meta["items"], predicted, strict=False):
+        for field in FIELDS:
+            if field in want:
+                assert _same(field, got.get(field), want[field]), (
+                    folder.name,
+                    field,
+                    got.get(field),
+                    want[field],
+                )
+
+
+def test_fixture_set_is_present():
+    assert len(CASES) >= 25
+
+
+PRODUCT_LD = b"""<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product",
+"@id":"https://s.example/p#product","name":"Lock","gtin13":"8712345678906","sku":"L1",
+"offers":{"@type":"Offer","price":"99.00","priceCurrency":"EUR"}}</script>"""
+PRODUCT_MD = b"""<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">Lock</h1>
+<meta itemprop="gtin" content="08712345678906"><div itemprop="offers" itemscope
+itemtype="https://schema.org/Offer"><span class="price" itemprop="price" content="89.00">89,00 EUR</span>
+<meta itemprop="priceCurrency" content="EUR"></div></div>"""
+
+
+def test_partial_ids_across_layers_become_one_product_with_a_conflict():
+    items = page_items(PRODUCT_LD + PRODUCT_MD, "https://s.example/p", "text/html")
+    products = [i for i in items if i["type"] == "Product"]
+    assert len(products) == 1
+    product = products[0]
+    assert {s["layer"] for s in product["sources"]} == {"json-ld", "microdata"}
+    # the page shows 89,00: the visible page decides between the disagreeing layers
+    assert product["price"] == "89.00"
+    assert product["provenance"]["price"]["layer"] == "microdata"
+    assert [c["value"] for c in product["conflicts"]["price"]] == ["99.00"]
+
+
+def test_resolution_does_not_depend_on_order():
+    members = {
+        f"m{i}": keys
+        for i, keys in enumerate(
+            [["id:a"], ["gtin:1", "id:a"], ["gtin:1"], ["sku:x"], [], ["sku:x", "url:u"], ["url:u"]]
+        )
+    }
+    expected = resolve(members)
+    for seed in range(20):
+        order = list(members.items())
+        random.Random(seed).shuffle(order)
+        assert resolve(dict(order)) == expected
+    assert expected[:2] == [["m0", "m1", "m2"], ["m3", "m5", "m6"]]
+
+
+def test_resolution_of_page_records_does_not_depend_on_record_order():
+    from structcrawl.extract import extract_payload
+
+    body = PRODUCT_LD + PRODUCT_MD
+    records = [
+        r.to_dict() for r in extract_payload(body, "https://s.example/p", "text/html").records
+    ]
+    first = build_items(records, "https://s.example/p")
+    for seed in range(5):
+        shuffled = list(records)
+        random.Random(seed).shuffle(shuffled)
+        again = build_items(shuffled, "https://s.example/p")
+        assert [(i["type"], i.get("sku"), i.get("price")) for i in again] == [
+            (i["type"], i.get("sku"), i.get("price")) for i in first
+        ]
+
+
+def test_primary_entity_of_an_article_page_and_supporting_entities():
+    body = b"""<script type="application/ld+json">{"@context":"https://schema.org","@graph":[
+    {"@type":"Organization","@id":"https://n.example/#org","name":"News"},
+    {"@type":"BreadcrumbList","itemListElement":[{"@type":"ListItem","position":1,"name":"Home","item":"https://n.example/"}]},
+    {"@type":"NewsArticle","headline":"Rain","mainEntityOfPage":"https://n.example/a/1","author":{"@type":"Person","name":"Ana"},
+     "datePublished":"2026-01-02"}]}</script><h1>Rain</h1>"""
+    items = page_items(body, "https://n.example/a/1", "text/html")
+    assert items[0]["type"] == "Article" and items[0]["role"] == "primary"
+    assert items[0]["headline"] == "Rain" and items[0]["authors"] == [{"name": "Ana"}]
+    assert {i["type"] for i in items[1:]} >= {"Organization", "BreadcrumbList"}
+    assert all(i["role"] == "supporting" for i in items[1:])
+
+
+def test_listing_page_gives_one_item_per_product():
+    cards = b"".join(
+        b'<div itemscope itemtype="https://schema.org/Product"><a itemprop="url" href="/p/%d">'
+        b'<span itemprop="name">Thing %d</span></a><div itemprop="offers" itemscope '
+        b'itemtype="https://schema.org/Offer"><meta itemprop="price" content="%d.00">'
+        b'<meta itemprop="priceCurrency" content="EUR"></div></div>' % (i, i, 10 + i)
+        for i in range(3)
+    )
+    items = page_items(b"<h1>All things</h1>" + cards, "https://s.example/c", "text/html")
+    listed = [i for i in items if i.get("role") == "listed"]
+    assert [i["price"] for i in listed] == ["10.00", "11.00", "12.00"]
+
+
+@pytest.mark.parametrize(
+    ("body", "rule", "field", "value"),
+    [
+        (
+            b'<meta property="og:type" content="product"><meta property="product:price:amount" content="64.00">'
+            b'<meta property="product:price:currency" content="GBP"><h1>Bag</h1>',
+            "meta-tags",
+            "price",
+            "64.00",
+        ),
+        (
+            b'<h1>Bag</h1><span itemprop="sku">BG-1</span><span itemprop="price" content="5.50">5,50</span>',
+            "itemprop-loose",
+            "sku",
+            "BG-1",
+        ),
+        (
+            b'<h1>Bag</h1><script type="application/json" id="p">{"product":{"title":"Bag","handle":"bag",'
+            b'"compare_at_price":null,"variants":[{"id":1,"sku":"B-1","price":4990,"available":true}]}}</script>',
+            "data-block-product",
+            "price",
+            "49.90",
+        ),
+        (
+            b"<h1>Werkzeugkoffer</h1><p>Unser Preis: <b>49,90 EUR</b> <del>59,90 EUR</del></p>"
+            b"<p>Art.-Nr.: 123456</p><p>Auf Lager</p><button>In den Warenkorb</button>",
+            "visible-page",
+            "price",
+            "49.90",
+        ),
+    ],
+)
+def test_each_fallback_is_marked_with_its_evidence(body, rule, field, value):
+    items = page_items(body, "https://s.example/p", "text/html")
+    product = items[0]
+    assert product["type"] == "Product"
+    assert product[field] == value
+    prov = product["provenance"][field]
+    assert prov["fallback"] is True and prov["rule"].startswith(rule) and prov["evidence"]
+
+
+def test_structured_layers_win_over_fallbacks():
+    body = PRODUCT_LD + b'<meta property="product:price:amount" content="1.00"><h1>Lock</h1>'
+    product = page_items(body, "https://s.example/p", "text/html")[0]
+    assert product["price"] == "99.00" and product["provenance"]["price"]["layer"] == "json-ld"
+    assert any(c.get("fallback") for c in product["conflicts"]["price"])
+
+
+def test_values_in_the_new_value_model_read_the_same():
+    records = [
+        {
+            "kind": "entity",
+            "format": "rdfa",
+            "type": ["Product"],
+            "id": None,
+            "source_element": "/html/body/div",
+            "properties": {
+                "name": {"@value": "Cup", "@language": "en"},
+                "sku": {"@value": "C1"},
+                "offers": {
+                    "type": ["Offer"],
+                    "id": None,
+                    "properties": {
+                        "price": {
+                            "@value": "3.5",
+                            "@type": "http://www.w3.org/2001/XMLSchema#decimal",
+                        },
+                        "priceCurrency": "EUR",
+                        "availability": {"@id": "http://schema.org/InStock"},
+                    },
+                },
+            },
+        }
+    ]
+    product = build_items(records, "https://s.example/cup")[0]
+    assert (product["name"], product["sku"], product["price"], product["availability"]) == (
+        "Cup",
+        "C1",
+        "3.50",
+        "InStock",
+    )
+
+
+def test_cli_view_items(tmp_path, capsys):
+    page = tmp_path / "p.html"
+    page.write_bytes(PRODUCT_LD)
+    assert main(["extract", str(page), "--base-url", "https://s.example/p", "--view", "items"]) == 0
+    items = json.loads(capsys.readouterr().out)
+    assert (
+        items[0]["kind"] == "item"
+        and items[0]["type"] == "Product"
+        and items[0]["price"] == "99.00"
+    )
+
+
+def test_items_feeds_write_one_line_per_item_per_page():
+    import csv
+    import io
+
+    from structcrawl.core.document import parse_html
+    from structcrawl.crawl.exporters import (
+        ITEM_CSV_COLUMNS,
+        ItemsCsvExporter,
+        ItemsJsonLinesExporter,
+    )
+    from structcrawl.crawl.items import PageItem
+    from structcrawl.extract import extract_payload
+
+    body = PRODUCT_LD + PRODUCT_MD
+    doc = parse_html(body, "https://s.example/p")
+    records = [
+        r.to_dict()
+        for r in extract_payload(body, "https://s.example/p", "text/html", document=doc).records
+    ]
+    page = PageItem(
+        url="https://s.example/p", final_url="https://s.example/p", records=records, document=doc
+    )
+    jl, cs = io.BytesIO(), io.BytesIO()
+    for cls, buf in ((ItemsJsonLinesExporter, jl), (ItemsCsvExporter, cs)):
+        exporter = cls(buf)
+        exporter.start_exporting()
+        exporter.export_item(page)
+        exporter.finish_exporting()
+    (line,) = [json.loads(x) for x in jl.getvalue().splitlines()]
+    assert (
+        line["page_url"] == "https://s.example/p"
+        and line["type"] == "Product"
+        and line["price"] == "89.00"
+    )
+    header, row = list(csv.reader(io.StringIO(cs.getvalue().decode("utf-8"))))
+    assert header == list(ITEM_CSV_COLUMNS)
+    assert dict(zip(header, row, strict=True))["sku"] == "L1"
+
+
+def test_every_fixture_item_matches_its_published_schema():
+    from structcrawl.typed.schema import check_item, item_schemas
+
+    assert {"Product", "Article", "Event", "Recipe", "JobPosting", "LocalBusiness"} <= set(
+        item_schemas()
+    )
+    for folder in CASES:
+        for item in _items(folder)[1]:
+            ok, errors = check_item(item)
+            assert ok, (folder.name, item["type"], errors)
+    assert not check_item({"kind": "item", "type": "Product", "availability": "in stock"})[0]
+
+
+def test_items_feed_follows_the_precedence_setting():
+    import io
+
+    from scrapy.utils.misc import build_from_crawler
+    from scrapy.utils.test import get_crawler
+
+    from structcrawl.crawl.exporters import ItemsJsonLinesExporter
+    from structcrawl.crawl.items import PageItem
+    from structcrawl.extract import extract_payload
+
+    body = PRODUCT_LD + PRODUCT_MD  # the page item carries no parsed tree: no visible price
+    records = [r.to_dict() for r in extract_payload(body, "https://s.example/p", "text/html").records]
+    page = PageItem(url="https://s.example/p", final_url="https://s.example/p", records=records)
+    prices = []
+    for order in (["json-ld", "microdata"], ["microdata", "json-ld"]):
+        crawler = get_crawler(settings_dict={"STRUCTCRAWL_FORMAT_PRECEDENCE": order})
+        buf = io.BytesIO()
+        exporter = build_from_crawler(ItemsJsonLinesExporter, crawler, buf)
+        exporter.start_exporting()
+        exporter.export_item(page)
+        exporter.finish_exporting()
+        prices.append(json.loads(buf.getvalue().splitlines()[0])["price"])
+    assert prices == ["99.00", "89.00"]
+
+
+def test_a_product_page_with_a_list_of_related_products_is_not_a_listing():
+    related = b"""<script type="application/ld+json">{"@context":"https://schema.org","@type":"ItemList",
+    "itemListElement":[{"@type":"ListItem","position":1,"item":{"@type":"Product","name":"Cup","sku":"C-1",
+    "offers":{"@type":"Offer","price":"9.00","priceCurrency":"EUR"}}},{"@type":"ListItem","position":2,
+    "item":{"@type":"Product","name":"Jug","sku":"J-1","offers":{"@type":"Offer","price":"19.00",
+    "priceCurrency":"EUR"}}}]}</script>"""
+    items = page_items(PRODUCT_LD + related + b"<h1>Lock</h1>", "https://s.example/p", "text/html")
+    assert items[0]["role"] == "primary" and items[0]["sku"] == "L1"
+    assert not [i for i in items if i.get("role") == "listed"]
+
+
+def test_among_fallbacks_the_one_the_page_shows_wins_and_the_named_data_block_product():
+    body = (
+        b'<meta property="og:type" content="product"><meta property="product:price:amount" content="10.00">'
+        b'<meta property="product:price:currency" content="EUR"><h1>Desk Lamp</h1>'
+        b'<p class="price">12,00 \xe2\x82\xac</p>'
+        b'<script type="application/json" id="state">{"recent":[{"title":"Chair","sku":"CH-1","price":{"amount":99}}],'
+        b'"product":{"title":"Desk Lamp","sku":"DL-1","price":{"amount":12,"currencyCode":"EUR"}}}</script>'
+    )
+    product = page_items(body, "https://s.example/lamp", "text/html")[0]
+    assert product["price"] == "12.00" and product["sku"] == "DL-1"
+    assert product["provenance"]["price"]["rule"] == "data-block-product"
+    assert [c["value"] for c in product["conflicts"]["price"]] == ["10.00"]
