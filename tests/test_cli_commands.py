@@ -129,7 +129,7 @@ def test_crawl_writes_every_feed_and_the_report_into_the_folder(tmp_path):
             cwd=elsewhere, capture_output=True, text=True, timeout=240,
         )  # fmt: skip
     assert done.returncode == 0, done.stderr + (out / "crawl.log").read_text()[-2000:]
-    for name in ("entities.jsonl", "records.jsonl", "pages.jsonl", "report/report.json"):
+    for name in ("entities.jsonl", "items.jsonl", "records.jsonl", "pages.jsonl", "report/report.json"):
         assert (out / name).stat().st_size > 0, name
     pages = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines()]
     assert max(p["depth"] for p in pages) == 1

@@ -4,9 +4,8 @@
     structcrawl crawl --sitemap https://example.com/sitemap.xml -o out/ [--depth 2]
         [--follow '/products/'] [--deny '\\?sort='] [-s NAME=VALUE ...]
 
-writes ``entities.jsonl`` (one line per deduplicated entity), ``items.jsonl`` (typed items,
-when that feed format is installed), ``records.jsonl`` (one line per record), ``pages.jsonl``
-(one line per page), ``report/`` (the quality report and the page ledger), ``bodies/`` (raw
+writes ``entities.jsonl`` (one line per deduplicated entity), ``items.jsonl`` (typed items),
+``records.jsonl`` (one line per record), ``pages.jsonl`` (one line per page), ``report/`` (the quality report and the page ledger), ``bodies/`` (raw
 bodies), ``state/`` (entity merge and change state, kept for the next run into the same
 folder) and ``crawl.log``. Runs ``scrapy crawl site`` with the project settings
 (``structcrawl.settings``) whatever the current directory; exits with its status (non-zero
