@@ -7,9 +7,10 @@
 writes ``entities.jsonl`` (one line per deduplicated entity), ``items.jsonl`` (typed items),
 ``records.jsonl`` (one line per record), ``pages.jsonl`` (one line per page), ``report/`` (the
 quality report and the page ledger), ``bodies/`` (raw bodies), ``state/`` (entity merge and
-change state, kept for the next run into the same folder) and ``crawl.log``. Runs ``scrapy crawl site`` with the project settings
-(``structcrawl.settings``) whatever the current directory; exits with its status (non-zero
-when the crawl failed, :mod:`structcrawl.crawl.health`).
+change state, kept for the next run into the same folder) and ``crawl.log``. Runs ``scrapy
+crawl site`` with the project settings (``structcrawl.settings``) whatever the current
+directory; exits with its status (non-zero when the crawl failed,
+:mod:`structcrawl.crawl.health`).
 """
 
 from __future__ import annotations
