@@ -263,11 +263,13 @@ class _Precedence:
 
 
 class ItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
-    """``items``: one JSON line per typed item of each page (primary first)."""
+    """``items``: one JSON line per typed item of each page (primary first), with the line
+    shape's ``schema_version``."""
 
     def export_item(self, item: Any) -> None:
         for typed in page_typed_items(item, self.precedence):
-            self.file.write(self.encoder.encode(typed).encode("utf-8") + b"\n")
+            line = {"schema_version": SCHEMA_VERSION, **typed}
+            self.file.write(self.encoder.encode(line).encode("utf-8") + b"\n")
 
 
 def item_csv_row(typed: dict[str, Any]) -> list[str]:
