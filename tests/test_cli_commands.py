@@ -67,6 +67,11 @@ def test_check_a_good_page_exits_zero(capsys):
     out = capsys.readouterr().out
     assert '[json-ld] Product "Alpine 2P Tent": valid' in out
     assert "0 invalid" in out
+    assert 'item Product (primary) "Alpine 2P Tent": valid' in out  # the typed item, checked
+    assert main(["check", str(GOOD), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["items"][0]["check"] == {"valid": True, "errors": []}
+    assert report["summary"]["items"] >= 1 and report["summary"]["invalid_items"] == 0
 
 
 def test_check_a_page_missing_a_required_property_exits_one(tmp_path, capsys):

@@ -6,16 +6,18 @@ the command line)
 
 Reads one page, extracts its structured data and runs it through the crawl's own page
 pipelines (site rules, normalization, validation against the shipped JSON Schemas and the
-schema.org vocabulary, the visible-page checks), then prints each record with its errors and
-warnings (or everything as JSON with ``--format json``).
+schema.org vocabulary, the visible-page checks), builds its typed items (checked against the
+item schemas), then prints each item and record with its errors and warnings (or everything as
+JSON with ``--format json``).
 
 A URL is fetched by a one-page crawl of the ``site`` spider, so it is rendered in the browser
 when the page needs JavaScript, exactly as in a crawl (``--no-render``: plain HTTP only). A
 FILE is read as it is (never rendered).
 
-Exit status: 0 when every record is valid, or the page has none (said so); 1 when a record is
-invalid (a property the schemas require is missing, or a value is wrong); 2 when the input
-cannot be read (no such file, the fetch failed, an HTTP error status).
+Exit status: 0 when every record and item is valid, or the page has none (said so); 1 when a
+record or an item is invalid (a property the schemas require is missing, or a value is
+wrong); 2 when the input cannot be read (no such file, the fetch failed, an HTTP error
+status).
 """
 
 from __future__ import annotations
@@ -119,6 +121,8 @@ def check_file(
         if inspect.isawaitable(result):
             result = asyncio.run(_awaited(result))
         item = result
+    from structcrawl.crawl.exporters import page_typed_items
+
     return {
         "url": item.url,
         "status": None,
@@ -126,6 +130,7 @@ def check_file(
         "content_type": item.content_type,
         "payload_kind": item.payload_kind,
         "records": item.records,
+        "items": page_typed_items(item),
     }
 
 
@@ -142,6 +147,7 @@ def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
             sys.executable, "-m", "scrapy", "crawl", "site",
             "-a", f"start_urls={url}", "-a", "depth=0",
             "-O", f"{out / 'records.jsonl'}:records", "-O", f"{out / 'pages.jsonl'}:pages",
+            "-O", f"{out / 'items.jsonl'}:items",
             "-s", f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
             "-s", "STRUCTCRAWL_BODY_STORE_ENABLED=False",
             "-s", "STRUCTCRAWL_ENTITIES_ENABLED=False",
@@ -156,6 +162,7 @@ def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         pages = _lines(out / "pages.jsonl")
         records = _lines(out / "records.jsonl")
+        items = _lines(out / "items.jsonl")
     if not pages:
         raise InputError(f"cannot fetch {url}: {done.stderr.strip()[-500:] or 'no response'}")
     page = pages[0]
@@ -172,6 +179,7 @@ def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
         "content_type": page.get("content_type"),
         "payload_kind": page.get("payload_kind"),
         "records": records,
+        "items": items,
     }
 
 
@@ -179,6 +187,21 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def check_items(items: list[dict[str, Any]]) -> None:
+    """Validate each typed item against its shipped item schema (``structcrawl/typed/schemas``),
+    in place: ``item["check"] = {"valid", "errors"}``, or ``{"skipped": why}`` for a type
+    without a schema."""
+    from structcrawl.typed.schema import check_item, item_schemas
+
+    known = set(item_schemas())
+    for item in items:
+        if str(item.get("type")) not in known:
+            item["check"] = {"skipped": f"no item schema for {item.get('type')!r}"}
+            continue
+        ok, errors = check_item({k: v for k, v in item.items() if k != "check"})
+        item["check"] = {"valid": ok, "errors": errors}
 
 
 def verdict(page: dict[str, Any]) -> dict[str, Any]:
@@ -191,6 +214,7 @@ def verdict(page: dict[str, Any]) -> dict[str, Any]:
         if any(e.get("code") == "missing-required" for e in r["validation"].get("errors", []))
     ]
     skipped = [r for r in entities if "skipped" in (r.get("validation") or {})]
+    bad_items = [i for i in page["items"] if (i.get("check") or {}).get("valid") is False]
     return {
         "records": len(entities),
         "valid": len(entities) - len(invalid) - len(skipped),
@@ -198,7 +222,9 @@ def verdict(page: dict[str, Any]) -> dict[str, Any]:
         "invalid": len(invalid),
         "missing_required": len(missing),
         "extraction_errors": sum(1 for r in page["records"] if r.get("kind") == "error"),
-        "exit": 1 if invalid else 0,
+        "items": len(page["items"]),
+        "invalid_items": len(bad_items),
+        "exit": 1 if invalid or bad_items else 0,
     }
 
 
@@ -210,6 +236,22 @@ def _label(record: dict[str, Any]) -> str:
         name = name[0] if name else None
     shown = f' "{str(name)[:60]}"' if isinstance(name, str | int | float) and name else ""
     return f"[{record.get('format')}] {types}{shown}"
+
+
+def _item_lines(items: list[dict[str, Any]]) -> list[str]:
+    """The typed items: what the page is about (primary first), each checked."""
+    if not items:
+        return []
+    lines = [f"{len(items)} typed item(s):"]
+    for item in items:
+        check = item.get("check") or {}
+        state = "skipped" if "skipped" in check else ("valid" if check.get("valid") else "INVALID")
+        name = item.get("name") or item.get("headline") or ""
+        shown = f' "{str(name)[:60]}"' if name else ""
+        lines.append(f"  item {item.get('type')} ({item.get('role', '?')}){shown}: {state}")
+        lines += [f"      error    {error}" for error in check.get("errors", [])]
+    lines.append("records:")
+    return lines
 
 
 def render_text(page: dict[str, Any], summary: dict[str, Any]) -> str:
@@ -226,6 +268,7 @@ def render_text(page: dict[str, Any], summary: dict[str, Any]) -> str:
             f"{summary['invalid']} invalid, {summary['not_validated']} not validated "
             "(no schema for their type)"
         )
+    lines += _item_lines(page["items"])
     for record in page["records"]:
         if record.get("kind") == "entity":
             validation = record.get("validation") or {}
@@ -261,6 +304,7 @@ def run(args: argparse.Namespace) -> int:
     except (InputError, ValueError) as exc:
         print(f"structcrawl check: {exc}", file=sys.stderr)
         return 2
+    check_items(page["items"])
     summary = verdict(page)
     if args.format == "json":
         json.dump({**page, "summary": summary}, sys.stdout, ensure_ascii=False, indent=2)
