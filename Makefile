@@ -99,3 +99,11 @@ redis:
 	      "(the distributed-crawl tests skip without it)" >&2; \
 	  fi; \
 	fi
+
+# The manual (docs/, mkdocs.yml): docs/settings.md is generated from the code first.
+.PHONY: settings-doc docs
+settings-doc: venv
+	$(PY) -m structcrawl.dev.settingsdoc
+
+docs: venv settings-doc
+	$(BIN)/mkdocs build --strict

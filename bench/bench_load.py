@@ -90,6 +90,9 @@ def crawl(pages: int, tmp: Path, jobdir: bool) -> dict[str, object]:
         "-s", f"STRUCTCRAWL_CHANGE_STORE={out / 'state' / 'changes.sqlite'}",
         "-s", f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
         "-s", f"LOG_FILE={out / 'crawl.log'}", "-s", "LOG_LEVEL=INFO",
+        # the load test measures memory and throughput, not the polite defaults
+        "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "DOWNLOAD_DELAY=0", "-s", "ROBOTSTXT_OBEY=False",
+        "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8",
     ]  # fmt: skip
     if jobdir:
         cmd = ["-o" if c == "-O" else c for c in cmd]  # a job appends to its feeds

@@ -13,45 +13,28 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.gz import gunzip, gzip_magic_number
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 from twisted.python.failure import Failure
 
-from structcrawl.core.challenge import CHALLENGE_META, challenge_message
-from structcrawl.core.document import PARSED_META, parse_html
 from structcrawl.core.links import LinkRules, page_links
-from structcrawl.core.payload import classify, split_content_type
-from structcrawl.core.redact import redact_headers
 from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.items import PageItem
+from structcrawl.crawl.pageitem import page_item, requested_url, utc_now
 from structcrawl.crawl.retry import fetch_error_code, fetch_error_message
 from structcrawl.ledger.extension import page_accounted
-from structcrawl.render.evidence import SERVER_BODY_META
 
 logger = logging.getLogger(__name__)
 
 
 def _csv(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _requested_url(response: Response) -> str:
-    """The URL that was asked for: the first of a redirect chain, else the request's own
-    (a browser may have followed redirects itself: ``response.url`` is where it ended)."""
-    redirects = response.meta.get("redirect_urls") if response.request is not None else None
-    if redirects:
-        return str(redirects[0])
-    return response.request.url if response.request is not None else response.url
 
 
 class SiteSpider(scrapy.Spider):
@@ -109,7 +92,7 @@ class SiteSpider(scrapy.Spider):
     def _accounted(self, response: Response, outcome: str, message: str) -> None:
         """Tell the page ledger about a response that yields no page item by design."""
         self.crawler.signals.send_catch_log(
-            page_accounted, url=_requested_url(response), outcome=outcome, message=message
+            page_accounted, url=requested_url(response), outcome=outcome, message=message
         )
 
     # A response's outcome comes after the requests it found (links, sitemap entries): the
@@ -117,8 +100,26 @@ class SiteSpider(scrapy.Spider):
     # (and, with JOBDIR, the job journal) every URL the page led to is already requested. A
     # crawl killed in between asks for the page again; never for a page whose links are lost.
 
-    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+    def _sitemap_body(self, response: Response) -> bytes:
+        """The sitemap's XML: a gzipped sitemap (``sitemap.xml.gz``, served as
+        ``application/gzip`` or ``application/octet-stream``, so not decoded by Scrapy's
+        HttpCompression middleware) is gunzipped, within ``DOWNLOAD_MAXSIZE``."""
         body = response.body
+        if not gzip_magic_number(response):
+            return body
+        max_size = response.meta.get(
+            "download_maxsize", self.crawler.settings.getint("DOWNLOAD_MAXSIZE")
+        )
+        try:
+            return gunzip(body, max_size=max_size)
+        except ValueError:  # scrapy's _DecompressionMaxSizeExceeded
+            logger.warning("gzipped sitemap %s is larger than %s bytes", response.url, max_size)
+        except (OSError, EOFError):
+            logger.warning("gzipped sitemap %s could not be decompressed", response.url)
+        return body
+
+    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+        body = self._sitemap_body(response)
         if response.url.endswith("/robots.txt"):
             found = list(sitemap_urls_from_robots(response.text, base_url=response.url))
             for url in found:
@@ -136,7 +137,8 @@ class SiteSpider(scrapy.Spider):
                 continue
             if sitemap.type == "sitemapindex":
                 yield scrapy.Request(loc, callback=self.parse_sitemap, errback=self.failed)
-            else:
+            else:  # the total the progress line's ETA is reckoned from
+                self.crawler.stats.inc_value("structcrawl/site/sitemap_urls")
                 yield scrapy.Request(loc, callback=self.parse, errback=self.failed)
         self._accounted(response, "sitemap", f"sitemap ({sitemap.type})")
 
@@ -161,6 +163,9 @@ class SiteSpider(scrapy.Spider):
     def _link_requests(self, item: PageItem, depth: int) -> list[scrapy.Request]:
         if item.document is None or (self.max_depth is not None and depth >= self.max_depth):
             return []
+        if "nofollow" in item.robots:  # meta robots / X-Robots-Tag (docs/politeness.md)
+            self.crawler.stats.inc_value("structcrawl/polite/nofollow_pages")
+            return []
         requests = []
         for url in page_links(item.document, self.link_rules):
             if url in self._yielded:  # requests already yielded are not fingerprinted again
@@ -170,46 +175,7 @@ class SiteSpider(scrapy.Spider):
         return requests
 
     def page_item(self, response: Response) -> PageItem:
-        headers = response.headers
-        raw_type = headers.get(b"Content-Type")
-        content_type = raw_type.decode("latin-1") if raw_type else None
-        mime, charset = split_content_type(content_type)
-        redirects = list(response.meta.get("redirect_urls", []))
-        body = response.body
-        item = PageItem(
-            url=_requested_url(response),
-            final_url=response.url,
-            redirect_urls=redirects,
-            status=response.status,
-            headers=redact_headers(headers),
-            content_type=mime or None,
-            charset=charset,
-            body_size=len(body),
-            retrieved_at=_now(),
-            latency=response.meta.get("download_latency"),
-            fetched_with="browser" if response.meta.get("playwright") else "http",
-            fetch_reason=response.meta.get("structcrawl_render_reason"),
-            render=response.meta.get("structcrawl_render"),
-            network=list(response.meta.get("structcrawl_render_network") or []),
-            server_body=response.meta.pop(SERVER_BODY_META, None) or b"",
-            depth=response.meta.get("depth", 0),
-            body=body,
-        )
-        challenge = response.meta.get(CHALLENGE_META)
-        if challenge:  # a bot challenge, not the page: an error record, nothing to parse
-            item.fetch_error = {"code": "challenge", "message": challenge_message(challenge)}
-            return item
-        if response.status < 400 and classify(content_type, body) in ("html", "xhtml"):
-            parsed = response.meta.pop(PARSED_META, None)
-            stats = self.crawler.stats
-            if parsed and parsed[0] == len(body) and parsed[1].url == response.url:
-                item.document = parsed[1]  # parsed once already, by the download handler
-                stats.inc_value("structcrawl/site/parse_reused")
-            else:
-                item.document = parse_html(body, response.url, content_type=content_type)
-                stats.inc_value("structcrawl/site/parsed")
-            item.charset = item.charset or item.document.encoding
-        return item
+        return page_item(response, self.crawler.stats)
 
     def failed(self, failure: Failure) -> Iterator[Any]:
         """A request that produced no usable response still ends as a page item."""
@@ -230,7 +196,7 @@ class SiteSpider(scrapy.Spider):
             final_url=request.url,
             redirect_urls=list(request.meta.get("redirect_urls", [])),
             status=status,
-            retrieved_at=_now(),
+            retrieved_at=utc_now(),
             depth=request.meta.get("depth", 0),
             fetched_with="browser" if request.meta.get("playwright") else "http",
             fetch_reason=request.meta.get("structcrawl_render_reason"),

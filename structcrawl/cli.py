@@ -1,4 +1,9 @@
-"""``structcrawl``: command-line entry points.
+"""``structcrawl``: command-line entry points (``structcrawl --help`` lists them).
+
+    structcrawl crawl URL | --sitemap URL -o DIR     (structcrawl.commandline.crawl)
+    structcrawl check URL|FILE [--format json]       (structcrawl.commandline.check)
+    structcrawl demo | deploy | report ...
+
 
     structcrawl extract FILE-or-URL [--base-url URL] [--content-type TYPE]
                         [--format json|jsonl|nquads|jsonld] [--syntaxes json-ld,microdata,...]
@@ -23,50 +28,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import mimetypes
 import sys
-import urllib.error
-import urllib.request
-from pathlib import Path
-from urllib.parse import urlsplit
+from typing import Any
 
 from structcrawl import __version__
 from structcrawl import typed as _typed
+from structcrawl.commandline import check as _check
+from structcrawl.commandline import crawl as _crawl
+from structcrawl.commandline import report as _report
+from structcrawl.commandline._input import InputError, read_input
+from structcrawl.commandline._pipe import quiet_on_closed_pipe
+from structcrawl.dev import demo as _demo
 from structcrawl.extract import SYNTAXES, extract_payload, parse_syntaxes
 from structcrawl.extract.graph import GRAPH_FORMATS, payload_graph, render_graph
 from structcrawl.ledger import pages as _ledger
+from structcrawl.ops import deploy as _deploy
 from structcrawl.ops import schedule as _schedule
 
-__all__ = ["main", "read_input"]
-
-_TIMEOUT = 30.0
-
-
-class InputError(Exception):
-    """The input could not be read."""
-
-
-def read_input(source: str) -> tuple[bytes, str, str | None]:
-    """``(body, url, content_type)`` for a local file or an http(s) URL."""
-    scheme = urlsplit(source).scheme.lower()
-    if scheme in ("http", "https"):
-        request = urllib.request.Request(
-            source, headers={"User-Agent": f"structcrawl/{__version__}"}
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=_TIMEOUT) as resp:  # noqa: S310
-                return resp.read(), resp.geturl(), resp.headers.get("Content-Type")
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise InputError(f"cannot fetch {source}: {exc}") from exc
-    if scheme and len(scheme) > 1 and scheme != "file":
-        raise InputError(f"unsupported URL scheme {scheme!r} in {source}")
-    path = Path(source[7:] if scheme == "file" else source)
-    try:
-        body = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    guessed, _ = mimetypes.guess_type(path.name)
-    return body, path.resolve().as_uri(), guessed
+__all__ = ["InputError", "main", "read_input"]
 
 
 def _extract(args: argparse.Namespace) -> int:
@@ -101,15 +80,33 @@ def _extract(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add(sub: Any, name: str, module: Any, help: str) -> None:
+    """A subcommand from a module with ``add_arguments(parser)`` and ``run(args)``."""
+    parser = sub.add_parser(name, help=help, description=help)
+    module.add_arguments(parser)
+    parser.set_defaults(func=module.run)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="structcrawl", description="structured data extraction")
+    parser = argparse.ArgumentParser(
+        prog="structcrawl",
+        description="structured data from crawled pages, as validated records with provenance",
+    )
     parser.add_argument("--version", action="version", version=f"structcrawl {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add(sub, "crawl", _crawl, "crawl a site (start URLs or a sitemap), every feed into -o DIR")
+    _add(sub, "check", _check, "check one page (URL or file): its records, errors, warnings")
     ex = sub.add_parser("extract", help="print the records of one page (file or URL)")
     ex.add_argument("source", help="a file path or an http(s) URL")
     ex.add_argument("--base-url", help="the URL the page is to be read as (default: its own)")
     ex.add_argument("--content-type", help="override the Content-Type (default: guessed/served)")
-    ex.add_argument("--format", choices=("json", "jsonl", *GRAPH_FORMATS), default="json")
+    ex.add_argument(
+        "--format",
+        choices=("json", "jsonl", *GRAPH_FORMATS),
+        default="json",
+        help="records as a JSON list or JSON lines, or the page's RDF dataset "
+        "(nquads, expanded jsonld)",
+    )
     ex.add_argument("--syntaxes", help=f"comma-separated subset of: {', '.join(SYNTAXES)}")
     ex.add_argument(
         "--view",
@@ -124,8 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     lg = sub.add_parser("ledger", help="check a crawl's page ledger against its pages feed")
     _ledger.add_arguments(lg)
     lg.set_defaults(func=_ledger.run)
+    _add(sub, "demo", _demo, "serve the bundled demo site on 127.0.0.1 and crawl it")
+    _add(sub, "deploy", _deploy, "deploy the project to scrapyd (builds the egg)")
+    _add(sub, "report", _report, "summarize a crawl's quality report (report.json)")
     args = parser.parse_args(argv)
-    return int(args.func(args))
+    return quiet_on_closed_pipe(lambda: int(args.func(args)))
 
 
 if __name__ == "__main__":

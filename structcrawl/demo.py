@@ -11,9 +11,16 @@ import warnings
 from structcrawl.dev.demo import *  # noqa: F403  (the old import path keeps its names)
 from structcrawl.dev.demo import main
 
-if __name__ == "__main__":
+if __name__ != "__main__":
     warnings.warn(
-        "python -m structcrawl.demo is deprecated: use python -m structcrawl.dev.demo",
+        "structcrawl.demo moved to structcrawl.dev.demo; the old path will be removed in 0.3",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+else:
+    warnings.warn(
+        "python -m structcrawl.demo is deprecated: use structcrawl demo "
+        "(or python -m structcrawl.dev.demo)",
         DeprecationWarning,
         stacklevel=1,
     )

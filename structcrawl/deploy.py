@@ -11,9 +11,16 @@ import warnings
 from structcrawl.ops.deploy import *  # noqa: F403  (the old import path keeps its names)
 from structcrawl.ops.deploy import main
 
-if __name__ == "__main__":
+if __name__ != "__main__":
     warnings.warn(
-        "python -m structcrawl.deploy is deprecated: use python -m structcrawl.ops.deploy",
+        "structcrawl.deploy moved to structcrawl.ops.deploy; the old path will be removed in 0.3",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+else:
+    warnings.warn(
+        "python -m structcrawl.deploy is deprecated: use structcrawl deploy "
+        "(or python -m structcrawl.ops.deploy)",
         DeprecationWarning,
         stacklevel=1,
     )

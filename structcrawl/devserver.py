@@ -11,7 +11,14 @@ import warnings
 from structcrawl.dev.devserver import *  # noqa: F403  (the old import path keeps its names)
 from structcrawl.dev.devserver import main
 
-if __name__ == "__main__":
+if __name__ != "__main__":
+    warnings.warn(
+        "structcrawl.devserver moved to structcrawl.dev.devserver; "
+        "the old path will be removed in 0.3",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+else:
     warnings.warn(
         "python -m structcrawl.devserver is deprecated: use python -m structcrawl.dev.devserver",
         DeprecationWarning,

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from itemadapter import ItemAdapter
 
+from structcrawl.crawl.addon import ITEM_PIPELINES
 from structcrawl.ledger.journal import (
     JOURNAL_FILE,
     Journal,
@@ -31,7 +32,6 @@ from structcrawl.ledger.journal import (
     read_journal,
     read_jsonl_lenient,
 )
-from structcrawl.settings import ITEM_PIPELINES
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = 60

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -38,6 +39,14 @@ def site(tmp_path_factory):
             '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
             f"<url><loc>{server.url}c.html</loc></url></urlset>"
         )
+        # a gzipped sitemap naming another page (served as application/gzip, not decoded
+        # by HttpCompression): it is a sitemap, not a page
+        (root / "sitemap-b.xml.gz").write_bytes(
+            gzip.compress(
+                b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                + f"<url><loc>{server.url}b.html</loc></url></urlset>".encode()
+            )
+        )
         yield server.url
 
 
@@ -70,6 +79,12 @@ def test_depth_limit_redirects_robots_and_extensions(site, tmp_path):
 def test_sitemap_start(site, tmp_path):
     pages, _ = crawl(tmp_path, None, "-a", f"sitemap={site}sitemap.xml")
     assert paths(pages, site) == {"/c.html", "/d.html"}
+
+
+def test_a_gzipped_sitemap_is_read_as_a_sitemap_not_as_a_page(site, tmp_path):
+    pages, records = crawl(tmp_path, None, "-a", f"sitemap={site}sitemap-b.xml.gz")
+    assert paths(pages, site) == {"/b.html"}
+    assert not [r for r in records if r["source_url"].endswith(".xml.gz")]
 
 
 def test_follow_and_deny_patterns(site, tmp_path):

@@ -335,10 +335,12 @@ def test_ledger_counts_a_url_on_the_worker_that_fetched_it(tmp_path, redis_url, 
 
 def project_settings(**extra):
     from structcrawl import settings as module
+    from structcrawl.crawl.addon import Addon
 
     settings = Settings()
     settings.setmodule(module, priority="project")
     settings.setdict(extra, priority="cmdline")
+    Addon().update_settings(settings)  # as the crawler applies ADDONS (it includes DistributedAddon)
     return settings
 
 

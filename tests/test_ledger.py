@@ -17,13 +17,13 @@ from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
 from structcrawl.cli import main as cli_main
+from structcrawl.crawl.addon import ITEM_PIPELINES
 from structcrawl.crawl.health import crawl_failures
 from structcrawl.crawl.items import PageItem
 from structcrawl.dev.demo import run_crawl
 from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.ledger.extension import LEDGER_META, PageLedger, page_accounted
 from structcrawl.ledger.pages import Ledger, check_ledger, ledger_only_line, page_line
-from structcrawl.settings import ITEM_PIPELINES
 from tests.faultserver import FaultServer
 
 # -- the pure ledger ---------------------------------------------------------------------------

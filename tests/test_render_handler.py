@@ -71,7 +71,9 @@ class FakeBrowser:
     closed: ClassVar[int] = 0
 
     def __init__(self, crawler: Any):
-        self.abort_request = None
+        # as scrapy-playwright does: its settings, set by structcrawl.Addon
+        self.abort_request = crawler.settings.get("PLAYWRIGHT_ABORT_REQUEST")
+        self.launch_options = crawler.settings.getdict("PLAYWRIGHT_LAUNCH_OPTIONS")
         FakeBrowser.instances.append(self)
 
     @classmethod
@@ -112,6 +114,8 @@ def crawler(tmp_path):
             "STRUCTCRAWL_BROWSER_EXECUTABLE": sys.executable,
             "STRUCTCRAWL_RULES_DIR": str(tmp_path),
             "STRUCTCRAWL_RENDER_LEARN_AFTER": 2,
+            "ADDONS": {"structcrawl.Addon": 0},
+            "USER_AGENT": "structcrawl-tests (+https://example.org/tests)",
         }
         base.update(settings)
         return get_crawler(settings_dict=base)
@@ -295,6 +299,7 @@ def test_http_and_https_share_one_browser_and_close_it_once(crawler):
     assert first.core is second.core and len(FakeBrowser.instances) == 1
     assert isinstance(FakeBrowser.instances[0].abort_request, ResourceBlocker)
     assert FakeBrowser.instances[0].abort_request.types == frozenset({"image", "font", "media"})
+    assert FakeBrowser.instances[0].launch_options["executable_path"] == sys.executable
 
     async def close_both() -> None:
         await first.close()

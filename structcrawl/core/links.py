@@ -11,7 +11,7 @@ from w3lib.url import safe_url_string
 from structcrawl.core.document import Document
 from structcrawl.core.hosts import host_match_length
 
-__all__ = ["LinkRules", "page_links"]
+__all__ = ["ROBOTS_DIRECTIVES", "LinkRules", "page_links", "robots_directives"]
 
 _FOLLOW_SCHEMES = frozenset({"http", "https"})
 _CACHE_SIZE = 100_000
@@ -86,3 +86,50 @@ def page_links(doc: Document, rules: LinkRules) -> Iterator[str]:
         if url is not None and url not in seen:
             seen.add(url)
             yield url
+
+
+#: Robots directives structcrawl acts on (``none`` means ``noindex, nofollow``).
+ROBOTS_DIRECTIVES = frozenset({"noindex", "nofollow", "none", "noarchive", "nosnippet"})
+
+
+def _directives(value: str) -> list[str]:
+    """Directives of one ``X-Robots-Tag`` / meta robots value. A value naming a user agent
+    (``googlebot: noindex``) is for that crawler only and is skipped.
+
+    >>> _directives("NoIndex, nofollow"), _directives("googlebot: noindex"), _directives("none")
+    (['noindex', 'nofollow'], [], ['noindex', 'nofollow'])
+    """
+    text = value.strip().lower()
+    head, sep, _ = text.partition(":")
+    agent = head.strip()
+    if sep and agent and " " not in agent and "," not in agent and agent != "unavailable_after":
+        return []  # for the crawler named before the colon
+    found: list[str] = []
+    for part in text.split(","):
+        token = part.strip()
+        if token == "none":
+            found += ["noindex", "nofollow"]
+        elif token in ROBOTS_DIRECTIVES:
+            found.append(token)
+    return found
+
+
+def robots_directives(doc: Document | None, header_values: Iterable[str | bytes] = ()) -> list[str]:
+    """The page's robots directives, sorted: ``<meta name="robots">`` (and
+    ``name="structcrawl"``) of ``doc`` plus its ``X-Robots-Tag`` header values.
+
+    >>> from structcrawl.core.document import parse_html
+    >>> doc = parse_html(b'<meta name="Robots" content="noindex">', "http://a.example/")
+    >>> robots_directives(doc, [b"nofollow"]), robots_directives(None, ["bingbot: none"])
+    (['nofollow', 'noindex'], [])
+    """
+    found: set[str] = set()
+    for value in header_values:
+        text = value.decode("latin-1") if isinstance(value, bytes) else value
+        found.update(_directives(text))
+    if doc is not None:
+        for el in doc.root.iter("meta"):
+            name = (el.get("name") or "").strip().lower()
+            if name in ("robots", "structcrawl"):
+                found.update(_directives(el.get("content") or ""))
+    return sorted(found)

@@ -38,6 +38,7 @@ from structcrawl import __version__
 __all__ = [
     "FORMATS",
     "KINDS",
+    "SCHEMA_VERSION",
     "ErrorInfo",
     "FieldSource",
     "Provenance",
@@ -63,6 +64,11 @@ FORMATS = (
 )
 
 KINDS = ("entity", "error", "skip", "warning")
+
+#: Version of the exported line shapes (the ``records`` feed's records, typed items): a new
+#: major number when a field changes meaning or goes away, a new minor one when fields are
+#: added. Written as ``schema_version`` on every exported line (CHANGELOG.md says what changed).
+SCHEMA_VERSION = "1.0"
 
 _SCHEMA_PREFIXES = (
     "http://schema.org/",

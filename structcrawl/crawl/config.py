@@ -4,8 +4,9 @@ Components read their settings once, through frozen config objects, in ``from_cr
 crawl shell's are below; a package below the shell keeps its own table and config beside its
 code (:mod:`structcrawl.extract.config`, :mod:`structcrawl.render.config`,
 :mod:`structcrawl.changes.config`), gathered here, so ``from structcrawl.crawl.config import X``
-finds every one. ``structcrawl/settings.py`` (the Scrapy settings module) takes its defaults
-from :data:`DEFAULTS`; the manual's settings table (docs/settings.md) is checked against it.
+finds every one. :class:`structcrawl.Addon` sets every default of :data:`DEFAULTS` at add-on
+priority, and the manual's settings page (docs/settings.md) is generated from it
+(``python -m structcrawl.dev.settingsdoc``).
 """
 
 from __future__ import annotations
@@ -290,6 +291,26 @@ DEFAULTS.update(
             "Recognise bot challenges (403/429/503 or content-less pages with a vendor's "
             "challenge markers): such a page is not retried, not rendered, and ends as a "
             "`challenge` error record.",
+        ),
+    }
+)
+
+# polite crawling (structcrawl.crawl.polite) and progress (structcrawl.crawl.progress)
+DEFAULTS.update(
+    {
+        "STRUCTCRAWL_CRAWL_DELAY_MAX": Setting(
+            30.0,
+            "Longest robots.txt Crawl-delay honoured, seconds (a longer one is capped here).",
+        ),
+        "STRUCTCRAWL_PROGRESS_INTERVAL": Setting(
+            30.0,
+            "Seconds between progress lines in the log (pages done and queued, pages/s, "
+            "records, errors, browser pages, ETA when a sitemap gave the total); 0 = off.",
+        ),
+        "STRUCTCRAWL_REPORT_SNAPSHOT_INTERVAL": Setting(
+            300.0,
+            "Seconds between report.json snapshots while the crawl runs (finish_reason null "
+            "until the end); 0 = only the final report.",
         ),
     }
 )

@@ -14,7 +14,7 @@
 * ``graph``: the RDF dataset of each page as N-Quads (:mod:`structcrawl.extract.graph`, the
   same export as ``structcrawl extract --format nquads``), blank nodes labelled per page.
 
-Registered through ``FEED_EXPORTERS`` in ``structcrawl/settings.py``; use them in ``FEEDS``
+Registered by :class:`structcrawl.Addon` (``FEED_EXPORTERS``); use them in ``FEEDS``
 (``{"output/entities.jsonl": {"format": "entities"}}``) or ``-O path:format``. The same
 formats work with any feed storage (local files, S3). The ``records`` and ``pages`` exporters
 flush each line as they write it (no fsync): when a worker is killed, the pages it finished
@@ -34,6 +34,7 @@ from itemadapter import ItemAdapter
 from scrapy.exporters import BaseItemExporter, JsonLinesItemExporter
 
 from structcrawl.core.document import Document
+from structcrawl.core.records import SCHEMA_VERSION
 from structcrawl.crawl.items import TRANSIENT_FIELDS
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.extract.graph import page_graph, payload_graph, to_nquads
@@ -88,13 +89,15 @@ def _flush(stream: Any) -> None:
 
 
 class RecordsJsonLinesExporter(JsonLinesItemExporter):
-    """One line per record of each page item; other items are not records and are skipped."""
+    """One line per record of each page item, with the line shape's ``schema_version``;
+    other items are not records and are skipped."""
 
     def export_item(self, item: Any) -> None:
         if not _is_page(item):
             return
         for record in ItemAdapter(item).get("records") or []:
-            self.file.write(self.encoder.encode(record).encode("utf-8") + b"\n")
+            line = {"schema_version": SCHEMA_VERSION, **record}
+            self.file.write(self.encoder.encode(line).encode("utf-8") + b"\n")
         _flush(self.file)
 
 
@@ -276,11 +279,13 @@ class _Precedence:
 
 
 class ItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
-    """``items``: one JSON line per typed item of each page (primary first)."""
+    """``items``: one JSON line per typed item of each page (primary first), with the line
+    shape's ``schema_version``."""
 
     def export_item(self, item: Any) -> None:
         for typed in page_typed_items(item, self.precedence):
-            self.file.write(self.encoder.encode(typed).encode("utf-8") + b"\n")
+            line = {"schema_version": SCHEMA_VERSION, **typed}
+            self.file.write(self.encoder.encode(line).encode("utf-8") + b"\n")
 
 
 def item_csv_row(typed: dict[str, Any]) -> list[str]:

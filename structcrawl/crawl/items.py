@@ -41,6 +41,13 @@ class PageItem:
         },
     )
     depth: int = field(default=0, metadata={"doc": "Link depth from the start URLs."})
+    robots: list[str] = field(
+        default_factory=list,
+        metadata={
+            "doc": "Robots directives of the page (meta robots, X-Robots-Tag): noindex, "
+            "nofollow (its links were not followed), noarchive, nosnippet."
+        },
+    )
     body_ref: str | None = field(default=None, metadata={"doc": "sha256:<hex> of the body."})
     body_uri: str | None = field(default=None, metadata={"doc": "Where the raw body is kept."})
     server_body_ref: str | None = field(

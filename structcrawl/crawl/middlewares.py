@@ -6,8 +6,10 @@
   ``STRUCTCRAWL_RETRY_AFTER_MAX`` seconds, a longer one is not retried at all; otherwise
   exponential backoff from ``STRUCTCRAWL_RETRY_BACKOFF_BASE`` capped at
   ``STRUCTCRAWL_RETRY_BACKOFF_MAX`` (:mod:`structcrawl.crawl.retry`). Scrapy 2.19's own retry
-  middleware re-schedules at once. The wait holds the request (one of ``CONCURRENT_REQUESTS``),
-  not its download slot. A download cancelled for exceeding ``DOWNLOAD_MAXSIZE`` becomes
+  middleware re-schedules at once. A backoff holds the request (one of
+  ``CONCURRENT_REQUESTS``); a ``Retry-After`` also pauses the request's whole download slot
+  (:func:`structcrawl.crawl.polite.pause_slot`), so the site gets no other request
+  meanwhile. A download cancelled for exceeding ``DOWNLOAD_MAXSIZE`` becomes
   :class:`ResponseTooLarge` (``too-large``), never retried.
 * :class:`RedirectGuardMiddleware` sits in front of Scrapy's ``RedirectMiddleware`` and turns
   the redirects Scrapy would drop without a trace (a loop, whose next hop the duplicate filter
@@ -18,6 +20,7 @@
 
 Stats: ``structcrawl/retry/delayed``, ``structcrawl/retry/delay_ms`` (total wait),
 ``structcrawl/retry/retry_after/honoured``, ``structcrawl/retry/retry_after/too_long``,
+``structcrawl/retry/slot_paused``,
 ``structcrawl/redirect/<code>`` (plus Scrapy's ``retry/*``).
 """
 
@@ -26,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.retry import get_retry_request
@@ -38,6 +41,7 @@ from scrapy.utils.response import response_status_message
 from w3lib.url import safe_url_string
 
 from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.polite import pause_slot
 from structcrawl.crawl.retry import RetryPolicy, retry_after_seconds, retry_delay
 
 __all__ = [
@@ -122,6 +126,9 @@ class BackoffRetryMiddleware:
             for x in settings.getlist("RETRY_EXCEPTIONS")
         )
         self.maxsize = settings.getint("DOWNLOAD_MAXSIZE")
+        # the slot is paused as the response arrives, before the downloader sends the next
+        # request of the same site (it does so before this middleware sees the response)
+        crawler.signals.connect(self._response_downloaded, signal=signals.response_downloaded)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> BackoffRetryMiddleware:
@@ -143,6 +150,20 @@ class BackoffRetryMiddleware:
             self.stats.inc_value("structcrawl/retry/retry_after/honoured")
         await self._wait(delay)
         return retry
+
+    def _response_downloaded(self, response: Response, request: Request, **kwargs: Any) -> None:
+        """A ``Retry-After`` that will be honoured pauses the whole download slot: the server
+        asked this client to wait, not only this request."""
+        if request.meta.get("dont_retry", False) or response.status not in self.retry_http_codes:
+            return
+        after = retry_after_seconds(response.headers.get(b"Retry-After"))
+        if after is None or request.meta.get("retry_times", 0) >= request.meta.get(
+            "max_retry_times", self.max_retry_times
+        ):
+            return
+        delay = retry_delay(request.meta.get("retry_times", 0) + 1, after, self.policy)
+        if delay and pause_slot(self.crawler, request, delay):
+            self.stats.inc_value("structcrawl/retry/slot_paused")
 
     async def process_exception(self, request: Request, exception: Exception) -> Request | None:
         if isinstance(exception, DownloadCancelledError):

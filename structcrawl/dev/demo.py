@@ -26,7 +26,7 @@ from pathlib import Path
 
 from structcrawl.dev.devserver import BackgroundServer
 
-__all__ = ["main", "run_crawl", "summarize"]
+__all__ = ["add_arguments", "main", "run", "run_crawl", "summarize"]
 
 
 def _port_free(port: int) -> bool:
@@ -136,13 +136,27 @@ def summarize(out: Path) -> dict[str, object]:
     }
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--site", default="fixtures/site", help="folder of the demo site (default fixtures/site)"
+    )
+    parser.add_argument("--out", default="output", help="output folder (default output)")
+    parser.add_argument(
+        "--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765; any if taken)"
+    )
+    parser.add_argument(
+        "--rules", default=None, help="site rules directory (default: <site>/rules)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="crawl the bundled demo site")
-    parser.add_argument("--site", default="fixtures/site")
-    parser.add_argument("--out", default="output")
-    parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--rules", default=None, help="site rules directory (<site>/rules)")
-    args = parser.parse_args(argv)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve the demo site, crawl it, print where the output is (``structcrawl demo``)."""
     out = Path(args.out)
     rules = Path(args.rules) if args.rules else Path(args.site) / "rules"
     if (out / "bodies").exists():

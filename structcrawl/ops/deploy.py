@@ -204,17 +204,25 @@ def _project_root() -> Path:
     return Path(closest).parent if closest else Path.cwd()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m structcrawl.ops.deploy", description="deploy structcrawl to scrapyd"
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", nargs="?", default="default", help="scrapy.cfg deploy target")
     parser.add_argument("--url", help="scrapyd URL (default: $SCRAPYD_URL, else the target's)")
     parser.add_argument("--project", help="scrapyd project name (default: the target's)")
     parser.add_argument("--version", help="egg version (default: scrapyd-deploy's timestamp)")
     parser.add_argument("--build-egg", metavar="PATH", help="only build the egg into PATH")
     parser.add_argument("--root", type=Path, help="project directory (default: scrapy.cfg's)")
-    args = parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m structcrawl.ops.deploy", description="deploy structcrawl to scrapyd"
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the egg and upload it to scrapyd (``structcrawl deploy``)."""
     root = args.root or _project_root()
     if not (root / "scrapy.cfg").is_file():
         print(f"structcrawl deploy: no scrapy.cfg in {root}", file=sys.stderr)

@@ -30,16 +30,52 @@ def _gunzip(data: bytes) -> bytes:
     return out.decompress(data, MAX_DECODED + 1)
 
 
+#: Decoded bytes produced per step: a body is never decoded further than one step past the cap.
+_CHUNK = 65536
+
+
+class _TooLarge(ValueError):
+    """The decoded body would be larger than :data:`MAX_DECODED`."""
+
+
 def _unbrotli(data: bytes) -> bytes:
+    """Brotli, decoded step by step: a bomb stops at the cap, not after inflating whole."""
     import brotli
 
-    return bytes(brotli.decompress(data))
+    decoder = brotli.Decompressor()
+    out = [decoder.process(data, output_buffer_limit=_CHUNK)]
+    size = len(out[0])
+    while not decoder.is_finished() and size <= MAX_DECODED:
+        chunk = decoder.process(b"", output_buffer_limit=_CHUNK)
+        if not chunk:
+            break
+        out.append(chunk)
+        size += len(chunk)
+    if size > MAX_DECODED:
+        raise _TooLarge(size)
+    if not decoder.is_finished():
+        raise ValueError("truncated brotli stream")
+    return b"".join(out)
 
 
 def _unzstd(data: bytes) -> bytes:
+    """Zstandard, read in steps from a stream: a bomb stops at the cap."""
+    import io
+
     from backports import zstd  # type: ignore[import-not-found,unused-ignore]
 
-    return bytes(zstd.decompress(data))
+    out: list[bytes] = []
+    size = 0
+    with zstd.ZstdFile(io.BytesIO(data)) as stream:
+        while size <= MAX_DECODED:
+            chunk = stream.read(_CHUNK)
+            if not chunk:
+                break
+            out.append(chunk)
+            size += len(chunk)
+    if size > MAX_DECODED:
+        raise _TooLarge(size)
+    return b"".join(out)
 
 
 _DECODERS = {

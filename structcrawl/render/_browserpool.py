@@ -9,9 +9,10 @@ seconds later fails with :class:`BrowserCrashed`, which the render handler retri
 the new browser. No page waits for the whole render bound because its browser died.
 
 The wrapped handler is named by ``STRUCTCRAWL_RENDER_HANDLER`` and built as Scrapy builds any
-handler; its launch options, navigation timeout, page cap and resource blocking are set on
-its ``config`` / ``abort_request`` before the engine starts (scrapy-playwright reads them
-when the browser launches), unless the project's own ``PLAYWRIGHT_*`` settings give them.
+handler, from its own ``PLAYWRIGHT_*`` settings: :class:`structcrawl.Addon` sets them at
+add-on priority for our Chromium (launch options, navigation timeout, page cap, relaunch of a
+dead browser, resource blocking; :func:`structcrawl.render.browser.playwright_settings`), so
+the project's own ``PLAYWRIGHT_*`` settings win.
 """
 
 from __future__ import annotations
@@ -33,8 +34,6 @@ from twisted.internet.defer import Deferred
 
 from structcrawl.render.browser import (
     BrowserLocation,
-    ResourceBlocker,
-    launch_options,
     locate_chromium,
 )
 from structcrawl.render.config import RenderConfig
@@ -109,15 +108,14 @@ class BrowserPool:
         self.config = config
         self.stats = crawler.stats
         settings = crawler.settings
-        user_options = dict(settings.getdict("PLAYWRIGHT_LAUNCH_OPTIONS") or {})
-        if user_options.get("executable_path"):
-            self.location = BrowserLocation(
-                str(user_options["executable_path"]), "PLAYWRIGHT_LAUNCH_OPTIONS"
-            )
-        else:
-            self.location = locate_chromium(config.executable)
+        launch = dict(settings.getdict("PLAYWRIGHT_LAUNCH_OPTIONS") or {})
+        self.location = locate_chromium(config.executable)
+        chosen = launch.get("executable_path")
+        if chosen and str(chosen) != self.location.path:  # the project named another browser
+            self.location = BrowserLocation(str(chosen), "PLAYWRIGHT_LAUNCH_OPTIONS")
+        # scrapy-playwright reads its PLAYWRIGHT_* settings, which structcrawl.Addon sets for
+        # our Chromium (structcrawl.render.browser.playwright_settings)
         self.handler: Any = build_from_crawler(load_object(config.handler), crawler)
-        self._configure(settings, user_options)
         self.pages = asyncio.Semaphore(config.max_pages)
         self._idle = asyncio.Event()
         self._idle.set()
@@ -129,29 +127,6 @@ class BrowserPool:
         self._dead: list[Any] = []  # browsers seen dying (each counted once)
         self._deaths = 0  # how many browsers died so far
         self.launch_error: str | None = None
-
-    def _configure(self, settings: Any, user_options: dict[str, Any]) -> None:
-        cfg = getattr(self.handler, "config", None)
-        if cfg is not None:
-            options = launch_options(
-                self.location.path,
-                extra_args=self.config.browser_args,
-                timeout_ms=self.config.timeout * 1000,
-            )
-            user_args = list(user_options.pop("args", []) or [])
-            options.update(user_options)
-            options["args"] = options["args"] + [a for a in user_args if a not in options["args"]]
-            cfg.launch_options = options
-            if settings.get("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT") is None:
-                cfg.navigation_timeout_ms = self.config.timeout * 1000
-            if not settings.getint("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"):
-                # the cap is this pool's (self.pages). scrapy-playwright's own semaphore gets
-                # room to spare: when the browser dies, pages of the dead context never give
-                # their slots back, and a request waiting for one would hang until abandoned
-                cfg.max_pages_per_context = 2 * self.config.max_pages
-            cfg.restart_disconnected_browser = True
-        if getattr(self.handler, "abort_request", False) is None and self.config.block_resources:
-            self.handler.abort_request = ResourceBlocker(self.config.block_resources)
 
     # -- fetching --------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ __all__ = [
     "locate_chromium",
     "main",
     "playwright_chromium_candidates",
+    "playwright_settings",
 ]
 
 #: Flags for a headless server without network access beyond the crawled sites.
@@ -205,6 +206,41 @@ class ResourceBlocker:
 
     def __call__(self, request: Any) -> bool:
         return getattr(request, "resource_type", None) in self.types
+
+
+def playwright_settings(
+    location: BrowserLocation,
+    *,
+    timeout: float,
+    max_pages: int,
+    browser_args: Sequence[str] = (),
+    block_resources: Iterable[str] = (),
+) -> dict[str, Any]:
+    """scrapy-playwright's settings for our Chromium, as :class:`structcrawl.Addon` sets them
+    (at add-on priority): launch options, navigation timeout (seconds), a page cap per
+    context, relaunch of a browser that died, resource blocking.
+
+    The page cap is the render pool's (``STRUCTCRAWL_RENDER_MAX_PAGES``); scrapy-playwright's
+    own semaphore gets twice that, because pages of a dead browser's context never give their
+    slots back and a request waiting for one would hang until abandoned.
+
+    >>> s = playwright_settings(BrowserLocation("/usr/bin/chromium", "test"), timeout=30,
+    ...                         max_pages=4, block_resources=["font"])
+    >>> s["PLAYWRIGHT_LAUNCH_OPTIONS"]["executable_path"], s["PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"]
+    ('/usr/bin/chromium', 8)
+    >>> s["PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT"], s["PLAYWRIGHT_ABORT_REQUEST"].types
+    (30000.0, frozenset({'font'}))
+    """
+    blocked = frozenset(block_resources)
+    return {
+        "PLAYWRIGHT_LAUNCH_OPTIONS": launch_options(
+            location.path, extra_args=browser_args, timeout_ms=timeout * 1000
+        ),
+        "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": float(timeout * 1000),
+        "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": 2 * max_pages,
+        "PLAYWRIGHT_RESTART_DISCONNECTED_BROWSER": True,
+        "PLAYWRIGHT_ABORT_REQUEST": ResourceBlocker(blocked) if blocked else None,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -88,6 +88,10 @@ def _percentile(sorted_values: list[float], q: float) -> float | None:
     return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (pos - low)
 
 
+#: Example pages kept per error code.
+_EXAMPLES = 3
+
+
 class QualityAggregator:
     def __init__(self, seed: int = 0):
         self.pages = 0
@@ -113,6 +117,9 @@ class QualityAggregator:
         self.changes: Counter[str] = Counter()
         self.changed_fields: Counter[str] = Counter()
         self.http_cache: Counter[str] = Counter()
+        # error codes of records and fetches, with a few example pages each
+        self.error_codes: Counter[str] = Counter()
+        self.error_examples: dict[str, list[str]] = defaultdict(list)
 
     def add_page(self, page: Mapping[str, Any]) -> None:
         self.pages += 1
@@ -131,12 +138,21 @@ class QualityAggregator:
                 slot = self._rng.randrange(self._seen_latencies)
                 if slot < _RESERVOIR:
                     self.latencies[slot] = float(latency)
+        url = str(page.get("final_url") or page.get("url") or "")
         for record in page.get("records") or []:
             if record.get("kind") == "entity":
                 self.records_by_format[record.get("format") or "?"] += 1
             elif record.get("kind") == "warning":
                 error = record.get("error") or {}
                 self.page_warnings[str(error.get("code") or "?")] += 1
+            elif record.get("kind") == "error":
+                self._error((record.get("error") or {}).get("code") or "?", url)
+
+    def _error(self, code: str, url: str) -> None:
+        self.error_codes[code] += 1
+        examples = self.error_examples[code]
+        if url and len(examples) < _EXAMPLES and url not in examples:
+            examples.append(url)
 
     def add_entity(self, entity: Mapping[str, Any]) -> None:
         etype = (entity.get("type") or ["(untyped)"])[0]
@@ -224,6 +240,10 @@ class QualityAggregator:
                 **{status: self.changes[status] for status in STATUSES},
                 "top_changed_fields": dict(self.changed_fields.most_common(20)),
             },
+            "errors": {
+                code: {"count": n, "examples": list(self.error_examples[code])}
+                for code, n in self.error_codes.most_common()
+            },
             "ledger": ledger_figures(stats),
             "stats": {k: v for k, v in stats.items() if isinstance(v, (int, float, str))},
         }
@@ -235,7 +255,9 @@ def check_thresholds(report: Mapping[str, Any], thresholds: Mapping[str, float])
     Names: ``completeness:<Type>.<field>`` (minimum share of entities of that type with the
     field), ``min_entities:<Type>``, ``max_error_rate:<Type>``, ``max_warning_rate:<Type>``,
     ``max_conflict_rate`` (entities with conflicts / entities), ``max_page_error_rate``
-    (pages ending in an ``error:`` outcome / pages).
+    (pages ending in an ``error:`` outcome / pages), ``max_drop`` / ``max_drop:<Type>`` (the
+    largest completeness drop or error-rate rise since the previous run, as a share: 0.1 = ten
+    points; 0 on a first run).
     """
     results = []
     for name, limit in thresholds.items():
@@ -256,6 +278,9 @@ def check_thresholds(report: Mapping[str, Any], thresholds: Mapping[str, float])
             total = report["entities"]["total"]
             value = report["entities"]["with_conflicts"] / total if total else 0.0
             ok = value <= limit
+        elif kind == "max_drop":
+            value = _largest_drop(report.get("since_previous_run"), target)
+            ok = value <= limit
         elif kind == "max_page_error_rate":
             pages = report["pages"]["total"]
             errors = sum(
@@ -267,3 +292,26 @@ def check_thresholds(report: Mapping[str, Any], thresholds: Mapping[str, float])
             raise ValueError(f"unknown quality threshold {name!r}")
         results.append({"name": name, "value": round(value, 4), "limit": limit, "ok": ok})
     return results
+
+
+def _largest_drop(change: Mapping[str, Any] | None, etype: str = "") -> float:
+    """The largest completeness drop or error-rate rise in ``change`` (of one type, if given).
+
+    >>> change = {"completeness": {"Product.gtin": {"delta": -0.4}, "Event.name": {"delta": -0.9}},
+    ...           "error_rate": {"Product": {"delta": 0.1}}}
+    >>> _largest_drop(change, "Product"), _largest_drop(change), _largest_drop(None)
+    (0.4, 0.9, 0.0)
+    """
+    if not change:
+        return 0.0
+    drops = [
+        -(v.get("delta") or 0.0)
+        for field, v in change.get("completeness", {}).items()
+        if not etype or field.partition(".")[0] == etype
+    ]
+    drops += [
+        v.get("delta") or 0.0
+        for t, v in change.get("error_rate", {}).items()
+        if not etype or t == etype
+    ]
+    return max([0.0, *drops])

@@ -1,5 +1,10 @@
 """The quality report as one self-contained HTML page (inline CSS and SVG charts, no scripts,
-nothing fetched), from the report document of :mod:`structcrawl.report.aggregate`."""
+nothing fetched), from the report document of :mod:`structcrawl.report.aggregate`.
+
+A table of contents leads to the sections: the run (finish reason, versions, settings), the
+thresholds, the change since the previous run, the page ledger, pages, error codes with three
+example URLs each, records, entities, validation, completeness (one collapsible section per
+type), conflicts and entity changes. Bars are sorted, largest first."""
 
 from __future__ import annotations
 
@@ -18,7 +23,11 @@ padding:10px 14px;min-width:130px}.card b{display:block;font-size:20px}
 table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 8px;border-bottom:1px solid #eee;
 text-align:left;vertical-align:top}.ok{color:#1b7a3a}.bad{color:#b3261e;font-weight:600}
 svg text{font:12px system-ui,sans-serif}code{font-size:12px}
+nav ol{columns:2}details{margin:4px 0}summary{cursor:pointer}
 """
+
+#: (anchor, title, body) of one section of the page
+Section = tuple[str, str, list[str]]
 
 
 def _e(value: Any) -> str:
@@ -29,7 +38,7 @@ def _bars(data: Mapping[str, float], *, percent: bool = False, color: str = "#2f
     """A horizontal bar chart as inline SVG."""
     if not data:
         return "<p><em>none</em></p>"
-    items = list(data.items())[:30]
+    items = sorted(data.items(), key=lambda kv: (-kv[1], kv[0]))[:30]
     top = max((v for _, v in items), default=0) or 1
     scale = 1.0 if percent else top
     row, label_w, bar_w = 20, 280, 520
@@ -55,8 +64,6 @@ def _table(rows: list[list[Any]], head: list[str]) -> str:
 
 def _ledger_section(ledger: Mapping[str, Any]) -> list[str]:
     """The page ledger: every requested URL and its one outcome (structcrawl.ledger.pages)."""
-    if not ledger.get("requested"):
-        return []
     rows = [
         [name, ledger.get(name, 0)]
         for name in ("requested", "accounted", "unfinished", "unaccounted", "duplicate")
@@ -70,19 +77,18 @@ def _ledger_section(ledger: Mapping[str, Any]) -> list[str]:
         else '<p class="ok">Every requested URL has exactly one outcome.</p>'
     )
     return [
-        "<h2>Page ledger</h2>",
         verdict,
         _table(rows, ["", "URLs"]),
         _bars(ledger.get("by_outcome") or {}, color="#3d6f8e"),
     ]
 
 
-def render_html(report: Mapping[str, Any], title: str = "structcrawl quality report") -> str:
+def _cards(report: Mapping[str, Any]) -> list[tuple[str, Any]]:
     pages, entities = report["pages"], report["entities"]
     thresholds = report.get("thresholds") or []
     failed = [t for t in thresholds if not t["ok"]]
     lat = pages.get("latency_p50"), pages.get("latency_p95")
-    cards = [
+    cards: list[tuple[str, Any]] = [
         ("pages", pages["total"]),
         ("entities", entities["total"]),
         ("with conflicts", entities["with_conflicts"]),
@@ -90,8 +96,7 @@ def render_html(report: Mapping[str, Any], title: str = "structcrawl quality rep
         ("body bytes", f"{pages['body_bytes']:,}"),
         ("thresholds", f"{len(thresholds) - len(failed)}/{len(thresholds)} met"),
     ]
-    changes = report.get("changes") or {}
-    changed = {s: changes.get(s, 0) for s in ("new", "changed", "unchanged", "gone")}
+    changed = _entity_changes(report)
     if any(changed.values()):
         cards.append(
             (
@@ -101,8 +106,7 @@ def render_html(report: Mapping[str, Any], title: str = "structcrawl quality rep
         )
     ledger = report.get("ledger") or {}
     if ledger.get("requested"):
-        lost = ledger.get("unaccounted", 0) + ledger.get("duplicate", 0)
-        lost += ledger.get("unrequested", 0)
+        lost = sum(ledger.get(k, 0) for k in ("unaccounted", "duplicate", "unrequested"))
         cards.append(
             (
                 "page ledger",
@@ -110,81 +114,174 @@ def render_html(report: Mapping[str, Any], title: str = "structcrawl quality rep
                 + (f", {lost} MISMATCHED" if lost else ""),
             )
         )
-    out = [
-        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
-        f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1><div class=cards>",
-        *(f"<div class=card>{_e(k)}<b>{_e(v)}</b></div>" for k, v in cards),
-        "</div>",
+    return cards
+
+
+def _entity_changes(report: Mapping[str, Any]) -> dict[str, int]:
+    changes = report.get("changes") or {}
+    return {s: changes.get(s, 0) for s in ("new", "changed", "unchanged", "gone")}
+
+
+def _run_section(report: Mapping[str, Any]) -> list[str]:
+    run = report.get("run") or {}
+    rows = [["finish reason", _e(report.get("finish_reason"))]]
+    for key in ("start_time", "finish_time", "elapsed_seconds"):
+        if run.get(key) is not None:
+            rows.append([key.replace("_", " "), _e(run[key])])
+    rows += [[_e(name), _e(version)] for name, version in (run.get("versions") or {}).items()]
+    rows += [
+        [f"<code>{_e(name)}</code>", f"<code>{_e(value)}</code>"]
+        for name, value in (run.get("settings") or {}).items()
     ]
-    if thresholds:
-        rows = [
-            [
-                f"<code>{_e(t['name'])}</code>",
-                t["value"],
-                t["limit"],
-                '<span class="ok">met</span>' if t["ok"] else '<span class="bad">MISSED</span>',
-            ]
-            for t in thresholds
+    return [_table(rows, ["", ""])]
+
+
+def _thresholds_section(thresholds: list[Mapping[str, Any]]) -> list[str]:
+    rows = [
+        [
+            f"<code>{_e(t['name'])}</code>",
+            t["value"],
+            t["limit"],
+            '<span class="ok">met</span>' if t["ok"] else '<span class="bad">MISSED</span>',
         ]
-        out += ["<h2>Thresholds</h2>", _table(rows, ["threshold", "value", "limit", ""])]
-    out += _ledger_section(ledger)
-    out += [
-        "<h2>Pages by outcome</h2>",
-        _bars(pages["by_outcome"]),
-        "<h2>Pages by content type</h2>",
-        _bars(pages["by_content_type"], color="#3d6f8e"),
-        "<h2>Pages by fetch</h2>",
-        _bars(pages["by_fetch"], color="#3d6f8e"),
-        *(
-            ["<h2>Pages by HTTP cache</h2>", _bars(pages["by_http_cache"], color="#3d6f8e")]
-            if pages.get("by_http_cache")
-            else []
-        ),
-        "<h2>Records by layer</h2>",
-        _bars(report["records_by_format"], color="#7a5c2e"),
-        *(
-            [
-                f"<h2>Page warnings ({report['page_warnings']['total']})</h2>",
-                _bars(report["page_warnings"]["by_code"], color="#c8853d"),
-            ]
-            if report.get("page_warnings", {}).get("total")
-            else []
-        ),
-        "<h2>Entities per type</h2>",
-        _bars(entities["by_type"], color="#7a5c2e"),
-        "<h2>Validation</h2>",
-        _bars(
-            {t: r["error_rate"] for t, r in report["validation"]["by_type"].items()},
-            percent=True,
-            color="#b3261e",
-        ),
+        for t in thresholds
+    ]
+    return [_table(rows, ["threshold", "value", "limit", ""])]
+
+
+def _previous_run_section(change: Mapping[str, Any]) -> list[str]:
+    out = []
+    drops = change.get("drops") or []
+    if drops:
+        out.append('<p class="bad">Drops since the previous run:</p>')
+        out.append(_table([[_e(d["what"]), d["delta"]] for d in drops], ["", "change"]))
+    else:
+        out.append('<p class="ok">No drop of more than five points since the previous run.</p>')
+    rows = [[_e(t), v["before"], v["now"], v["delta"]] for t, v in change["entities"].items()]
+    out += ["<h3>Entities per type</h3>", _table(rows, ["type", "before", "now", "change"])]
+    rows = [[_e(t), v["before"], v["now"], v["delta"]] for t, v in change["error_rate"].items()]
+    out += ["<h3>Error rate per type</h3>", _table(rows, ["type", "before", "now", "change"])]
+    moved = sorted(
+        ((f, v) for f, v in change["completeness"].items() if v["delta"]),
+        key=lambda fv: fv[1]["delta"],
+    )
+    rows = [[f"<code>{_e(f)}</code>", v["before"], v["now"], v["delta"]] for f, v in moved]
+    out += ["<h3>Completeness that moved</h3>", _table(rows, ["field", "before", "now", "change"])]
+    return out
+
+
+def _errors_section(errors: Mapping[str, Any]) -> list[str]:
+    rows = [
+        [
+            f"<code>{_e(code)}</code>",
+            info["count"],
+            "<br>".join(f"<code>{_e(url)}</code>" for url in info["examples"]),
+        ]
+        for code, info in errors.items()
+    ]
+    return [_table(rows, ["error code", "records", "example pages"])]
+
+
+def _pages_section(pages: Mapping[str, Any]) -> list[str]:
+    out = ["<h3>By outcome</h3>", _bars(pages["by_outcome"])]
+    out += ["<h3>By content type</h3>", _bars(pages["by_content_type"], color="#3d6f8e")]
+    out += ["<h3>By fetch</h3>", _bars(pages["by_fetch"], color="#3d6f8e")]
+    if pages.get("by_http_cache"):
+        out += ["<h3>Pages by HTTP cache</h3>", _bars(pages["by_http_cache"], color="#3d6f8e")]
+    return out
+
+
+def _validation_section(validation: Mapping[str, Any]) -> list[str]:
+    by_type = validation["by_type"]
+    return [
+        _bars({t: r["error_rate"] for t, r in by_type.items()}, percent=True, color="#b3261e"),
         "<p>Share of entities with validation errors, per type. Warnings:</p>",
-        _bars(
-            {t: r["warning_rate"] for t, r in report["validation"]["by_type"].items()},
-            percent=True,
-            color="#c8853d",
-        ),
+        _bars({t: r["warning_rate"] for t, r in by_type.items()}, percent=True, color="#c8853d"),
         "<h3>Most frequent error fields</h3>",
-        _bars(report["validation"]["top_error_fields"]),
-        "<h2>Completeness per field</h2>",
+        _bars(validation["top_error_fields"]),
     ]
-    for etype, fields in report["completeness"].items():
+
+
+def _completeness_section(report: Mapping[str, Any]) -> list[str]:
+    by_type = report["entities"]["by_type"]
+    out = []
+    for etype, fields in sorted(
+        report["completeness"].items(), key=lambda kv: -by_type.get(kv[0], 0)
+    ):
         out += [
-            f"<h3>{_e(etype)} ({entities['by_type'].get(etype, 0)})</h3>",
-            _bars(dict(sorted(fields.items(), key=lambda kv: -kv[1])), percent=True),
+            f"<details><summary>{_e(etype)} ({by_type.get(etype, 0)} entities, "
+            f"{len(fields)} fields)</summary>",
+            _bars(fields, percent=True),
+            "</details>",
         ]
-    out += ["<h2>Conflicts</h2>", _bars(report["conflicts"]["by_field"], color="#b3261e")]
-    for example in report["conflicts"]["examples"][:10]:
+    return out
+
+
+def _conflicts_section(conflicts: Mapping[str, Any]) -> list[str]:
+    out = [_bars(conflicts["by_field"], color="#b3261e")]
+    for example in conflicts["examples"][:10]:
         out.append(
             f"<details><summary><code>{_e(example['key'])}</code></summary><pre>"
             f"{_e(json.dumps(example['conflicts'], indent=1, ensure_ascii=False))}</pre></details>"
         )
-    if any(changed.values()):
-        out += [
-            "<h2>Changes since the previous run</h2>",
-            _bars(changed, color="#2f5d50"),
-            "<h3>Most frequently changed fields</h3>",
-            _bars(changes.get("top_changed_fields") or {}),
-        ]
+    return out
+
+
+def _sections(report: Mapping[str, Any]) -> list[Section]:
+    thresholds = report.get("thresholds") or []
+    ledger = report.get("ledger") or {}
+    changed = _entity_changes(report)
+    changes = report.get("changes") or {}
+    sections: list[Section | None] = [
+        ("run", "Run", _run_section(report)),
+        ("thresholds", "Thresholds", _thresholds_section(thresholds)) if thresholds else None,
+        ("previous", "Since the previous run", _previous_run_section(report["since_previous_run"]))
+        if report.get("since_previous_run")
+        else None,
+        ("ledger", "Page ledger", _ledger_section(ledger)) if ledger.get("requested") else None,
+        ("pages", "Pages", _pages_section(report["pages"])),
+        ("errors", "Error codes", _errors_section(report["errors"]))
+        if report.get("errors")
+        else None,
+        ("records", "Records by layer", [_bars(report["records_by_format"], color="#7a5c2e")]),
+        (
+            "warnings",
+            f"Page warnings ({report['page_warnings']['total']})",
+            [_bars(report["page_warnings"]["by_code"], color="#c8853d")],
+        )
+        if report.get("page_warnings", {}).get("total")
+        else None,
+        ("entities", "Entities per type", [_bars(report["entities"]["by_type"], color="#7a5c2e")]),
+        ("validation", "Validation", _validation_section(report["validation"])),
+        ("completeness", "Completeness per field", _completeness_section(report)),
+        ("conflicts", "Conflicts", _conflicts_section(report["conflicts"])),
+        (
+            "changes",
+            "Changes since the previous run",
+            [
+                _bars(changed, color="#2f5d50"),
+                "<h3>Most frequently changed fields</h3>",
+                _bars(changes.get("top_changed_fields") or {}),
+            ],
+        )
+        if any(changed.values())
+        else None,
+    ]
+    return [s for s in sections if s is not None]
+
+
+def render_html(report: Mapping[str, Any], title: str = "structcrawl quality report") -> str:
+    """The whole page: cards, a table of contents, then each section."""
+    sections = _sections(report)
+    out = [
+        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
+        f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1><div class=cards>",
+        *(f"<div class=card>{_e(k)}<b>{_e(v)}</b></div>" for k, v in _cards(report)),
+        "</div><nav><h2>Contents</h2><ol>",
+        *(f'<li><a href="#{anchor}">{_e(name)}</a></li>' for anchor, name, _ in sections),
+        "</ol></nav>",
+    ]
+    for anchor, name, body in sections:
+        out += [f'<h2 id="{anchor}">{_e(name)}</h2>', *body]
     out.append("</body></html>")
     return "\n".join(out)
