@@ -340,3 +340,33 @@ def test_among_fallbacks_the_one_the_page_shows_wins_and_the_named_data_block_pr
     assert product["price"] == "12.00" and product["sku"] == "DL-1"
     assert product["provenance"]["price"]["rule"] == "data-block-product"
     assert [c["value"] for c in product["conflicts"]["price"]] == ["10.00"]
+
+
+@pytest.mark.parametrize(
+    "options, stock, want",
+    [
+        # a sold-out colour in the swatches says nothing of the selected one
+        (
+            '<ul class="colors"><li>Black</li><li class="soldout">Green <span>Sold out</span></li></ul>',
+            '<p class="stock-status">In stock</p>',
+            "InStock",
+        ),
+        # an "unavailable" option class is still one option among several
+        (
+            '<ul><li class="swatchSelect">Black</li><li class="swatchUnavailable">Currently unavailable</li></ul>',
+            '<div id="availability"><span>In stock</span></div>',
+            "InStock",
+        ),
+        # the stock element itself wins over wording elsewhere, and says out of stock
+        (
+            "<p>Only a few sizes left, in stock soon</p>",
+            '<div class="product-availability">Ausverkauft</div>',
+            "OutOfStock",
+        ),
+    ],
+)
+def test_visible_availability_reads_the_stock_element_not_one_option(options, stock, want):
+    body = f"<h1>Teapot</h1><p>€ 49,00</p>{options}{stock}<button>Add to cart</button>".encode()
+    product = page_items(body, "https://s.example/p", "text/html")[0]
+    assert product["availability"] == want
+    assert product["provenance"]["availability"]["fallback"] is True

@@ -185,11 +185,39 @@ def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piec
     return out, shown
 
 
+#: class/id words of an element that states the product's stock (preferred as evidence)
+_STOCK_BOX = re.compile(r"stock|availab|inventory|lieferbar|verfuegbar|verfügbar|dispon", re.I)
+#: class/id words of one option among several (a colour or size swatch, a variant)
+_OPTION_BOX = re.compile(r"swatch|variant|variation|option|colou?r|size|twister", re.I)
+
+
+def _stock_rank(el: etree._Element) -> int:
+    """0: inside an element whose class or id names the stock or availability; 2: inside one
+    option of a list of options (a sold-out colour says nothing of the selected one); 1:
+    anything else. Looks at the element and four ancestors."""
+    node: etree._Element | None = el
+    for _ in range(5):
+        if node is None or not isinstance(node.tag, str):
+            break
+        names = f"{node.get('class') or ''} {node.get('id') or ''}"
+        parent = node.getparent()
+        if node.tag == "li" or _OPTION_BOX.search(names):
+            if parent is not None and sum(1 for c in parent if c.tag == node.tag) > 1:
+                return 2
+        if _STOCK_BOX.search(names):
+            return 0
+        node = parent
+    return 1
+
+
 def _availability(
     pieces: list[Piece], root: etree._Element, anchor: int
 ) -> tuple[str | None, str | None]:
+    """Stock wording nearest the heading, stated by a stock element first and by one option of
+    a list of options last; else a buy control (disabled: out of stock)."""
     near = sorted(range(len(pieces)), key=lambda i: abs(i - anchor))[:400]
-    for i in near:
+    found: list[tuple[int, int, str, str]] = []
+    for order, i in enumerate(near):
         text = pieces[i].text
         if len(text) > 160:
             continue
@@ -199,7 +227,11 @@ def _availability(
             (IN_STOCK, "InStock"),
         ):
             if pattern.search(text):
-                return value, text
+                found.append((_stock_rank(pieces[i].el), order, value, text))
+                break
+    if found:
+        _, _, value, text = min(found)
+        return value, text
     for el in _CONTROLS(root):
         label = " ".join(((el.get("value") or "") + " " + "".join(el.itertext())).split())
         if BUY.search(label):
