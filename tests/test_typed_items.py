@@ -370,3 +370,17 @@ def test_visible_availability_reads_the_stock_element_not_one_option(options, st
     product = page_items(body, "https://s.example/p", "text/html")[0]
     assert product["availability"] == want
     assert product["provenance"]["availability"]["fallback"] is True
+
+
+def test_visible_price_reads_layout_lists_and_inline_strike_through():
+    """A layout class such as Bootstrap's ``list-unstyled`` is no "list price"; an inline
+    ``text-decoration: line-through`` strikes the old price; local currency words count."""
+    body = (
+        '<h1>Rower miejski Lido</h1><ul class="list-unstyled">'
+        '<li><span style="text-decoration: line-through;">1 499,00 zł</span></li>'
+        "<li><h2>1 299,00 zł</h2></li><li>Cena netto: 1 056,10 zł</li></ul>"
+        "<p>Darmowa dostawa od 299 zł</p><button>Dodaj do koszyka</button>"
+    ).encode()
+    product = page_items(body, "https://s.example/p", "text/html")[0]
+    assert (product["price"], product["currency"]) == ("1299.00", "PLN")
+    assert product["provenance"]["price"]["raw"] == "1 299,00 zł"

@@ -51,9 +51,16 @@ _PRICE_WORD = re.compile(r"(?:^|[-_\s])prices?(?:$|[-_\s])", re.I)
 _PRICE_ITEMPROPS = frozenset({"price", "lowprice", "highprice"})
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
-_CODE = r"\b(?:USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|INR|BRL|MXN|ZAR)\b"
-_SYMBOL = r"(?:\b[A-Z]{1,2})?\$|€|£|¥|₹|₩|₽|₺|₪|₫|₱|฿"
-_AMOUNT = r"\d{1,3}(?:[.,' ]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
+_CODE = (
+    r"\b(?:USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|BGN|TRY|ILS|INR|BRL"
+    r"|MXN|ZAR|KRW|SGD|HKD|TWD|THB|MYR|IDR|PHP|AED|SAR|UAH|ARS|CLP|COP|PEN)\b"
+)
+# symbols, and currency words written beside amounts (zł, Kč, kr, Ft, lei, 円, 元, Rs)
+_SYMBOL = (
+    r"(?:\b[A-Z]{1,2})?\$|€|£|¥|₹|₩|₽|₺|₪|₫|₱|฿|₴|円|元"
+    r"|\bzł|\bKč|\bkr\b\.?|\bFt\b|\blei\b|\bRs\b\.?|\bFr\b\."
+)
+_AMOUNT = r"\d{1,3}(?:[.,'’ ]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
 _PRICE = re.compile(
     rf"(?:{_SYMBOL}|{_CODE})\s?(?:{_AMOUNT})|(?<![\d.,])(?:{_AMOUNT})\s?(?:{_SYMBOL}|{_CODE})"
 )
@@ -64,6 +71,8 @@ def find_prices(text: str) -> list[str]:
 
     >>> find_prices("from $349.00 (was 1.299,00\\xa0€), 129.99 USD; 42 pieces")
     ['$349.00', '1.299,00 €', '129.99 USD']
+    >>> find_prices("1 299,00 zł · 4,980円(税込) · kr. 499,00 · CHF 1’299.00 · 1 290 Kč")
+    ['1 299,00 zł', '4,980円', 'kr. 499,00', 'CHF 1’299.00', '1 290 Kč']
     """
     return [" ".join(m.group(0).split()) for m in _PRICE.finditer(" ".join(text.split()))]
 

@@ -44,7 +44,8 @@ OLD_CLASS = re.compile(
     + "|".join(
         (
             "old", "was", "compare", "compare-at", "strike", "crossed", "uvp", "rrp",
-            "msrp", "list", "before", "original", "saving", "savings", "save", r"instal+ments?",
+            "msrp", r"list-?price", r"price-?list", "before", "original", "saving", "savings",
+            "save", r"instal+ments?",
             "klarna", "shipping", "related", r"recommend\w*", "upsell", r"cross-?sell", "teaser",
             "sidebar", "widget",
         )
@@ -52,6 +53,8 @@ OLD_CLASS = re.compile(
     + r")(?:$|[-_ ])",
     re.I,
 )  # fmt: skip
+#: An inline style that strikes a price through.
+STRUCK_STYLE = re.compile(r"text-decoration(?:-line)?\s*:[^;]*line-through", re.I)
 #: A "regular" price: the old one on sale, the current one otherwise (themes differ).
 REGULAR_CLASS = re.compile(r"(?:^|[-_ ])regular(?:$|[-_ ])", re.I)
 HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)

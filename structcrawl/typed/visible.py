@@ -34,6 +34,7 @@ from structcrawl.typed._words import (
     REGULAR_CLASS,
     SKU_LABEL,
     STRUCK,
+    STRUCK_STYLE,
     UNIT_AFTER,
 )
 
@@ -104,8 +105,10 @@ def _regular(el: etree._Element) -> bool:
 
 
 def _old(el: etree._Element) -> bool:
-    return el.tag in STRUCK or bool(
-        OLD_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}")
+    return (
+        el.tag in STRUCK
+        or bool(OLD_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}"))
+        or bool(STRUCK_STYLE.search(el.get("style") or ""))
     )
 
 
