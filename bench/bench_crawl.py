@@ -6,9 +6,9 @@ instead (run outside the project) and structcrawl's full pipeline, side by side 
 The corpus is the 109 real pages of ``../shared/corpus/pages`` repeated and varied to
 ``--pages`` (bench/realpages.py), served by a threaded static server on 127.0.0.1. The crawls:
 
-- ``bare``: Scrapy alone, one tiny item per page, no parsing (bench/spiders/bare.py);
-- ``jsonld``: the minimal JSON-LD scraper, one XPath and ``json.loads`` (bench/spiders/jsonld.py);
-- ``extruct``: Scrapy + extruct, json-ld, microdata, opengraph, rdfa (bench/spiders/extruct.py);
+- ``bare``: Scrapy alone, one tiny item per page, no parsing (bench/spiders/bare_spider.py);
+- ``jsonld``: the minimal JSON-LD scraper, one XPath and ``json.loads`` (bench/spiders/jsonld_spider.py);
+- ``extruct``: Scrapy + extruct, json-ld, microdata, opengraph, rdfa (bench/spiders/extruct_spider.py);
 - ``pipeline``: ``scrapy crawl site -a sitemap=URL -a depth=1`` with every structcrawl pipeline,
   the records and entities feeds, the body, entity and change stores and the report.
 
@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SPIDERS = Path(__file__).resolve().parent / "spiders"
 _ELAPSED = re.compile(r"'elapsed_time_seconds': ([0-9.]+)")
 _RESPONSES = re.compile(r"'response_received_count': (\d+)")
+_ITEMS = re.compile(r"'item_scraped_count': (\d+)")
 #: The same for every crawl compared (issue 12).
 COMMON = [
     "-s", "CONCURRENT_REQUESTS=16", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8",
@@ -76,6 +77,9 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> tuple[flo
         raise RuntimeError(f"{' '.join(cmd[:5])} exited {code}; see {log}")
     elapsed = float(_ELAPSED.findall(text)[-1])
     pages = int(_RESPONSES.findall(text)[-1]) - 1  # the sitemap is not a page
+    items = _ITEMS.findall(text)
+    if not items or int(items[-1]) < pages:  # a spider that fails on pages measures nothing
+        raise RuntimeError(f"{' '.join(cmd[:5])}: {items} items for {pages} pages; see {log}")
     return pages / elapsed, pages, sampler.peak / 2**20
 
 
@@ -84,7 +88,7 @@ def _command(crawl: str, sitemap: str, out: Path) -> tuple[list[str], Path, dict
     if crawl != "pipeline":  # outside the project: an empty folder, no settings module
         cwd = out / f"{crawl}-cwd"
         cwd.mkdir(exist_ok=True)
-        cmd = [sys.executable, "-m", "scrapy", "runspider", str(SPIDERS / f"{crawl}.py"),
+        cmd = [sys.executable, "-m", "scrapy", "runspider", str(SPIDERS / f"{crawl}_spider.py"),
                "-a", f"sitemap={sitemap}", "-O", str(out / f"{crawl}.jsonl"), *COMMON]
         return cmd, cwd, env
     cmd = [

@@ -15,7 +15,7 @@ from typing import Any
 
 from structcrawl.core.document import Document
 from structcrawl.core.records import Provenance, Record, error_record
-from structcrawl.extract.mf2 import has_microformats, parse_mf2
+from structcrawl.extract.mf2 import parse_mf2
 
 __all__ = ["FORMAT", "PARSER", "extract"]
 
@@ -65,8 +65,6 @@ def _clean(item: Any) -> Any:
 
 
 def extract(doc: Document) -> list[Record]:
-    if not has_microformats(doc.root):
-        return []
     limits = doc.limits
     parsed = parse_mf2(
         doc.root,

@@ -19,20 +19,13 @@ True
 
 from __future__ import annotations
 
-import re
-from typing import Any, Final
+from typing import Any
 
 from lxml import etree
 
-from ._parser import MAX_NESTING, Mf2Parser, document_base
-from ._vocab import BACKCOMPAT_ROOTS
+from ._parser import MAX_NESTING, ROOT_TOKEN, Mf2Parser, document_base
 
 __all__ = ["has_microformats", "parse_mf2"]
-
-_CLASSES: Final = etree.XPath("//@class")
-_WS = "[ \\t\\n\\f\\r]"  # ASCII whitespace: what class tokens are split on
-_CLASSIC: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, reverse=True))
-_ROOT_TOKEN: Final = re.compile(rf"(?:^|{_WS})(?:h-|(?:{_CLASSIC})(?:{_WS}|$))")
 
 
 def has_microformats(root: etree._Element) -> bool:
@@ -40,11 +33,16 @@ def has_microformats(root: etree._Element) -> bool:
     root class (``vcard``, ``hentry``, ``hreview``, ``vevent``, ``hproduct``, ``hfeed``, ``adr``,
     ``geo``, ``hresume``, ``hrecipe``, ``hnews``, ``hreview-aggregate``)?
 
-    All class attributes are fetched by one XPath and searched by one regular expression over
-    their tokens (split on ASCII whitespace, as the parser does). A False answer guarantees
-    that :func:`parse_mf2` finds no items (rels may still exist).
+    The class attributes are read in one pass that stops at the first root token (tokens split
+    on ASCII whitespace, as the parser does). A False answer guarantees that :func:`parse_mf2`
+    finds no items (rels may still exist).
     """
-    return _ROOT_TOKEN.search("\n".join(_CLASSES(root))) is not None
+    search = ROOT_TOKEN.search
+    for el in root.iter(etree.Element):
+        cls = el.get("class")
+        if cls and search(cls):
+            return True
+    return False
 
 
 def parse_mf2(

@@ -1,7 +1,7 @@
 """Scrapy + extruct, the usual library answer: JSON-LD, Microdata, Open Graph and RDFa of
 each page, one item per page. Run outside the project:
 
-    scrapy runspider bench/spiders/extruct.py -a sitemap=URL -O extruct.jsonl
+    scrapy runspider bench/spiders/extruct_spider.py -a sitemap=URL -O extruct.jsonl
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The least a user would write to scrape structured data: one XPath for the JSON-LD scripts,
 ``json.loads`` on each, one item per page. Run outside the project:
 
-    scrapy runspider bench/spiders/jsonld.py -a sitemap=URL -O jsonld.jsonl
+    scrapy runspider bench/spiders/jsonld_spider.py -a sitemap=URL -O jsonld.jsonl
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The bare baseline of the crawl benchmark: fetch every sitemap URL, yield one small item per
 page, no parsing, no extraction, no pipelines. Run outside the project:
 
-    scrapy runspider bench/spiders/bare.py -a sitemap=URL -O bare.jsonl
+    scrapy runspider bench/spiders/bare_spider.py -a sitemap=URL -O bare.jsonl
 """
 
 from __future__ import annotations
