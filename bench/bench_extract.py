@@ -79,15 +79,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"corpus: {len(pages)} {kind} pages, mean {size:.0f} KB")
     results: dict[str, list[float]] = {"lxml": [], "structcrawl": [], "extruct": []}
     _structcrawl(*pages[0])  # warm imports
-    _extruct(*pages[0])
+    if args.extruct_rounds:
+        _extruct(*pages[0])
     for r in range(args.rounds):
         results["lxml"].append(rate(_lxml, pages))
         results["structcrawl"].append(rate(_structcrawl, pages))
         if r < args.extruct_rounds:
             results["extruct"].append(rate(_extruct, pages))
-        print(f"round {r + 1}: " + "  ".join(f"{k}={v[-1]:.1f} p/s" for k, v in results.items()),
+        print(f"round {r + 1}: " + "  ".join(f"{k}={v[-1]:.1f} p/s" for k, v in results.items() if v),
               flush=True)
-    med = {k: statistics.median(v) for k, v in results.items()}
+    med = {k: statistics.median(v) if v else float("nan") for k, v in results.items()}
     split = layer_split(pages)
     total = sum(split.values())
     print("structcrawl time per page by stage (ms, share):")
