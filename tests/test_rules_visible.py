@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from structcrawl.core.document import parse_html
@@ -89,3 +90,21 @@ def test_find_prices_is_conservative():
     ]
     assert find_prices("Size 42, 3 pieces, 2026-03-14, v1.2, USDA 12") == []
     assert find_prices("€ 5") == ["€ 5"]
+
+
+def test_lazy_facts_equal_the_eager_ones_and_are_read_only_when_checked():
+    from structcrawl.rules.visible import LazyVisibleFacts
+    from structcrawl.validate import check_visible
+
+    for path in ("products/trail-runner-x.html", "products/gipfelstuermer-touring-set.html"):
+        doc = parse_html((SITE / path).read_bytes(), BASE + path)
+        assert dict(LazyVisibleFacts(doc)) == dataclasses.asdict(visible_facts(doc))
+    doc = parse_html((SITE / "products/trail-runner-x.html").read_bytes(), BASE + "x.html")
+    lazy = LazyVisibleFacts(doc)
+    article = {"kind": "entity", "type": ["Article"], "properties": {"headline": "Other"}}
+    conflicts = check_visible(article, lazy)
+    assert [c["code"] for c in conflicts] == ["headline-vs-title"]
+    assert sorted(lazy._values) == ["h1", "title"]  # no price, date or canonical was searched
+    offer = {"kind": "entity", "type": ["Offer"], "properties": {"price": "1.00"}}
+    assert [c["code"] for c in check_visible(offer, lazy)] == ["price-vs-visible"]
+    assert "prices" in lazy._values

@@ -157,7 +157,11 @@ class PagesJsonLinesExporter(FastJsonLinesExporter):
         if not _is_page(item):
             return
         adapter = ItemAdapter(item)
-        row = {k: v for k, v in adapter.items() if k not in TRANSIENT_FIELDS and k != "records"}
+        row = {
+            k: dict(v) if isinstance(v, Mapping) and not isinstance(v, dict) else v
+            for k, v in adapter.items()
+            if k not in TRANSIENT_FIELDS and k != "records"
+        }  # lazily read visible facts are read in full here
         records = adapter.get("records") or []
         row["record_count"] = sum(1 for r in records if r.get("kind") == "entity")
         row["outcomes"] = sorted(

@@ -36,6 +36,8 @@ Pure module: no Scrapy imports.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from lxml import etree
 
@@ -43,7 +45,7 @@ from structcrawl.core.document import Document
 from structcrawl.rules._select import element_text
 from structcrawl.validate import VisibleFacts
 
-__all__ = ["VisibleFacts", "find_prices", "visible_facts"]
+__all__ = ["LazyVisibleFacts", "VisibleFacts", "find_prices", "visible_facts"]
 
 
 _SKIP_TAGS = frozenset({"script", "style", "template", "noscript", "head"})
@@ -127,12 +129,12 @@ def _add(values: list[str], value: str) -> None:
         values.append(value)
 
 
-# Elements worth a closer look: h1, time, and anything whose attributes mention a price.
-# One XPath pass in C instead of a Python walk over every element of the page.
+# Price containers: anything whose attributes mention a price. One XPath pass in C instead of
+# a Python walk over every element of the page; run only when a record has a price to compare.
 # One location path with a predicate: a union (a | b) makes libxml2 merge node-sets in
 # document order, which is quadratic on pages with tens of thousands of matches.
-_CANDIDATES = etree.XPath(
-    "//body//*[self::h1 or self::time or @itemprop or @property"
+_PRICE_CANDIDATES = etree.XPath(
+    "//body//*[@itemprop or @property"
     " or contains(translate(@class, 'PRICE', 'price'), 'price')"
     " or contains(translate(@id, 'PRICE', 'price'), 'price')"
     " or @*[starts-with(name(), 'data-') and (contains(translate(name(), 'PRICE', 'price'),"
@@ -141,45 +143,96 @@ _CANDIDATES = etree.XPath(
 
 
 def _visible(el: etree._Element) -> bool:
-    """Not inside a non-rendered or hidden element (checked up the ancestors)."""
+    """Inside ``<body>`` and not inside a non-rendered or hidden element (checked up the
+    ancestors)."""
     node: etree._Element | None = el
     while node is not None and node.tag != "body":
         if not isinstance(node.tag, str) or node.tag in _SKIP_TAGS or _hidden(node):
             return False
         node = node.getparent()
-    return True
+    return node is not None
 
 
-def visible_facts(document: Document) -> VisibleFacts:
-    """The page's visible facts (see the module docstring)."""
-    root = document.root
+def _h1(document: Document) -> list[str]:
     h1: list[str] = []
-    prices: list[str] = []
-    times: list[str] = []
-    read: set[etree._Element] = set()  # price containers already read
-    for el in _CANDIDATES(root):
-        if not _visible(el):
-            continue
-        if el.tag == "h1":
+    for el in document.root.iter("h1"):
+        if _visible(el):
             text = " ".join(element_text(el).split())
             if text:
                 h1.append(text)
-        elif el.tag == "time":
+    return h1
+
+
+def _times(document: Document) -> list[str]:
+    times: list[str] = []
+    for el in document.root.iter("time"):
+        if _visible(el):
             _add(times, (el.get("datetime") or "").strip() or " ".join(element_text(el).split()))
-        if el.tag in ("meta", "link") or not _price_container(el):
+    return times
+
+
+def _prices(document: Document) -> list[str]:
+    prices: list[str] = []
+    read: set[etree._Element] = set()  # price containers already read
+    for el in _PRICE_CANDIDATES(document.root):
+        if el.tag in ("meta", "link") or not _visible(el) or not _price_container(el):
             continue
         if any(a in read for a in el.iterancestors()):
             continue
         read.add(el)
         for price in find_prices(_visible_text(el)):
             _add(prices, price)
-    return VisibleFacts(
-        title=_title(root),
-        h1=h1,
-        canonical=_canonical(document),
-        prices=prices,
-        times=times,
-    )
+    return prices
+
+
+#: Each fact and how it is read from the page, in :class:`VisibleFacts` field order.
+_FACTS: dict[str, Callable[[Document], Any]] = {
+    "title": lambda document: _title(document.root),
+    "h1": _h1,
+    "canonical": _canonical,
+    "prices": _prices,
+    "times": _times,
+}
+
+
+def visible_facts(document: Document) -> VisibleFacts:
+    """The page's visible facts (see the module docstring)."""
+    return VisibleFacts(**{name: read(document) for name, read in _FACTS.items()})
+
+
+class LazyVisibleFacts(Mapping[str, Any]):
+    """The page's visible facts as a mapping of :class:`VisibleFacts` fields, each read from
+    the page the first time it is asked for (then kept): a page whose records have no price
+    never has its price containers searched.
+
+    >>> from structcrawl.core.document import parse_html
+    >>> facts = LazyVisibleFacts(parse_html(b"<title>T</title><h1>Shoe</h1>", "http://a.test/"))
+    >>> facts["h1"], sorted(facts._values), dict(facts)["prices"]
+    (['Shoe'], ['h1'], [])
+    """
+
+    __slots__ = ("_document", "_values")
+
+    def __init__(self, document: Document) -> None:
+        self._document = document
+        self._values: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            read = _FACTS[name]  # KeyError for a name that is not a fact
+            value = self._values[name] = read(self._document)
+            return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_FACTS)
+
+    def __len__(self) -> int:
+        return len(_FACTS)
+
+    def __repr__(self) -> str:
+        return f"LazyVisibleFacts({self._values!r}, pending={[n for n in _FACTS if n not in self._values]})"
 
 
 def _visible_text(el: etree._Element) -> str:

@@ -46,7 +46,7 @@ from w3lib.url import canonicalize_url
 from structcrawl.validate._issues import join_path
 from structcrawl.validate.vocabulary import Vocabulary
 
-__all__ = ["SUBJECT_TYPES", "VisibleFacts", "check_visible"]
+__all__ = ["SUBJECT_TYPES", "FactsLike", "VisibleFacts", "check_visible"]
 
 #: Types whose name is expected to be what the page is titled after (subtypes included).
 SUBJECT_TYPES = frozenset(
@@ -105,10 +105,31 @@ class VisibleFacts:
         return None
 
 
-def check_visible(record: dict[str, Any], facts: VisibleFacts | None) -> list[dict[str, Any]]:
-    """Conflicts between one record and the page's visible facts (``[]`` without facts)."""
-    facts = VisibleFacts.coerce(facts)
-    if facts is None or not isinstance(record, dict) or record.get("kind", "entity") != "entity":
+#: What :func:`check_visible` reads facts from: a :class:`VisibleFacts`, or any mapping of its
+#: fields (read field by field, only when a check has a record value to compare, so a lazily
+#: computed mapping computes only the facts some record needs).
+FactsLike = VisibleFacts | Mapping[str, Any]
+
+
+def _texts(facts: FactsLike, name: str) -> list[str]:
+    if isinstance(facts, VisibleFacts):
+        return list(getattr(facts, name))
+    items = facts.get(name) or []
+    return [s for s in items if isinstance(s, str)] if isinstance(items, list) else []
+
+
+def _text(facts: FactsLike, name: str) -> str | None:
+    value = getattr(facts, name) if isinstance(facts, VisibleFacts) else facts.get(name)
+    return value if isinstance(value, str) else None
+
+
+def check_visible(record: dict[str, Any], facts: FactsLike | None) -> list[dict[str, Any]]:
+    """Conflicts between one record and the page's visible facts (``[]`` without facts).
+
+    A fact is read only when the record has a value it is compared with."""
+    if not isinstance(facts, (VisibleFacts, Mapping)) or not isinstance(record, dict):
+        return []
+    if record.get("kind", "entity") != "entity":
         return []
     props = record.get("properties")
     if not isinstance(props, dict):
@@ -164,10 +185,13 @@ def _conflict(
     }
 
 
-def _name_conflict(name: str, value: str | None, facts: VisibleFacts) -> list[dict[str, Any]]:
-    headings = [h for h in facts.h1 if h.strip()]
-    title = facts.title if facts.title and facts.title.strip() else None
-    if value is None or (title is None and not headings):
+def _name_conflict(name: str, value: str | None, facts: FactsLike) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    headings = [h for h in _texts(facts, "h1") if h.strip()]
+    title = _text(facts, "title")
+    title = title if title and title.strip() else None
+    if title is None and not headings:
         return []
     if any(_agrees(value, seen) for seen in ([title] if title else []) + headings):
         return []
@@ -215,25 +239,25 @@ def _indexed(path: str, index: int | None) -> str:
 
 
 def _price_conflicts(
-    record: Mapping[str, Any], props: Mapping[str, Any], scope: frozenset[str], facts: VisibleFacts
+    record: Mapping[str, Any], props: Mapping[str, Any], scope: frozenset[str], facts: FactsLike
 ) -> list[dict[str, Any]]:
-    visible = {d for d in map(_decimal, facts.prices) if d is not None}
-    if not visible:
-        return []
     prices: list[tuple[str, Any]] = []
     if scope & {"Offer", "AggregateOffer"}:
         prices.extend(_offer_prices(record, ""))
     for i, offer in _each(props.get("offers")):
         if isinstance(offer, dict) and isinstance(offer.get("properties"), dict):
             prices.extend(_offer_prices(offer, _indexed("offers", i)))
+    if not prices:
+        return []
+    shown = _texts(facts, "prices")
+    visible = {d for d in map(_decimal, shown) if d is not None}
+    if not visible:
+        return []
     amounts = [(path, raw, _decimal(raw)) for path, raw in prices]
     amounts = [(path, raw, amount) for path, raw, amount in amounts if amount is not None]
     if any(amount in visible for _, _, amount in amounts):
         return []  # the page shows one of the prices; the others may simply not be shown
-    return [
-        _conflict(path, raw, list(facts.prices), "price", "price-vs-visible")
-        for path, raw, _ in amounts
-    ]
+    return [_conflict(path, raw, list(shown), "price", "price-vs-visible") for path, raw, _ in amounts]
 
 
 def _instant(text: str) -> datetime | None:
@@ -244,10 +268,13 @@ def _instant(text: str) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
-def _date_conflict(name: str, value: str | None, facts: VisibleFacts) -> list[dict[str, Any]]:
+def _date_conflict(name: str, value: str | None, facts: FactsLike) -> list[dict[str, Any]]:
     day = _ISO_DATE.match(value) if value else None
-    seen = [(m.group(1), t) for t in facts.times if (m := _ISO_DATE.match(t))]
-    if value is None or day is None or not seen:
+    if value is None or day is None:
+        return []
+    times = _texts(facts, "times")
+    seen = [(m.group(1), t) for t in times if (m := _ISO_DATE.match(t))]
+    if not seen:
         return []
     moment = _instant(value)
     for visible_day, text in seen:
@@ -256,14 +283,15 @@ def _date_conflict(name: str, value: str | None, facts: VisibleFacts) -> list[di
         other = _instant(text)
         if moment is not None and other is not None and moment == other:
             return []
-    return [_conflict(name, value, list(facts.times), "time", "date-vs-time")]
+    return [_conflict(name, value, list(times), "time", "date-vs-time")]
 
 
-def _canonical_conflict(url: str | None, facts: VisibleFacts) -> list[dict[str, Any]]:
-    if not url or not facts.canonical:
+def _canonical_conflict(url: str | None, facts: FactsLike) -> list[dict[str, Any]]:
+    canonical = _text(facts, "canonical") if url else None
+    if not url or not canonical:
         return []
     try:
-        same = canonicalize_url(url) == canonicalize_url(facts.canonical)
+        same = canonicalize_url(url) == canonicalize_url(canonical)
     except ValueError:
-        same = url.strip() == facts.canonical.strip()
-    return [] if same else [_conflict("url", url, facts.canonical, "canonical", "url-vs-canonical")]
+        same = url.strip() == canonical.strip()
+    return [] if same else [_conflict("url", url, canonical, "canonical", "url-vs-canonical")]

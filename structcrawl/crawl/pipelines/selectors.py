@@ -1,7 +1,7 @@
 """Site rules and visible-page facts on each page item (after semantic extraction).
 
 For every page item that carries a parsed document, :class:`SelectorPipeline` stores the page's
-visible facts (``item.visible``, a plain dict) and, when a site's rules match the page URL and
+visible facts (``item.visible``, a mapping read lazily from the page) and, when a site's rules match the page URL and
 the page was fetched successfully, lets those rules fill or create records
 (:func:`structcrawl.rules.apply_rules`). Rules are loaded once, when the crawl starts: a broken
 rules file stops the crawl at start-up with the file name and the reason.
@@ -12,7 +12,6 @@ Stats: ``structcrawl/rules/pages`` (pages a site's rules ran on),
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -20,7 +19,8 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
 from structcrawl.crawl.config import RulesConfig
-from structcrawl.rules import RuleSet, load_rules, run_rules, visible_facts
+from structcrawl.rules import RuleSet, load_rules, run_rules
+from structcrawl.rules.visible import LazyVisibleFacts
 
 __all__ = ["SelectorPipeline"]
 
@@ -46,7 +46,8 @@ class SelectorPipeline:
         if "records" not in fields or document is None or not hasattr(document, "root"):
             return item
         if "visible" in fields:
-            adapter["visible"] = dataclasses.asdict(visible_facts(document))
+            # read from the page only when something asks (a check, the pages feed)
+            adapter["visible"] = LazyVisibleFacts(document)
         status = adapter.get("status")
         if adapter.get("fetch_error") or (status is not None and status >= 400):
             return item

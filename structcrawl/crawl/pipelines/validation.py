@@ -11,6 +11,7 @@ feed of invalid records (``STRUCTCRAWL_INVALID_FEED``) is routed on. Stats:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -20,6 +21,7 @@ from scrapy.exceptions import NotConfigured
 from structcrawl.core.records import short_schema_name
 from structcrawl.crawl.config import ValidateConfig
 from structcrawl.validate import Validator, VisibleFacts, check_visible
+from structcrawl.validate.visible import FactsLike
 from structcrawl.validate._issues import stat_field
 from structcrawl.validate.vocabulary import is_schema_term
 
@@ -102,13 +104,15 @@ class ValidationPipeline:
         records = adapter.get("records")
         if not isinstance(records, list):
             return item
-        facts = VisibleFacts.coerce(adapter.get("visible"))
+        visible = adapter.get("visible")
+        # read field by field, only as far as a record needs (a lazy mapping computes no more)
+        facts = visible if isinstance(visible, (VisibleFacts, Mapping)) else None
         for record in records:
             if isinstance(record, dict) and record.get("kind") == "entity":
                 self._validate(record, facts)
         return item
 
-    def _validate(self, record: dict[str, Any], facts: VisibleFacts | None) -> None:
+    def _validate(self, record: dict[str, Any], facts: FactsLike | None) -> None:
         result = self.validator.validate(record)
         record["validation"] = result.as_dict()
         inc = self.stats.inc_value
