@@ -30,6 +30,7 @@ from lxml import etree
 from structcrawl.core.document import Document, parse_html
 from structcrawl.core.payload import classify
 from structcrawl.extract.mf2 import has_microformats
+from structcrawl.render._templates import TemplateLearner, url_template
 from structcrawl.render.rules import Action, RenderRule, RenderRules, css_to_xpath
 from structcrawl.render.templates import TemplateLearner, url_template
 
@@ -188,12 +189,14 @@ def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict
         if _any_match(root, expect):
             return ShellVerdict(False, None, (*signals, "expected-present"))
         signals.append("expected-missing")
-    layers = _content_layers(root)
-    signals.extend(f"layer:{name}" for name in layers)
     mount = _empty_mount(root)
+    hint = _noscript_hint(root)
+    # the content layers only matter beside a JS-only sign (or to explain a missing-expected):
+    # not worth their searches on every other page
+    layers = _content_layers(root) if mount or hint or expect else []
+    signals.extend(f"layer:{name}" for name in layers)
     if mount:
         signals.append(f"empty-mount:{mount}")
-    hint = _noscript_hint(root)
     if hint:
         signals.append("noscript-hint")
     reason = (

@@ -1,0 +1,91 @@
+"""URL templates and the per-template learning of render routing: earlier pages of the same
+template that needed the browser send the next ones straight to it.
+
+Pure module: no Scrapy imports.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from posixpath import splitext
+from urllib.parse import parse_qsl, urlsplit
+
+__all__ = ["TemplateLearner", "url_template"]
+
+_NUMERIC = re.compile(r"\d+\Z")
+_ID = re.compile(r"(?=[^/]*\d)[0-9a-fA-F-]{8,}\Z")
+_SLUGGY = re.compile(r"[-_.\d]")
+
+
+def _generalize(segment: str, leaf: bool) -> str:
+    if _NUMERIC.match(segment):
+        return "{n}"
+    if _ID.match(segment):
+        return "{id}"
+    if not leaf:
+        return segment
+    stem, ext = splitext(segment)
+    if stem.lower() in ("index", "default", ""):
+        return segment
+    if _NUMERIC.match(stem):
+        return "{n}" + ext
+    if _ID.match(stem):
+        return "{id}" + ext
+    return "{slug}" + ext if _SLUGGY.search(stem) else segment
+
+
+def url_template(url: str) -> str:
+    """The template of a URL: host, the path with its variable parts generalized, and the
+    query's parameter names.
+
+    >>> url_template("http://shop.example/products/trail-runner-x.html")
+    'shop.example/products/{slug}.html'
+    >>> url_template("https://shop.example/p/12345/reviews?page=2&sort=new")
+    'shop.example/p/{n}/reviews?page=&sort='
+    >>> url_template("https://shop.example/about.html"), url_template("https://shop.example/")
+    ('shop.example/about.html', 'shop.example/')
+    """
+    try:
+        parts = urlsplit(url)
+        netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+    except ValueError:
+        return url
+    segments = parts.path.split("/")
+    last = len(segments) - 1
+    path = "/".join(_generalize(s, i == last) if s else s for i, s in enumerate(segments))
+    keys = sorted({k for k, _ in parse_qsl(parts.query, keep_blank_values=True)})
+    query = ("?" + "&".join(f"{k}=" for k in keys)) if keys else ""
+    return f"{netloc.lower()}{path or '/'}{query}"
+
+
+@dataclass(slots=True)
+class TemplateLearner:
+    """Counts browser escalations per URL template (the template includes the host, so the
+    learning is per site); from ``threshold`` escalations on, the template is rendered
+    directly. ``threshold`` 0 turns learning off.
+
+    >>> learner = TemplateLearner(2)
+    >>> learner.record("http://a.example/p/one-x.html"), learner.learned("http://a.example/p/two-y.html")
+    (1, False)
+    >>> learner.record("http://a.example/p/two-y.html"), learner.learned("http://a.example/p/3-z.html")
+    (2, True)
+    >>> learner.learned("http://b.example/p/two-y.html")
+    False
+    """
+
+    threshold: int
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def record(self, url: str) -> int:
+        """Count one escalation of ``url``'s template; the new count."""
+        key = url_template(url)
+        self.counts[key] += 1
+        return self.counts[key]
+
+    def learned(self, url: str) -> bool:
+        return self.threshold > 0 and self.counts[url_template(url)] >= self.threshold
+
+    def learned_templates(self) -> list[str]:
+        return sorted(k for k, v in self.counts.items() if self.threshold and v >= self.threshold)
