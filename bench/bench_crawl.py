@@ -137,8 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             os.kill(server.pid, signal.SIGTERM)
             server.wait()
-    med = {c: statistics.median(p for p, _, _ in v) for c, v in runs.items()}
-    rss = {c: statistics.median(m for _, _, m in v) for c, v in runs.items()}
+    nan = float("nan")
+    med = {c: statistics.median(p for p, _, _ in v) if v else nan for c, v in runs.items()}
+    rss = {c: statistics.median(m for _, _, m in v) if v else nan for c, v in runs.items()}
     peak = max(m for _, _, m in runs["pipeline"])
     pages = runs["pipeline"][-1][1]
     print(f"\n{pages} pages, medians of {args.rounds} rounds (extruct: {args.extruct_rounds}):")

@@ -75,6 +75,8 @@ EXTENSIONS = {
     "structcrawl.report.extension.QualityReport": 500,
     "structcrawl.crawl.polite.UserAgentCheck": 0,
     "structcrawl.crawl.progress.Progress": 0,
+    # STRUCTCRAWL_GC_TUNING: the garbage collector out of the crawl's way (docs/speed.md)
+    "structcrawl.crawl.gctune.GcTuning": 0,
 }
 # Reliability (docs/reliability.md): retries of transient failures only, with backoff and
 # Retry-After (Scrapy's RetryMiddleware retries at once); redirect loops, over-long chains and

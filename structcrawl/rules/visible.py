@@ -232,7 +232,8 @@ class LazyVisibleFacts(Mapping[str, Any]):
         return len(_FACTS)
 
     def __repr__(self) -> str:
-        return f"LazyVisibleFacts({self._values!r}, pending={[n for n in _FACTS if n not in self._values]})"
+        pending = [n for n in _FACTS if n not in self._values]
+        return f"LazyVisibleFacts({self._values!r}, pending={pending})"
 
 
 def _visible_text(el: etree._Element) -> str:

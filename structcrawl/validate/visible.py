@@ -257,7 +257,9 @@ def _price_conflicts(
     amounts = [(path, raw, amount) for path, raw, amount in amounts if amount is not None]
     if any(amount in visible for _, _, amount in amounts):
         return []  # the page shows one of the prices; the others may simply not be shown
-    return [_conflict(path, raw, list(shown), "price", "price-vs-visible") for path, raw, _ in amounts]
+    return [
+        _conflict(path, raw, list(shown), "price", "price-vs-visible") for path, raw, _ in amounts
+    ]
 
 
 def _instant(text: str) -> datetime | None:

@@ -1,8 +1,9 @@
 """Site rules and visible-page facts on each page item (after semantic extraction).
 
 For every page item that carries a parsed document, :class:`SelectorPipeline` stores the page's
-visible facts (``item.visible``, a mapping read lazily from the page) and, when a site's rules match the page URL and
-the page was fetched successfully, lets those rules fill or create records
+visible facts (``item.visible``, a mapping read lazily from the page, fact by fact, when a check
+or the pages feed asks) and, when a site's rules match the page URL and the page was fetched
+successfully, lets those rules fill or create records
 (:func:`structcrawl.rules.apply_rules`). Rules are loaded once, when the crawl starts: a broken
 rules file stops the crawl at start-up with the file name and the reason.
 

@@ -32,7 +32,14 @@ from ._vocab import (
     split_tokens,
 )
 
-__all__ = ["CANDIDATES_XPATH", "MAX_NESTING", "ROOT_TOKEN", "Mf2Parser", "document_base", "scan_classes"]
+__all__ = [
+    "CANDIDATES_XPATH",
+    "MAX_NESTING",
+    "ROOT_TOKEN",
+    "Mf2Parser",
+    "document_base",
+    "scan_classes",
+]
 
 #: Microformats nested deeper than this are ignored (with their subtree): the output stays
 #: shallow enough for recursive consumers (json.dumps, ==, jsonschema) on hostile documents.
@@ -71,8 +78,9 @@ def scan_classes(root: etree._Element) -> tuple[list[etree._Element], bool]:
             continue
         if not has_value and "value" in cls:
             has_value = True
-        if search(cls) and el.tag != "template" and next(el.iterancestors("template"), None) is None:
-            candidates.append(el)
+        if search(cls) and el.tag != "template":
+            if next(el.iterancestors("template"), None) is None:
+                candidates.append(el)
     return candidates, has_value
 
 
