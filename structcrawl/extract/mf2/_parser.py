@@ -22,6 +22,7 @@ from ._rels import parse_rels
 from ._text import tag_last_segment
 from ._values import Boundary, parse_dt, parse_e, parse_p, parse_u
 from ._vocab import (
+    BACKCOMPAT_CLASS_NAMES,
     BACKCOMPAT_ROOTS,
     BACKCOMPAT_TYPES,
     ITEM_CONTEXT_ROOTS,
@@ -62,6 +63,10 @@ _CLASSIC: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, rev
 #: A class token that opens a microformat: ``h-*`` or a classic root (a superset of the exact
 #: checks: ``mf2_roots`` and membership in ``BACKCOMPAT_ROOTS``).
 ROOT_TOKEN: Final = re.compile(rf"(?:^|{_WS})(?:h-|(?:{_CLASSIC})(?:{_WS}|$))")
+_NAMED: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_CLASS_NAMES), key=len, reverse=True))
+#: A class token that may mean something to the walk: an mf2 root or property prefix, or a
+#: class name of the classic vocabularies. A class attribute without one is skipped at once.
+_MEANINGFUL: Final = re.compile(rf"(?:^|{_WS})(?:(?:h|p|u|dt|e)-|(?:{_NAMED})(?:{_WS}|$))")
 
 
 def scan_classes(root: etree._Element) -> tuple[list[etree._Element], bool]:
@@ -170,7 +175,8 @@ class Mf2Parser:
     ) -> None:
         cls = el.get("class")
         rel = el.get("rel") if ctx is not None and ctx.backcompat else None
-        if cls is None and rel is None:
+        if rel is None and (cls is None or _MEANINGFUL.search(cls) is None):
+            # no root, no property, no classic name: nothing here but the children
             stack.append([el, iter(el), None, ctx, depth, None])
             return
         tokens = split_tokens(cls)
@@ -354,7 +360,10 @@ class Mf2Parser:
 
     def _include_target(self, el: etree._Element, ctx: Item, depth: int) -> etree._Element | None:
         """The element an ``a.include`` / ``object.include`` stands for, if usable."""
-        if depth >= _MAX_INCLUDE_DEPTH or "include" not in split_tokens(el.get("class")):
+        cls = el.get("class") or ""
+        if depth >= _MAX_INCLUDE_DEPTH or "include" not in cls:
+            return None
+        if "include" not in split_tokens(cls):
             return None
         ref = el.get("data") if el.tag == "object" else el.get("href")
         if not ref or not ref.startswith("#"):

@@ -178,6 +178,10 @@ BACKCOMPAT_ROOTS: Final[frozenset[str]] = frozenset(k for k in _BACKCOMPAT if k 
 ITEM_CONTEXT_ROOTS: Final[frozenset[str]] = frozenset({"hreview", "hreview-aggregate"})
 #: mf2 type names for each classic root class name.
 BACKCOMPAT_TYPES: Final[dict[str, tuple[str, ...]]] = {k: v[0] for k, v in _BACKCOMPAT.items()}
+#: Every class name the classic vocabularies give a meaning to (roots, "item", properties).
+BACKCOMPAT_CLASS_NAMES: Final[frozenset[str]] = frozenset(_BACKCOMPAT).union(
+    *(classes for _types, classes, _rels in _BACKCOMPAT.values())
+)
 
 
 def backcompat_properties(
