@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urljoin
 
 from lxml import etree
@@ -10,6 +11,10 @@ __all__ = ["document_base", "resolve_iri"]
 
 _XHTML = "{http://www.w3.org/1999/xhtml}"
 _UNSAFE_BASE_SCHEMES = ("javascript:", "data:")
+# An absolute http(s) reference that urljoin returns as written (it keeps an absolute
+# reference's path as is; nothing here for urlsplit to strip, no ';' params, no IPv6 brackets):
+# most IRIs of real pages, resolved without urljoin's parse and unparse.
+_AS_WRITTEN = re.compile(r"https?://[^\x00-\x20\[\]/?#;\x7f]+(?:[/?][^\x00-\x20#;\x7f]*)?\Z")
 
 
 def document_base(root: etree._Element, url: str) -> str:
@@ -41,6 +46,8 @@ def resolve_iri(base: str, value: str) -> str:
     ref, hash_sign, fragment = value.partition("#")
     if not ref:
         return base + hash_sign + fragment
+    if _AS_WRITTEN.match(ref) and not ref.endswith("?"):
+        return value
     try:
         joined = urljoin(base, ref)
     except ValueError:  # unparseable (e.g. "http://[broken"): keep the value as written
