@@ -6,6 +6,7 @@ Scrapy pipelines return one item per item, so a page item carries its records an
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -101,15 +102,19 @@ class ExtractionPipeline:
             self.stats.inc_value(f"structcrawl/extract/payload/{kind}")
         fetch = item.page_info() if hasattr(item, "page_info") else {}
         out = []
+        counts: Counter[str] = Counter()  # one stats update per key and page, not per record
         for rec in records:
-            self.stats.inc_value(f"structcrawl/extract/{rec.kind}/{rec.format}")
+            counts[f"structcrawl/extract/{rec.kind}/{rec.format}"] += 1
             if rec.error is not None:
-                self.stats.inc_value(f"structcrawl/extract/error_code/{rec.error.code}")
+                counts[f"structcrawl/extract/error_code/{rec.error.code}"] += 1
             for label in rec.repairs:
-                self.stats.inc_value(f"structcrawl/extract/repair/{label}")
+                counts[f"structcrawl/extract/repair/{label}"] += 1
             data = rec.to_dict()
             data["provenance"]["fetch"] = fetch
             out.append(data)
+        inc = self.stats.inc_value
+        for key, count in counts.items():
+            inc(key, count)
         adapter["records"] = out
         self.stats.inc_value("structcrawl/extract/pages")
         return item
