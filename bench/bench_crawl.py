@@ -1,7 +1,7 @@
 """Crawl throughput and memory over the real pages: three anchor spiders a user would write
 instead (run outside the project) and structcrawl's full pipeline, side by side in one run.
 
-    python -m bench.bench_crawl [--pages 654] [--rounds 3] [--extruct-rounds 1]
+    python -m bench.bench_crawl [--pages 654] [--rounds 3] [--extruct-rounds 1] [--before SRC]
 
 The corpus is the 109 real pages of ``../shared/corpus/pages`` repeated and varied to
 ``--pages`` (bench/realpages.py), served by a threaded static server on 127.0.0.1. The crawls:
@@ -18,7 +18,10 @@ project. Every crawl gets the same ``-s`` settings (16 concurrent requests, 8 pe
 throttle, no delay, no robots.txt, LOG_LEVEL=INFO). Pages/s is pages over Scrapy's
 ``elapsed_time_seconds``; peak RSS is the highest sum of RSS over the crawl's process tree
 (browser and driver included), sampled every 0.1 s from /proc. Medians over rounds; the
-machine is shared and noisy, so compare the figures of one run. Ends with one line:
+machine is shared and noisy, so compare the figures of one run. ``--before SRC`` adds the
+pipeline crawl of another checkout's ``structcrawl`` package (``git archive main structcrawl``
+unpacked in SRC, put first on PYTHONPATH) to each round, for before/after figures side by side
+(``before_pps=`` then follows the final line). Ends with one line:
 ``bare_pps= jsonld_pps= extruct_pps= pipeline_pps= ratio_jsonld= peak_rss_mb= pages=``.
 """
 
@@ -83,8 +86,13 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> tuple[flo
     return pages / elapsed, pages, sampler.peak / 2**20
 
 
-def _command(crawl: str, sitemap: str, out: Path) -> tuple[list[str], Path, dict[str, str]]:
+def _command(
+    crawl: str, sitemap: str, out: Path, before: str | None = None
+) -> tuple[list[str], Path, dict[str, str]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCRAPY_", "STRUCTCRAWL_"))}
+    if crawl == "before" and before:
+        env["PYTHONPATH"] = os.pathsep.join([before, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        crawl = "pipeline"
     if crawl != "pipeline":  # outside the project: an empty folder, no settings module
         cwd = out / f"{crawl}-cwd"
         cwd.mkdir(exist_ok=True)
@@ -104,12 +112,14 @@ def _command(crawl: str, sitemap: str, out: Path) -> tuple[list[str], Path, dict
     return cmd, ROOT, env
 
 
-def measure_round(crawls: list[str], sitemap: str, tmp: Path, r: int) -> dict[str, tuple[float, int, float]]:
+def measure_round(
+    crawls: list[str], sitemap: str, tmp: Path, r: int, before: str | None = None
+) -> dict[str, tuple[float, int, float]]:
     results = {}
     for crawl in crawls:
         out = tmp / f"{crawl}-{r}"
         out.mkdir()
-        cmd, cwd, env = _command(crawl, sitemap, out)
+        cmd, cwd, env = _command(crawl, sitemap, out, before)
         results[crawl] = _run(cmd, cwd, env, tmp / f"{crawl}-{r}.log")
         pps, pages, rss = results[crawl]
         print(f"  round {r + 1} {crawl:8s} {pps:7.1f} pages/s  {rss:6.0f} MB peak  ({pages} pages)",
@@ -123,16 +133,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--extruct-rounds", type=int, default=1, help="extruct is slow")
     parser.add_argument("--keep", help="keep logs and outputs in this folder")
+    parser.add_argument("--before", help="a structcrawl source folder to crawl with too")
     args = parser.parse_args(argv)
-    runs: dict[str, list[tuple[float, int, float]]] = {c: [] for c in CRAWLS}
+    names = (*CRAWLS, "before") if args.before else CRAWLS
+    runs: dict[str, list[tuple[float, int, float]]] = {c: [] for c in names}
     with tempfile.TemporaryDirectory(prefix="bench-crawl-") as scratch:
         tmp = Path(args.keep or scratch)
         tmp.mkdir(parents=True, exist_ok=True)
         server, sitemap = _server(args.pages, tmp)
         try:
             for r in range(args.rounds):
-                crawls = [c for c in CRAWLS if c != "extruct" or r < args.extruct_rounds]
-                for crawl, result in measure_round(crawls, sitemap, tmp, r).items():
+                crawls = [c for c in names if c != "extruct" or r < args.extruct_rounds]
+                for crawl, result in measure_round(crawls, sitemap, tmp, r, args.before).items():
                     runs[crawl].append(result)
         finally:
             os.kill(server.pid, signal.SIGTERM)
@@ -144,12 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     pages = runs["pipeline"][-1][1]
     print(f"\n{pages} pages, medians of {args.rounds} rounds (extruct: {args.extruct_rounds}):")
     print("| crawl | pages/s | peak RSS of the process tree (median) |\n|---|---|---|")
-    for crawl in CRAWLS:
+    for crawl in names:
         print(f"| {crawl} | {med[crawl]:.1f} | {rss[crawl]:.0f} MB |")
+    extra = f" before_pps={med['before']:.1f}" if args.before else ""
     print(
         f"bare_pps={med['bare']:.1f} jsonld_pps={med['jsonld']:.1f} "
         f"extruct_pps={med['extruct']:.1f} pipeline_pps={med['pipeline']:.1f} "
         f"ratio_jsonld={med['pipeline'] / med['jsonld']:.2f} peak_rss_mb={peak:.0f} pages={pages}"
+        + extra
     )
     return 0
 
