@@ -25,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -116,6 +116,8 @@ class BrowserPool:
         # scrapy-playwright reads its PLAYWRIGHT_* settings, which structcrawl.Addon sets for
         # our Chromium (structcrawl.render.browser.playwright_settings)
         self.handler: Any = build_from_crawler(load_object(config.handler), crawler)
+        self._driver = asyncio.Lock()
+        self._driver_started = not self._defer_driver(crawler)
         self.pages = asyncio.Semaphore(config.max_pages)
         self._idle = asyncio.Event()
         self._idle.set()
@@ -127,6 +129,31 @@ class BrowserPool:
         self._dead: list[Any] = []  # browsers seen dying (each counted once)
         self._deaths = 0  # how many browsers died so far
         self.launch_error: str | None = None
+
+    def _defer_driver(self, crawler: Crawler) -> bool:
+        """scrapy-playwright starts the Playwright driver (a Node process, ~130 MB) when the
+        engine starts; here it starts with the first page that needs the browser, so a crawl
+        that renders nothing never pays for it. False when the wrapped handler is not one
+        whose start can be deferred (it then starts as it would)."""
+        launch = getattr(self.handler, "_launch", None)
+        receivers = [
+            getattr(self.handler, name, None)
+            for name in ("_maybe_launch_in_thread", "_engine_started")
+        ]
+        if launch is None or not any(receivers):
+            return False
+        for receiver in receivers:
+            if receiver is not None:
+                crawler.signals.disconnect(receiver, signal=signals.engine_started)
+        return True
+
+    async def _start_driver(self) -> None:
+        if self._driver_started:
+            return
+        async with self._driver:
+            if not self._driver_started:
+                await self.handler._launch()
+                self._driver_started = True
 
     # -- fetching --------------------------------------------------------------------------
 
@@ -166,6 +193,7 @@ class BrowserPool:
             started = time.monotonic()
             bound = 2 * self.config.timeout + self.config.wait_timeout
             try:
+                await self._start_driver()
                 response: Response = await self._download(request, bound)
             except Exception as exc:
                 if isinstance(exc, BrowserCrashed):
