@@ -6,6 +6,11 @@ every object built at start-up (Scrapy, Twisted, the vocabularies, the schemas),
 of a real-page crawl's time. When the spider opens, :class:`GcTuning` collects once, freezes
 what exists (start-up objects are never collected again) and raises the young generation's
 threshold; when the spider closes it restores both.
+
+Measured on 327 real pages (docs/speed.md): collections took 1.0-1.1 s of an 8-9 s crawl with
+the defaults, 0.5-0.8 s tuned. The threshold stays moderate: at 50,000 the crawl's reference
+cycles (responses, parsed pages) lived long enough to add ~150 MB to the peak RSS; at 5,000
+the peak is the same as with the defaults.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ from scrapy.exceptions import NotConfigured
 
 __all__ = ["YOUNG_THRESHOLD", "GcTuning"]
 
-#: Net allocations between two collections of the youngest generation during a crawl.
-YOUNG_THRESHOLD = 50_000
+#: Net allocations between two collections of the youngest generation during a crawl
+#: (Python's default: 700).
+YOUNG_THRESHOLD = 5_000
 
 
 class GcTuning:
