@@ -18,10 +18,11 @@ project. Every crawl gets the same ``-s`` settings (16 concurrent requests, 8 pe
 throttle, no delay, no robots.txt, LOG_LEVEL=INFO). Pages/s is pages over Scrapy's
 ``elapsed_time_seconds``; peak RSS is the highest sum of RSS over the crawl's process tree
 (browser and driver included), sampled every 0.1 s from /proc. Medians over rounds; the
-machine is shared and noisy, so compare the figures of one run. ``--before SRC`` adds the
-pipeline crawl of another checkout's ``structcrawl`` package (``git archive main structcrawl``
-unpacked in SRC, put first on PYTHONPATH) to each round, for before/after figures side by side
-(``before_pps=`` then follows the final line). Ends with one line:
+machine is shared and noisy, so compare the figures of one run. ``--before DIR`` adds the
+pipeline crawl of another checkout (``git archive main | tar -x -C DIR``: run from DIR, so its
+``scrapy.cfg``, ``spiders/`` and ``structcrawl/`` are the ones imported) to each round, for
+before/after figures side by side (``before_pps=`` then follows the final line). Ends with
+one line:
 ``bare_pps= jsonld_pps= extruct_pps= pipeline_pps= ratio_jsonld= peak_rss_mb= pages=``.
 """
 
@@ -90,8 +91,11 @@ def _command(
     crawl: str, sitemap: str, out: Path, before: str | None = None
 ) -> tuple[list[str], Path, dict[str, str]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCRAPY_", "STRUCTCRAWL_"))}
+    root = ROOT
     if crawl == "before" and before:
-        env["PYTHONPATH"] = os.pathsep.join([before, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        # run from the other checkout: `python -m` puts the working folder first on sys.path
+        root = Path(before).resolve()
+        env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         crawl = "pipeline"
     if crawl != "pipeline":  # outside the project: an empty folder, no settings module
         cwd = out / f"{crawl}-cwd"
@@ -109,7 +113,7 @@ def _command(
         "-s", f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
         *COMMON,
     ]
-    return cmd, ROOT, env
+    return cmd, root, env
 
 
 def measure_round(
@@ -133,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--extruct-rounds", type=int, default=1, help="extruct is slow")
     parser.add_argument("--keep", help="keep logs and outputs in this folder")
-    parser.add_argument("--before", help="a structcrawl source folder to crawl with too")
+    parser.add_argument("--before", help="another checkout (a folder) to crawl with too")
     args = parser.parse_args(argv)
     names = (*CRAWLS, "before") if args.before else CRAWLS
     runs: dict[str, list[tuple[float, int, float]]] = {c: [] for c in names}
