@@ -5,7 +5,8 @@ syntaxes) and structcrawl (all layers, records with provenance), side by side in
 
 The pages are the 109 of ``../shared/corpus/pages`` (bench/realpages.py; ``--generated N``
 uses N pages of the seeded generator of bench/corpus.py instead). Prints per-round figures and
-the per-stage time split of structcrawl, and ends with one line:
+the per-stage time split of structcrawl, and ends with one line (each round runs the
+contenders page by page in turn; ``of_lxml`` is the median of the rounds' ratios):
 ``lxml_pps=N extruct_pps=N structcrawl_pps=N of_lxml=N ratio_extruct=N pages=N``
 (``of_lxml`` = structcrawl pages/s divided by lxml's; higher is better). Medians over rounds;
 the machine is shared and noisy, so compare the figures of one run.
@@ -44,11 +45,18 @@ def _extruct(url: str, body: bytes) -> None:
     extruct.extract(body, base_url=url, errors="ignore")
 
 
-def rate(fn: Callable[[str, bytes], None], pages: list[tuple[str, bytes]]) -> float:
-    start = time.perf_counter()
+def rates(
+    fns: dict[str, Callable[[str, bytes], None]], pages: list[tuple[str, bytes]]
+) -> dict[str, float]:
+    """Pages/s of each function, run one after the other on each page in turn (so that a
+    change of load on the shared machine falls on all of them alike)."""
+    spent = dict.fromkeys(fns, 0.0)
     for url, body in pages:
-        fn(url, body)
-    return len(pages) / (time.perf_counter() - start)
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn(url, body)
+            spent[name] += time.perf_counter() - start
+    return {name: len(pages) / seconds for name, seconds in spent.items()}
 
 
 def layer_split(pages: list[tuple[str, bytes]]) -> dict[str, float]:
@@ -82,13 +90,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.extruct_rounds:
         _extruct(*pages[0])
     for r in range(args.rounds):
-        results["lxml"].append(rate(_lxml, pages))
-        results["structcrawl"].append(rate(_structcrawl, pages))
+        fns = {"lxml": _lxml, "structcrawl": _structcrawl}
         if r < args.extruct_rounds:
-            results["extruct"].append(rate(_extruct, pages))
+            fns["extruct"] = _extruct
+        for name, value in rates(fns, pages).items():
+            results[name].append(value)
         print(f"round {r + 1}: " + "  ".join(f"{k}={v[-1]:.1f} p/s" for k, v in results.items() if v),
               flush=True)
     med = {k: statistics.median(v) if v else float("nan") for k, v in results.items()}
+    # the ratio of each round (both measured page by page together), then their median
+    of_lxml = statistics.median(s / x for s, x in zip(results["structcrawl"], results["lxml"], strict=True))
     split = layer_split(pages)
     total = sum(split.values())
     print("structcrawl time per page by stage (ms, share):")
@@ -97,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"lxml_pps={med['lxml']:.1f} extruct_pps={med['extruct']:.1f} "
         f"structcrawl_pps={med['structcrawl']:.1f} "
-        f"of_lxml={med['structcrawl'] / med['lxml']:.2f} "
+        f"of_lxml={of_lxml:.2f} "
         f"ratio_extruct={med['structcrawl'] / med['extruct']:.1f} pages={len(pages)}"
     )
     return 0
