@@ -431,16 +431,16 @@ def test_a_failed_rebuild_says_what_it_lost(monkeypatch) -> None:
     the rebuild stopped and no longer claims that all content was kept (issue 15)."""
     from lxml import etree
 
-    from structcrawl.core import document
+    from structcrawl.core import _deep
 
-    real = document._CappedBuilder.data
+    real = _deep._CappedBuilder.data
 
     def failing(self, text):
         if text == "deep":
             raise etree.ParserError("simulated parser failure")
         real(self, text)
 
-    monkeypatch.setattr(document._CappedBuilder, "data", failing)
+    monkeypatch.setattr(_deep._CappedBuilder, "data", failing)
     body = "<div>" * 3000 + "<b>deep</b>" + "</div>" * 3000 + "<p id=after>after</p>"
     doc = parse_html(body.encode(), "https://t.example/")
     codes = [code for code, _ in doc.problems]

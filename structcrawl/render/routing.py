@@ -30,7 +30,6 @@ from lxml import etree
 from structcrawl.core.document import Document, parse_html
 from structcrawl.core.payload import classify
 from structcrawl.extract.mf2 import has_microformats
-from structcrawl.render._templates import TemplateLearner, url_template
 from structcrawl.render.rules import Action, RenderRule, RenderRules, css_to_xpath
 from structcrawl.render.templates import TemplateLearner, url_template
 
