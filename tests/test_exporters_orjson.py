@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from scrapy.utils.serialize import ScrapyJSONEncoder
 
+from structcrawl.core.records import SCHEMA_VERSION
 from structcrawl.crawl.exporters import EntitiesJsonLinesExporter, RecordsJsonLinesExporter
 from structcrawl.crawl.items import EntityItem, PageItem
 
@@ -42,7 +43,8 @@ def test_records_lines_parse_to_what_the_standard_encoder_wrote():
     reference = ScrapyJSONEncoder(ensure_ascii=False)
     assert len(lines) == 2
     for line, record in zip(lines, records, strict=True):
-        assert json.loads(line) == json.loads(reference.encode(record))
+        expected = {"schema_version": SCHEMA_VERSION, **record}
+        assert json.loads(line) == json.loads(reference.encode(expected))
     assert "\u201eAlpin\u201c".encode() in lines[1]  # UTF-8, not \\u escapes
 
 
