@@ -8,18 +8,14 @@ plus ``/sitemap.xml``. Cheap to serve, so the crawler, not the server, is what i
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import signal
 import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from typing import Any
+from http.server import BaseHTTPRequestHandler
 
+from bench import _pageserver
+from bench._pageserver import PageFunction
 from bench.corpus import generate_pages
 
 POOL = 100
-_PAGE = re.compile(r"^/p/(\d+)\.html$")
 
 
 def build_pool(seed: int = 20261129) -> list[bytes]:
@@ -32,41 +28,19 @@ def build_pool(seed: int = 20261129) -> list[bytes]:
     return pool
 
 
+def page_function(pages: int, pool: list[bytes]) -> PageFunction:
+    """Page ``i``: a pool page with its number and links to the next three pages."""
+
+    def page(i: int) -> tuple[str, bytes]:
+        links = "".join(f'<a href="/p/{j}.html">next {j}</a>' for j in range(i + 1, min(i + 4, pages)))
+        body = pool[i % len(pool)].replace(b"{ID}", str(i).encode()).replace(b"{LINKS}", links.encode())
+        return "text/html; charset=utf-8", body
+
+    return page
+
+
 def make_handler(pages: int, pool: list[bytes]) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _send(self, status: int, ctype: str, body: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self) -> None:
-            if self.path == "/robots.txt":
-                self._send(200, "text/plain", b"User-agent: *\nAllow: /\n")
-                return
-            if self.path == "/sitemap.xml":
-                host = f"http://{self.headers.get('Host')}"
-                locs = "".join(f"<url><loc>{host}/p/{i}.html</loc></url>" for i in range(pages))
-                body = ('<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/'
-                        f'sitemap/0.9">{locs}</urlset>').encode()
-                self._send(200, "application/xml", body)
-                return
-            m = _PAGE.match(self.path)
-            if not m or int(m.group(1)) >= pages:
-                self._send(404, "text/plain", b"not found")
-                return
-            i = int(m.group(1))
-            links = "".join(f'<a href="/p/{j}.html">next {j}</a>' for j in range(i + 1, min(i + 4, pages)))
-            body = pool[i % len(pool)].replace(b"{ID}", str(i).encode()).replace(b"{LINKS}", links.encode())
-            self._send(200, "text/html; charset=utf-8", body)
-
-    return Handler
+    return _pageserver.make_handler(pages, page_function(pages, pool))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,13 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--portfile")
     args = parser.parse_args(argv)
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(args.pages, build_pool()))
-    server.daemon_threads = True
-    if args.portfile:
-        Path(args.portfile).write_text(str(server.server_address[1]))
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    server.serve_forever()
-    return 0
+    page = page_function(args.pages, build_pool())
+    return _pageserver.serve(args.pages, page, args.port, args.portfile)
 
 
 if __name__ == "__main__":
