@@ -30,10 +30,15 @@ __all__ = ["HISTORY_FIELDS", "ItemTracker", "item_entity", "item_key"]
 
 #: Fields of an item that describe where it came from, not the thing: never compared.
 _META = frozenset(
-    {"kind", "type", "role", "provenance", "conflicts", "sources", "schemaTypes", "page_url"}
-)
+    {
+        "kind", "type", "role", "provenance", "conflicts", "sources", "schemaTypes", "page_url",
+        "change", "history", "validation",
+    }
+)  # fmt: skip
 #: The fields whose every observation is kept in the history.
 HISTORY_FIELDS = ("price", "currency", "availability")
+#: How many observations of one item the history keeps (the oldest are dropped at commit).
+HISTORY_KEEP = 100
 
 
 def _site(url: str) -> str:
@@ -78,11 +83,14 @@ class ItemTracker:
     :meth:`observe` each page's items (returns each item's ``change``: ``status`` new, changed
     or unchanged and the changed ``fields``), :meth:`finish` at the end of a finished run
     (returns the previous run's items not seen, as ``gone``, and makes this run the previous
-    one)."""
+    one). The run's price and availability observations are written with the commit (a run
+    that never finishes leaves no history), the latest ``keep`` per item kept."""
 
-    def __init__(self, path: str | Path, scope: str = "default"):
+    def __init__(self, path: str | Path, scope: str = "default", keep: int = HISTORY_KEEP):
         self.path = str(path)
         self.scope = scope
+        self.keep = max(1, int(keep))
+        self.pending: list[tuple[Any, ...]] = []
         self.tracker = ChangeTracker(SqliteChangeStore(self.path, scope=f"items:{scope}"))
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout=30000")
@@ -105,8 +113,7 @@ class ItemTracker:
             for i, e in zip(items, entities, strict=True)
             if any(i.get(f) is not None for f in HISTORY_FIELDS)
         ]  # fmt: skip
-        with self.db:
-            self.db.executemany("INSERT INTO item_history VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        self.pending.extend(rows)
         return [{"key": e["key"], **c.to_dict()} for e, c in zip(entities, changes, strict=True)]
 
     def finish(self) -> list[dict[str, Any]]:
@@ -115,15 +122,33 @@ class ItemTracker:
             {"key": fp.key, **change.to_dict()} for fp, change in self.tracker.gone(report=True)
         ]
         self.tracker.commit()
+        keys = sorted({row[1] for row in self.pending})
+        with self.db:
+            self.db.executemany(
+                "INSERT INTO item_history VALUES (?, ?, ?, ?, ?, ?, ?)", self.pending
+            )
+            self.db.executemany(
+                "DELETE FROM item_history WHERE scope = ? AND key = ? AND rowid NOT IN"
+                " (SELECT rowid FROM item_history WHERE scope = ? AND key = ?"
+                " ORDER BY seen DESC, rowid DESC LIMIT ?)",
+                [(self.scope, k, self.scope, k, self.keep) for k in keys],
+            )
+        self.pending = []
         return gone
 
-    def history(self, key: str) -> list[dict[str, Any]]:
-        """Every observation of an item's price, currency and availability, oldest first."""
-        rows = self.db.execute(
-            "SELECT seen, page, price, currency, availability FROM item_history"
-            " WHERE scope = ? AND key = ? ORDER BY seen, rowid",
-            (self.scope, key),
+    def history(self, key: str, limit: int | None = None) -> list[dict[str, Any]]:
+        """The observations of an item's price, currency and availability, oldest first:
+        the committed ones, then this run's (not yet committed); the last ``limit`` only."""
+        rows = list(
+            self.db.execute(
+                "SELECT seen, page, price, currency, availability FROM item_history"
+                " WHERE scope = ? AND key = ? ORDER BY seen, rowid",
+                (self.scope, key),
+            )
         )
+        rows += [row[2:] for row in self.pending if row[1] == key]
+        if limit is not None:
+            rows = rows[-limit:] if limit > 0 else []
         names = ("seen", "page", *HISTORY_FIELDS)
         return [dict(zip(names, row, strict=True)) for row in rows]
 

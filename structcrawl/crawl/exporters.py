@@ -11,6 +11,9 @@
   entities out.
 * ``items`` / ``items-csv``: one JSON line / CSV row per typed item (:mod:`structcrawl.typed`)
   of each page, primary first;
+* ``items-merged``: one JSON line per typed item merged across pages: the typed item of each
+  entity the crawl saw (:func:`structcrawl.typed.merged.merged_item`), written when the
+  entities are emitted at the end of the crawl;
 * ``graph``: the RDF dataset of each page as N-Quads (:mod:`structcrawl.extract.graph`, the
   same export as ``structcrawl extract --format nquads``), blank nodes labelled per page.
 
@@ -40,6 +43,7 @@ from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.extract.graph import page_graph, payload_graph, to_nquads
 from structcrawl.extract.options import ExtractOptions
 from structcrawl.typed import build_items
+from structcrawl.typed.merged import merged_item
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +57,7 @@ __all__ = [
     "ItemsCsvExporter",
     "GraphNQuadsExporter",
     "ItemsJsonLinesExporter",
+    "MergedItemsJsonLinesExporter",
     "PagesJsonLinesExporter",
     "RecordsJsonLinesExporter",
     "csv_row",
@@ -108,7 +113,11 @@ class PagesJsonLinesExporter(JsonLinesItemExporter):
         if not _is_page(item):
             return
         adapter = ItemAdapter(item)
-        row = {k: v for k, v in adapter.items() if k not in TRANSIENT_FIELDS and k != "records"}
+        row = {
+            k: v
+            for k, v in adapter.items()
+            if k not in TRANSIENT_FIELDS and k not in ("records", "typed_items")
+        }
         records = adapter.get("records") or []
         row["record_count"] = sum(1 for r in records if r.get("kind") == "entity")
         row["outcomes"] = sorted(
@@ -248,10 +257,23 @@ ITEM_CSV_COLUMNS: tuple[str, ...] = (
 def page_typed_items(
     item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE
 ) -> list[dict[str, Any]]:
-    """The typed items (:mod:`structcrawl.typed`) of one page item, each with its page URL;
-    ``[]`` for anything that is not a page item."""
+    """The typed items (:mod:`structcrawl.typed`) of one page item, each with its page URL:
+    the ones the crawl built while the page was parsed (``typed_items``, see
+    :mod:`structcrawl.crawl.pipelines.typeditems`), else built now; ``[]`` for anything that
+    is not a page item."""
     if not _is_page(item):
         return []
+    built = ItemAdapter(item).get("typed_items")
+    if isinstance(built, list):
+        return built
+    return build_page_items(item, precedence)
+
+
+def build_page_items(
+    item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE
+) -> list[dict[str, Any]]:
+    """Build the typed items of one page item from its records (and its parsed page when it
+    still holds it), each with its page URL."""
     adapter = ItemAdapter(item)
     url = adapter.get("final_url") or adapter.get("url") or ""
     document = adapter.get("document")
@@ -284,6 +306,23 @@ class ItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
 
     def export_item(self, item: Any) -> None:
         for typed in page_typed_items(item, self.precedence):
+            line = {"schema_version": SCHEMA_VERSION, **typed}
+            self.file.write(self.encoder.encode(line).encode("utf-8") + b"\n")
+
+
+class MergedItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
+    """``items-merged``: one JSON line per typed item of an entity merged across pages (entity
+    items of this run; ``gone`` ones and entities of no item type are left out)."""
+
+    def export_item(self, item: Any) -> None:
+        if not _is_current_entity(item):
+            return
+        try:
+            typed = merged_item(ItemAdapter(item).asdict(), self.precedence)
+        except Exception:  # a bug must not lose the feed: the entity stays in `entities`
+            logger.exception("merged item of %s could not be built", ItemAdapter(item).get("key"))
+            return
+        if typed is not None:
             line = {"schema_version": SCHEMA_VERSION, **typed}
             self.file.write(self.encoder.encode(line).encode("utf-8") + b"\n")
 
