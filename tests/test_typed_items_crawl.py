@@ -188,8 +188,12 @@ def test_the_merged_items_feed_writes_current_entities_of_item_types():
     entities = [
         EntityItem(**MERGED),
         EntityItem(key="x", type=["Offer"], properties={"price": "1"}),
-        EntityItem(key="g", type=["Product"], properties={"name": "Old"},
-                   change={"status": "gone", "fields": []}),  # fmt: skip
+        EntityItem(
+            key="g",
+            type=["Product"],
+            properties={"name": "Old"},
+            change={"status": "gone", "fields": []},
+        ),  # fmt: skip
         page_item(JSONLD),
     ]
     lines = export(MergedItemsJsonLinesExporter, entities)

@@ -154,8 +154,7 @@ def merged_item(
     item["provenance"] = {**item.get("provenance", {}), **_provenance(entity, item)}
     item["conflicts"] = _conflicts(entity)
     item["sources"] = [
-        {"url": s.get("url"), "layer": s.get("format"), "path": s.get("element")}
-        for s in sources
+        {"url": s.get("url"), "layer": s.get("format"), "path": s.get("element")} for s in sources
     ]
     if entity.get("change") is not None:
         item["change"] = entity["change"]

@@ -32,13 +32,16 @@ check (:class:`LazyPage`), once per page.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from price_parser import Price
+
 from structcrawl.core.document import Document
-from structcrawl.rules.visible import VisibleFacts, find_prices, visible_facts
-from structcrawl.validate.visible import _agrees, _decimal
+from structcrawl.rules.visible import VisibleFacts, _visible_text, find_prices, visible_facts
 
 __all__ = ["FLAG_CODE", "LazyPage", "check_fallbacks", "fallback_fields"]
 
@@ -46,6 +49,32 @@ __all__ = ["FLAG_CODE", "LazyPage", "check_fallbacks", "fallback_fields"]
 FLAG_CODE = "fallback-not-visible"
 _VISIBLE_LAYER = "visible-page"
 _CHECKED = ("price", "name", "headline", "sku", "mpn")
+_NON_WORD = re.compile(r"[\W_]+")
+_PLAIN_DECIMAL = re.compile(r"^\s*[+-]?\d+(\.\d+)?\s*$")
+
+
+def _decimal(value: Any) -> Decimal | None:
+    """The amount of a price value or visible price text (as the records' visible check)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    text = str(value)
+    try:
+        if _PLAIN_DECIMAL.match(text):
+            return Decimal(text.strip())
+        amount = Price.fromstring(text).amount
+    except (InvalidOperation, ValueError):
+        return None
+    return amount if isinstance(amount, Decimal) else None
+
+
+def _norm(text: str) -> str:
+    return _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def _agrees(a: str, b: str) -> bool:
+    """Word for word, one contains the other (as the records' name check)."""
+    na, nb = _norm(a), _norm(b)
+    return bool(na and nb) and (f" {na} " in f" {nb} " or f" {nb} " in f" {na} ")
 
 
 class LazyPage:
@@ -69,8 +98,6 @@ class LazyPage:
         if self._text is None:
             self._text = ""
             if self.document is not None:
-                from structcrawl.rules.visible import _visible_text
-
                 body = self.document.root.find(".//body")
                 root = body if body is not None else self.document.root
                 self.computed = True

@@ -172,4 +172,3 @@ class TypedItemsPipeline:
                 self.stats.inc_value("structcrawl/items/changes/gone", len(gone))
         finally:
             self.tracker.close()
-
