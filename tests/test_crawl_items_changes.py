@@ -142,6 +142,11 @@ def test_second_run_says_which_field_changed_and_keeps_both_prices(runs):
     ]
     assert all(h["seen"] for h in history)
     assert items["lamp.html"]["change"]["status"] == "unchanged"
+    # one GTIN on two pages at two prices: each page's item is its own series (no flip-flop)
+    assert [items[p]["change"]["status"] for p in ("mug-a.html", "mug-b.html")] == [
+        "unchanged",
+        "unchanged",
+    ]
     assert [h["price"] for h in items["lamp.html"]["history"]] == ["19.99", "19.99"]
 
 

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from structcrawl.changes.store import SqliteChangeStore
 from structcrawl.changes.tracker import ChangeTracker
 
-__all__ = ["HISTORY_FIELDS", "ItemTracker", "item_entity", "item_key"]
+__all__ = ["HISTORY_FIELDS", "ItemTracker", "item_entity", "item_key", "page_item_key"]
 
 #: Fields of an item that describe where it came from, not the thing: never compared.
 _META = frozenset(
@@ -63,12 +63,26 @@ def item_key(item: Mapping[str, Any], page_url: str = "") -> str:
     return f"{kind}|page:{page}#{item.get('name') or item.get('headline') or ''}"
 
 
-def item_entity(item: Mapping[str, Any], seen: str | None, page_url: str = "") -> dict[str, Any]:
+def page_item_key(item: Mapping[str, Any], page_url: str = "") -> str:
+    """:func:`item_key` on the page it was seen on (``<key> @<page>``): the key of an item of
+    one page's items, so one thing shown on two pages (one GTIN, two URLs, two prices) is two
+    series instead of one that flips between them with the page order.
+
+    >>> page_item_key({"type": "Product", "sku": "A-1"}, "https://shop.example/p/a")
+    'Product|sku:shop.example:a-1 @https://shop.example/p/a'
+    """
+    page = str(item.get("page_url") or page_url or "")
+    return f"{item_key(item, page)} @{page}"
+
+
+def item_entity(
+    item: Mapping[str, Any], seen: str | None, page_url: str = "", *, per_page: bool = False
+) -> dict[str, Any]:
     """The item in the shape the change fingerprints read (``key``, ``type``, ``properties``,
-    ``last_seen``, ``sources``)."""
+    ``last_seen``, ``sources``); keyed by :func:`page_item_key` when ``per_page``."""
     page = str(item.get("page_url") or page_url or "")
     return {
-        "key": item_key(item, page),
+        "key": page_item_key(item, page) if per_page else item_key(item, page),
         "type": [str(item.get("type") or "Thing")],
         "properties": {k: v for k, v in item.items() if k not in _META and v is not None},
         "conflicts": [],
@@ -86,8 +100,16 @@ class ItemTracker:
     one). The run's price and availability observations are written with the commit (a run
     that never finishes leaves no history), the latest ``keep`` per item kept."""
 
-    def __init__(self, path: str | Path, scope: str = "default", keep: int = HISTORY_KEEP):
+    def __init__(
+        self,
+        path: str | Path,
+        scope: str = "default",
+        keep: int = HISTORY_KEEP,
+        *,
+        per_page: bool = False,
+    ):
         self.path = str(path)
+        self.per_page = per_page
         self.scope = scope
         self.keep = max(1, int(keep))
         self.pending: list[tuple[Any, ...]] = []
@@ -105,7 +127,7 @@ class ItemTracker:
     def observe(
         self, items: Sequence[Mapping[str, Any]], *, seen: str | None, page_url: str = ""
     ) -> list[dict[str, Any]]:
-        entities = [item_entity(i, seen, page_url) for i in items]
+        entities = [item_entity(i, seen, page_url, per_page=self.per_page) for i in items]
         changes = self.tracker.observe(entities)
         rows = [
             (self.scope, e["key"], seen, page_url or str(i.get("page_url") or ""),

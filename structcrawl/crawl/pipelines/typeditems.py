@@ -8,7 +8,8 @@ as they are (no second parse, and the visible-page fallbacks survive a released 
 * With change detection on (``STRUCTCRAWL_CHANGES_ENABLED`` and a SQLite
   ``STRUCTCRAWL_CHANGE_STORE``), every item gets ``change`` (``{"status": new|changed|unchanged,
   "fields": [...]}``, compared with the previous finished run under the scope
-  ``items:<change scope>``, keyed by :func:`structcrawl.changes.items.item_key`) and, when it has
+  ``items:<change scope>``, keyed by the item's identity on its page,
+  :func:`structcrawl.changes.items.page_item_key`) and, when it has
   a price, currency or availability, ``history``: its latest observations (at most
   ``STRUCTCRAWL_ITEM_HISTORY_LIMIT``, this run's last). The run is committed under the entity
   change detection's rules: when the engine stops, only if the crawl finished and every feed
@@ -107,7 +108,7 @@ class TypedItemsPipeline:
         tracker = None
         if path is not None:
             scope = changes.scope or default_scope(getattr(crawler, "spider", None))
-            tracker = ItemTracker(path, scope=scope)
+            tracker = ItemTracker(path, scope=scope, per_page=True)
         limit = int(_setting(crawler, "STRUCTCRAWL_ITEM_HISTORY_LIMIT") or 0)
         return cls(crawler, precedence, tracker, history_limit=limit)
 
