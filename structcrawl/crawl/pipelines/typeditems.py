@@ -117,8 +117,11 @@ class TypedItemsPipeline:
         if "typed_items" not in adapter.field_names():
             return item
         items = build_page_items(item, self.precedence)
-        page = LazyPage(adapter.get("document"))
-        flagged = check_fallbacks(items, page)
+        try:
+            flagged = check_fallbacks(items, LazyPage(adapter.get("document")))
+        except Exception:  # a bug must not lose the page: its items go out unchecked
+            logger.exception("fallback values of %s could not be checked", adapter.get("url"))
+            flagged = 0
         if self.stats is not None:
             self.stats.inc_value("structcrawl/items/pages")
             self.stats.inc_value("structcrawl/items/items", len(items))
