@@ -26,14 +26,19 @@ from urllib.parse import urlsplit
 from structcrawl.changes.store import SqliteChangeStore
 from structcrawl.changes.tracker import ChangeTracker
 
-__all__ = ["HISTORY_FIELDS", "ItemTracker", "item_entity", "item_key"]
+__all__ = ["HISTORY_FIELDS", "ItemTracker", "item_entity", "item_key", "page_item_key"]
 
 #: Fields of an item that describe where it came from, not the thing: never compared.
 _META = frozenset(
-    {"kind", "type", "role", "provenance", "conflicts", "sources", "schemaTypes", "page_url"}
-)
+    {
+        "kind", "type", "role", "provenance", "conflicts", "sources", "schemaTypes", "page_url",
+        "change", "history", "validation",
+    }
+)  # fmt: skip
 #: The fields whose every observation is kept in the history.
 HISTORY_FIELDS = ("price", "currency", "availability")
+#: How many observations of one item the history keeps (the oldest are dropped at commit).
+HISTORY_KEEP = 100
 
 
 def _site(url: str) -> str:
@@ -58,12 +63,26 @@ def item_key(item: Mapping[str, Any], page_url: str = "") -> str:
     return f"{kind}|page:{page}#{item.get('name') or item.get('headline') or ''}"
 
 
-def item_entity(item: Mapping[str, Any], seen: str | None, page_url: str = "") -> dict[str, Any]:
+def page_item_key(item: Mapping[str, Any], page_url: str = "") -> str:
+    """:func:`item_key` on the page it was seen on (``<key> @<page>``): the key of an item of
+    one page's items, so one thing shown on two pages (one GTIN, two URLs, two prices) is two
+    series instead of one that flips between them with the page order.
+
+    >>> page_item_key({"type": "Product", "sku": "A-1"}, "https://shop.example/p/a")
+    'Product|sku:shop.example:a-1 @https://shop.example/p/a'
+    """
+    page = str(item.get("page_url") or page_url or "")
+    return f"{item_key(item, page)} @{page}"
+
+
+def item_entity(
+    item: Mapping[str, Any], seen: str | None, page_url: str = "", *, per_page: bool = False
+) -> dict[str, Any]:
     """The item in the shape the change fingerprints read (``key``, ``type``, ``properties``,
-    ``last_seen``, ``sources``)."""
+    ``last_seen``, ``sources``); keyed by :func:`page_item_key` when ``per_page``."""
     page = str(item.get("page_url") or page_url or "")
     return {
-        "key": item_key(item, page),
+        "key": page_item_key(item, page) if per_page else item_key(item, page),
         "type": [str(item.get("type") or "Thing")],
         "properties": {k: v for k, v in item.items() if k not in _META and v is not None},
         "conflicts": [],
@@ -78,11 +97,22 @@ class ItemTracker:
     :meth:`observe` each page's items (returns each item's ``change``: ``status`` new, changed
     or unchanged and the changed ``fields``), :meth:`finish` at the end of a finished run
     (returns the previous run's items not seen, as ``gone``, and makes this run the previous
-    one)."""
+    one). The run's price and availability observations are written with the commit (a run
+    that never finishes leaves no history), the latest ``keep`` per item kept."""
 
-    def __init__(self, path: str | Path, scope: str = "default"):
+    def __init__(
+        self,
+        path: str | Path,
+        scope: str = "default",
+        keep: int = HISTORY_KEEP,
+        *,
+        per_page: bool = False,
+    ):
         self.path = str(path)
+        self.per_page = per_page
         self.scope = scope
+        self.keep = max(1, int(keep))
+        self.pending: list[tuple[Any, ...]] = []
         self.tracker = ChangeTracker(SqliteChangeStore(self.path, scope=f"items:{scope}"))
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout=30000")
@@ -97,7 +127,7 @@ class ItemTracker:
     def observe(
         self, items: Sequence[Mapping[str, Any]], *, seen: str | None, page_url: str = ""
     ) -> list[dict[str, Any]]:
-        entities = [item_entity(i, seen, page_url) for i in items]
+        entities = [item_entity(i, seen, page_url, per_page=self.per_page) for i in items]
         changes = self.tracker.observe(entities)
         rows = [
             (self.scope, e["key"], seen, page_url or str(i.get("page_url") or ""),
@@ -105,8 +135,7 @@ class ItemTracker:
             for i, e in zip(items, entities, strict=True)
             if any(i.get(f) is not None for f in HISTORY_FIELDS)
         ]  # fmt: skip
-        with self.db:
-            self.db.executemany("INSERT INTO item_history VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        self.pending.extend(rows)
         return [{"key": e["key"], **c.to_dict()} for e, c in zip(entities, changes, strict=True)]
 
     def finish(self) -> list[dict[str, Any]]:
@@ -115,15 +144,33 @@ class ItemTracker:
             {"key": fp.key, **change.to_dict()} for fp, change in self.tracker.gone(report=True)
         ]
         self.tracker.commit()
+        keys = sorted({row[1] for row in self.pending})
+        with self.db:
+            self.db.executemany(
+                "INSERT INTO item_history VALUES (?, ?, ?, ?, ?, ?, ?)", self.pending
+            )
+            self.db.executemany(
+                "DELETE FROM item_history WHERE scope = ? AND key = ? AND rowid NOT IN"
+                " (SELECT rowid FROM item_history WHERE scope = ? AND key = ?"
+                " ORDER BY seen DESC, rowid DESC LIMIT ?)",
+                [(self.scope, k, self.scope, k, self.keep) for k in keys],
+            )
+        self.pending = []
         return gone
 
-    def history(self, key: str) -> list[dict[str, Any]]:
-        """Every observation of an item's price, currency and availability, oldest first."""
-        rows = self.db.execute(
-            "SELECT seen, page, price, currency, availability FROM item_history"
-            " WHERE scope = ? AND key = ? ORDER BY seen, rowid",
-            (self.scope, key),
+    def history(self, key: str, limit: int | None = None) -> list[dict[str, Any]]:
+        """The observations of an item's price, currency and availability, oldest first:
+        the committed ones, then this run's (not yet committed); the last ``limit`` only."""
+        rows = list(
+            self.db.execute(
+                "SELECT seen, page, price, currency, availability FROM item_history"
+                " WHERE scope = ? AND key = ? ORDER BY seen, rowid",
+                (self.scope, key),
+            )
         )
+        rows += [row[2:] for row in self.pending if row[1] == key]
+        if limit is not None:
+            rows = rows[-limit:] if limit > 0 else []
         names = ("seen", "page", *HISTORY_FIELDS)
         return [dict(zip(names, row, strict=True)) for row in rows]
 

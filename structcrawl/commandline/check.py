@@ -39,11 +39,13 @@ from structcrawl.commandline._input import InputError, is_url, read_input
 __all__ = ["PAGE_PIPELINES_SKIPPED", "add_arguments", "check_file", "check_url", "run"]
 
 #: Pipelines of the add-on a single page does not go through: bodies are not stored, and
-#: entities are merged across pages at the end of a crawl.
+#: entities are merged across pages at the end of a crawl; the check builds the page's typed
+#: items itself (no feed, no change tracking).
 PAGE_PIPELINES_SKIPPED = frozenset(
     {
         "structcrawl.crawl.pipelines.BodyStorePipeline",
         "structcrawl.crawl.pipelines.EntityPipeline",
+        "structcrawl.crawl.pipelines.typeditems.TypedItemsPipeline",
     }
 )
 

@@ -68,6 +68,7 @@ ITEM_PIPELINES = {
     "structcrawl.crawl.pipelines.normalization.NormalizationPipeline": 400,
     "structcrawl.crawl.pipelines.validation.ValidationPipeline": 500,
     "structcrawl.crawl.pipelines.EntityPipeline": 600,
+    "structcrawl.crawl.pipelines.typeditems.TypedItemsPipeline": 650,
 }
 EXTENSIONS = {
     # the page ledger closes before the report, which shows its figures
@@ -97,6 +98,7 @@ FEED_EXPORTERS = {
     "entities-delta": "structcrawl.crawl.exporters.EntitiesDeltaJsonLinesExporter",
     "items": "structcrawl.crawl.exporters.ItemsJsonLinesExporter",
     "items-csv": "structcrawl.crawl.exporters.ItemsCsvExporter",
+    "items-merged": "structcrawl.crawl.exporters.MergedItemsJsonLinesExporter",
     "graph": "structcrawl.crawl.exporters.GraphNQuadsExporter",
 }
 #: Polite crawling (docs/politeness.md). Benchmarks turn it off on the command line:

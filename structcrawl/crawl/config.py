@@ -326,3 +326,20 @@ DEFAULTS.update(
         ),
     }
 )
+
+# typed items in the crawl (structcrawl.crawl.pipelines.typeditems)
+DEFAULTS.update(
+    {
+        "STRUCTCRAWL_TYPED_ITEMS": Setting(
+            None,
+            "Build each page's typed items in the pipeline, while its parsed page is there "
+            "(fallbacks checked against the visible page; item changes tracked when change "
+            "detection is on); None = only when a feed of format items or items-csv is set.",
+        ),
+        "STRUCTCRAWL_ITEM_HISTORY_LIMIT": Setting(
+            10,
+            "Price and availability observations each line of the items feed carries as "
+            "`history` (the latest; the change store keeps up to 100 per item); 0 = none.",
+        ),
+    }
+)

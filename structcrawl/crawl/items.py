@@ -75,6 +75,13 @@ class PageItem:
         default=None,
         metadata={"doc": "Rendering context when fetched with the browser (structcrawl.render)."},
     )
+    typed_items: list[dict[str, Any]] | None = field(
+        default=None,
+        metadata={
+            "doc": "The page's typed items, built while its parsed page is there "
+            "(structcrawl.crawl.pipelines.typeditems); None when not built."
+        },
+    )
     network: list[dict[str, Any]] = field(
         default_factory=list,
         repr=False,

@@ -1,0 +1,126 @@
+"""Typed-item feeds: ``items`` / ``items-csv`` (one line per item per page) and
+``items-merged`` (one per item merged across pages)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from itemadapter import ItemAdapter
+from scrapy.exporters import JsonLinesItemExporter
+
+from structcrawl.core.document import Document
+from structcrawl.core.records import SCHEMA_VERSION
+from structcrawl.crawl.exporters._base import (
+    _is_current_entity,
+    _is_page,
+    logger,
+)
+from structcrawl.crawl.exporters.tables import EntitiesCsvExporter, _scalar
+from structcrawl.entities.merge import DEFAULT_PRECEDENCE
+from structcrawl.typed import build_items
+from structcrawl.typed.merged import merged_item
+
+# --- typed items feeds (``items``, ``items-csv``): one line per item per page -------------
+
+#: The flat CSV columns of the ``items-csv`` feed; everything is also in ``json``.
+ITEM_CSV_COLUMNS: tuple[str, ...] = (
+    "page_url", "type", "role", "name", "price", "currency", "availability", "sku", "gtin",
+    "mpn", "brand", "url", "json",
+)  # fmt: skip
+
+
+def page_typed_items(
+    item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE
+) -> list[dict[str, Any]]:
+    """The typed items (:mod:`structcrawl.typed`) of one page item, each with its page URL:
+    the ones the crawl built while the page was parsed (``typed_items``, see
+    :mod:`structcrawl.crawl.pipelines.typeditems`), else built now; ``[]`` for anything that
+    is not a page item."""
+    if not _is_page(item):
+        return []
+    built = ItemAdapter(item).get("typed_items")
+    if isinstance(built, list):
+        return built
+    return build_page_items(item, precedence)
+
+
+def build_page_items(
+    item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE
+) -> list[dict[str, Any]]:
+    """Build the typed items of one page item from its records (and its parsed page when it
+    still holds it), each with its page URL."""
+    adapter = ItemAdapter(item)
+    url = adapter.get("final_url") or adapter.get("url") or ""
+    document = adapter.get("document")
+    document = document if isinstance(document, Document) else None
+    try:
+        records = list(adapter.get("records") or [])
+        items = build_items(records, url, document, precedence=precedence)
+    except Exception:  # a bug must not lose the feed: the page's records stay in `records`
+        logger.exception("typed items of %s could not be built", url)
+        return []
+    return [{"page_url": url, **typed} for typed in items]
+
+
+class _Precedence:
+    """Built by the feed with the crawler: reads ``STRUCTCRAWL_FORMAT_PRECEDENCE`` once."""
+
+    precedence: tuple[str, ...] = DEFAULT_PRECEDENCE
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
+        exporter = cls(*args, **kwargs)
+        order = crawler.settings.getlist("STRUCTCRAWL_FORMAT_PRECEDENCE", list(DEFAULT_PRECEDENCE))
+        exporter.precedence = tuple(order)
+        return exporter
+
+
+class ItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
+    """``items``: one JSON line per typed item of each page (primary first), with the line
+    shape's ``schema_version``."""
+
+    def export_item(self, item: Any) -> None:
+        for typed in page_typed_items(item, self.precedence):
+            line = {"schema_version": SCHEMA_VERSION, **typed}
+            self.file.write(self.encoder.encode(line).encode("utf-8") + b"\n")
+
+
+class MergedItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
+    """``items-merged``: one JSON line per typed item of an entity merged across pages (entity
+    items of this run; ``gone`` ones and entities of no item type are left out)."""
+
+    def export_item(self, item: Any) -> None:
+        if not _is_current_entity(item):
+            return
+        try:
+            typed = merged_item(ItemAdapter(item).asdict(), self.precedence)
+        except Exception:  # a bug must not lose the feed: the entity stays in `entities`
+            logger.exception("merged item of %s could not be built", ItemAdapter(item).get("key"))
+            return
+        if typed is not None:
+            line = {"schema_version": SCHEMA_VERSION, **typed}
+            self.file.write(self.encoder.encode(line).encode("utf-8") + b"\n")
+
+
+def item_csv_row(typed: dict[str, Any]) -> list[str]:
+    values = dict(typed)
+    gtins = typed.get("gtin") or []
+    values["gtin"] = gtins[0].get("value") if gtins and isinstance(gtins[0], dict) else ""
+    brand = typed.get("brand")
+    values["brand"] = brand.get("name") if isinstance(brand, dict) else brand
+    values["name"] = typed.get("name") or typed.get("headline")
+    values["json"] = json.dumps(typed, ensure_ascii=False, sort_keys=True)
+    return [_scalar(values.get(name)) for name in ITEM_CSV_COLUMNS]
+
+
+class ItemsCsvExporter(_Precedence, EntitiesCsvExporter):
+    """``items-csv``: one CSV row per typed item of each page (header row first)."""
+
+    def start_exporting(self) -> None:
+        self.writer.writerow(list(ITEM_CSV_COLUMNS))
+
+    def export_item(self, item: Any) -> None:
+        for typed in page_typed_items(item, self.precedence):
+            self.writer.writerow(item_csv_row(typed))

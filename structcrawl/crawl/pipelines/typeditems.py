@@ -1,0 +1,178 @@
+"""Typed items in the crawl: each page's items are built here, while the page item still holds
+its parsed page, and carried on the page item (``typed_items``) for the ``items`` feeds to write
+as they are (no second parse, and the visible-page fallbacks survive a released document).
+
+* Fallback values are checked against the visible page (:mod:`structcrawl.typed.visiblecheck`:
+  ``validation.flags`` of code ``fallback-not-visible``); the page's visible facts are computed
+  only for pages whose items have a fallback value.
+* With change detection on (``STRUCTCRAWL_CHANGES_ENABLED`` and a SQLite
+  ``STRUCTCRAWL_CHANGE_STORE``), every item gets ``change`` (``{"status": new|changed|unchanged,
+  "fields": [...]}``, compared with the previous finished run under the scope
+  ``items:<change scope>``, keyed by the item's identity on its page,
+  :func:`structcrawl.changes.items.page_item_key`) and, when it has
+  a price, currency or availability, ``history``: its latest observations (at most
+  ``STRUCTCRAWL_ITEM_HISTORY_LIMIT``, this run's last). The run is committed under the entity
+  change detection's rules: when the engine stops, only if the crawl finished and every feed
+  was stored; the previous run's items not seen are counted as ``gone`` (stats) then.
+
+Runs after validation and entities (order 650: records are final). Enabled by
+``STRUCTCRAWL_TYPED_ITEMS`` (None: when a feed of format ``items`` or ``items-csv`` is set).
+Stats: ``structcrawl/items/pages``, ``structcrawl/items/items``,
+``structcrawl/items/fallback_flagged``, ``structcrawl/items/changes/<status>``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from itemadapter import ItemAdapter
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from twisted.internet.defer import Deferred
+from twisted.internet.threads import deferToThread
+
+from structcrawl.changes.config import ChangeConfig
+from structcrawl.changes.items import HISTORY_FIELDS, ItemTracker
+from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.exporters import build_page_items
+from structcrawl.crawl.pipelines._changes import default_scope
+from structcrawl.entities.merge import DEFAULT_PRECEDENCE
+from structcrawl.typed.visiblecheck import LazyPage, check_fallbacks
+
+__all__ = ["ITEM_FEED_FORMATS", "TypedItemsPipeline", "item_store_path"]
+
+logger = logging.getLogger(__name__)
+
+#: Feed formats that write typed items (turn the pipeline on when ``STRUCTCRAWL_TYPED_ITEMS``
+#: is None).
+ITEM_FEED_FORMATS = frozenset({"items", "items-csv"})
+
+
+def item_store_path(location: str) -> str | None:
+    """The SQLite file of a ``STRUCTCRAWL_CHANGE_STORE`` value, None for a store of another
+    kind (a Redis URI: item tracking is not distributed).
+
+    >>> item_store_path("out/changes.sqlite"), item_store_path("redis://h:6379/0")
+    ('out/changes.sqlite', None)
+    """
+    scheme, sep, rest = str(location).partition("://")
+    if not sep:
+        return str(location)
+    return rest if scheme.lower() == "file" else None
+
+
+def _setting(crawler: Crawler, name: str) -> Any:
+    return crawler.settings.get(name, DEFAULTS[name].default)
+
+
+def _wanted(crawler: Crawler) -> bool:
+    forced = _setting(crawler, "STRUCTCRAWL_TYPED_ITEMS")
+    if forced is not None:
+        return crawler.settings.getbool("STRUCTCRAWL_TYPED_ITEMS")
+    feeds = crawler.settings.getdict("FEEDS")
+    return any(
+        isinstance(options, dict) and options.get("format") in ITEM_FEED_FORMATS
+        for options in feeds.values()
+    )
+
+
+class TypedItemsPipeline:
+    def __init__(
+        self,
+        crawler: Crawler,
+        precedence: tuple[str, ...],
+        tracker: ItemTracker | None = None,
+        history_limit: int = 10,
+    ):
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.precedence = precedence
+        self.tracker = tracker
+        self.history_limit = history_limit
+        self.closed = False
+        if tracker is not None:
+            crawler.signals.connect(self._engine_stopped_signal, signal=signals.engine_stopped)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> TypedItemsPipeline:
+        if not _wanted(crawler):
+            raise NotConfigured("no items feed and STRUCTCRAWL_TYPED_ITEMS not on")
+        settings = crawler.settings
+        precedence = tuple(
+            settings.getlist("STRUCTCRAWL_FORMAT_PRECEDENCE", list(DEFAULT_PRECEDENCE))
+        )
+        changes = ChangeConfig.from_settings(settings)
+        path = item_store_path(changes.store_path) if changes.enabled else None
+        tracker = None
+        if path is not None:
+            scope = changes.scope or default_scope(getattr(crawler, "spider", None))
+            tracker = ItemTracker(path, scope=scope, per_page=True)
+        limit = int(_setting(crawler, "STRUCTCRAWL_ITEM_HISTORY_LIMIT") or 0)
+        return cls(crawler, precedence, tracker, history_limit=limit)
+
+    def process_item(self, item: Any) -> Any:
+        adapter = ItemAdapter(item)
+        if "typed_items" not in adapter.field_names():
+            return item
+        items = build_page_items(item, self.precedence)
+        try:
+            flagged = check_fallbacks(items, LazyPage(adapter.get("document")))
+        except Exception:  # a bug must not lose the page: its items go out unchecked
+            logger.exception("fallback values of %s could not be checked", adapter.get("url"))
+            flagged = 0
+        if self.stats is not None:
+            self.stats.inc_value("structcrawl/items/pages")
+            self.stats.inc_value("structcrawl/items/items", len(items))
+            if flagged:
+                self.stats.inc_value("structcrawl/items/fallback_flagged", flagged)
+        if self.tracker is not None and items:
+            self._track(items, adapter)
+        adapter["typed_items"] = items
+        return item
+
+    def _track(self, items: list[dict[str, Any]], adapter: ItemAdapter) -> None:
+        assert self.tracker is not None
+        url = str(adapter.get("final_url") or adapter.get("url") or "")
+        seen = adapter.get("retrieved_at")
+        changes = self.tracker.observe(items, seen=seen, page_url=url)
+        for typed, change in zip(items, changes, strict=True):
+            typed["change"] = {"status": change["status"], "fields": change.get("fields") or []}
+            if self.stats is not None:
+                self.stats.inc_value(f"structcrawl/items/changes/{change['status']}")
+            if self.history_limit and any(typed.get(f) is not None for f in HISTORY_FIELDS):
+                typed["history"] = [
+                    {k: v for k, v in h.items() if k != "page"}
+                    for h in self.tracker.history(change["key"], self.history_limit)
+                ]
+
+    def _engine_stopped_signal(self) -> Deferred[None]:
+        return deferToThread(self.engine_stopped)
+
+    def engine_stopped(self) -> None:
+        """Commit the run's item fingerprints and history: only a finished run whose feeds
+        were all stored (as :class:`~structcrawl.crawl.pipelines._changes.ChangeDetector`)."""
+        if self.closed or self.tracker is None:
+            return
+        self.closed = True
+        stats = self.stats.get_stats() if self.stats is not None else {}
+        reason = stats.get("finish_reason")
+        feeds_failed = [
+            k for k, v in stats.items() if k.startswith("feedexport/failed_count/") and v
+        ]
+        try:
+            if not self.tracker.tracker.observed:
+                return
+            if reason != "finished" or feeds_failed:
+                logger.warning(
+                    "item change tracking: not committed (finish_reason %s, failed feeds %s)",
+                    reason,
+                    feeds_failed,
+                )
+                return
+            gone = self.tracker.finish()
+            if gone and self.stats is not None:
+                self.stats.inc_value("structcrawl/items/changes/gone", len(gone))
+        finally:
+            self.tracker.close()

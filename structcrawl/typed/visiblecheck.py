@@ -1,0 +1,181 @@
+"""The visible-page check of an item's fallback values (pure, no Scrapy imports).
+
+Values a typed item took from a generic fallback (provenance ``fallback: true``, see
+:mod:`structcrawl.typed.fallbacks`) are checked against what a reader of the page sees, the way
+records are (:mod:`structcrawl.validate.visible`):
+
+* a value read from the visible page itself (layer ``visible-page``) passes trivially;
+* ``price``: agrees when its amount is among the visible prices (the price containers of
+  :func:`structcrawl.rules.visible.visible_facts`, else any amount with a currency in the
+  visible text of ``<body>``);
+* ``name`` / ``headline``: agrees with the ``<title>`` or an ``<h1>`` (word for word, as for
+  records), or appears in the visible text;
+* ``sku`` / ``mpn``: appears in the visible text (case-insensitive);
+* other fields (availability, currency, images, ...) are not checked.
+
+A value that does not agree is a flag ``{"field", "code": "fallback-not-visible", "layer",
+"value", "visible_value"}`` in ``item["validation"]["flags"]``; an item with at least one
+checked fallback value gets ``item["validation"] = {"visible_checked": [fields], "flags":
+[...]}``. The page's visible facts are computed only when an item has a fallback value to
+check (:class:`LazyPage`), once per page.
+
+>>> from structcrawl.core.document import parse_html
+>>> doc = parse_html(b'<title>Mug</title><h1>Mug</h1><p class="price">$12.00</p>', "https://s.example/")
+>>> item = {"type": "Product", "price": "9.00", "name": "Mug",
+...         "provenance": {"price": {"layer": "meta-tags", "fallback": True},
+...                        "name": {"layer": "visible-page", "fallback": True}}}
+>>> check_fallbacks([item], LazyPage(doc))
+1
+>>> [(f["field"], f["code"]) for f in item["validation"]["flags"]]
+[('price', 'fallback-not-visible')]
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from price_parser import Price
+
+from structcrawl.core.document import Document
+from structcrawl.rules.visible import VisibleFacts, _visible_text, find_prices, visible_facts
+
+__all__ = ["FLAG_CODE", "LazyPage", "check_fallbacks", "fallback_fields"]
+
+#: The code of a fallback value the visible page does not show.
+FLAG_CODE = "fallback-not-visible"
+_VISIBLE_LAYER = "visible-page"
+_CHECKED = ("price", "name", "headline", "sku", "mpn")
+_NON_WORD = re.compile(r"[\W_]+")
+_PLAIN_DECIMAL = re.compile(r"^\s*[+-]?\d+(\.\d+)?\s*$")
+
+
+def _decimal(value: Any) -> Decimal | None:
+    """The amount of a price value or visible price text (as the records' visible check)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    text = str(value)
+    try:
+        if _PLAIN_DECIMAL.match(text):
+            return Decimal(text.strip())
+        amount = Price.fromstring(text).amount
+    except (InvalidOperation, ValueError):
+        return None
+    return amount if isinstance(amount, Decimal) else None
+
+
+def _norm(text: str) -> str:
+    return _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def _agrees(a: str, b: str) -> bool:
+    """Word for word, one contains the other (as the records' name check)."""
+    na, nb = _norm(a), _norm(b)
+    return bool(na and nb) and (f" {na} " in f" {nb} " or f" {nb} " in f" {na} ")
+
+
+class LazyPage:
+    """A page's visible facts and visible text, computed on first use (once)."""
+
+    def __init__(self, document: Document | None):
+        self.document = document
+        self._facts: VisibleFacts | None = None
+        self._text: str | None = None
+        self.computed = False
+
+    @property
+    def facts(self) -> VisibleFacts | None:
+        if self._facts is None and self.document is not None:
+            self.computed = True
+            self._facts = visible_facts(self.document)
+        return self._facts
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = ""
+            if self.document is not None:
+                body = self.document.root.find(".//body")
+                root = body if body is not None else self.document.root
+                self.computed = True
+                self._text = " ".join(_visible_text(root).split())
+        return self._text
+
+
+def fallback_fields(item: dict[str, Any]) -> list[str]:
+    """The checked fields of ``item`` whose value comes from a fallback."""
+    provenance = item.get("provenance") or {}
+    return [
+        name
+        for name in _CHECKED
+        if isinstance(provenance.get(name), dict)
+        and provenance[name].get("fallback")
+        and item.get(name) is not None
+    ]
+
+
+def _price_shown(value: Any, page: LazyPage) -> tuple[bool, list[str]]:
+    amount = _decimal(value)
+    if amount is None:
+        return True, []  # nothing to compare
+    facts = page.facts
+    shown = list(facts.prices) if facts is not None else []
+    if _within(amount, shown):
+        return True, shown
+    anywhere = find_prices(page.text)
+    return _within(amount, anywhere), shown or anywhere
+
+
+def _within(amount: Decimal, texts: Iterable[str]) -> bool:
+    return any(_decimal(t) == amount for t in texts)
+
+
+def _name_shown(value: Any, page: LazyPage) -> tuple[bool, list[str]]:
+    facts = page.facts
+    seen = ([facts.title] if facts and facts.title else []) + (list(facts.h1) if facts else [])
+    if any(_agrees(str(value), s) for s in seen):
+        return True, seen
+    return _agrees(str(value), page.text) or str(value).casefold() in page.text.casefold(), seen
+
+
+def _code_shown(value: Any, page: LazyPage) -> tuple[bool, list[str]]:
+    return str(value).strip().casefold() in page.text.casefold(), []
+
+
+def check_fallbacks(items: list[dict[str, Any]], page: LazyPage) -> int:
+    """Check every fallback value of ``items`` against the page (sets ``validation`` on the
+    items that have one); returns how many values were flagged. The page is read only when
+    an item has a fallback value that did not come from the visible page itself."""
+    flagged = 0
+    for item in items:
+        fields = fallback_fields(item)
+        if not fields:
+            continue
+        flags: list[dict[str, Any]] = []
+        for name in fields:
+            origin = item["provenance"][name]
+            if origin.get("layer") == _VISIBLE_LAYER or page.document is None:
+                continue
+            check = _price_shown if name == "price" else _code_shown
+            if name in ("name", "headline"):
+                check = _name_shown
+            ok, visible = check(item[name], page)
+            if not ok:
+                flags.append(
+                    {
+                        "field": name,
+                        "code": FLAG_CODE,
+                        "layer": origin.get("layer"),
+                        "value": item[name],
+                        "visible_value": visible[:10],
+                    }
+                )
+        validation = dict(item.get("validation") or {})
+        validation["visible_checked"] = fields if page.document is not None else []
+        validation["flags"] = list(validation.get("flags") or []) + flags
+        item["validation"] = validation
+        flagged += len(flags)
+    return flagged
