@@ -98,9 +98,10 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         new = _target(fullname) if fullname.startswith("structcrawl.") else None
         if new is None:
             return None
-        is_package = importlib.util.find_spec(new) is not None and bool(
-            importlib.util.find_spec(new).submodule_search_locations  # type: ignore[union-attr]
-        )
+        real = importlib.util.find_spec(new)
+        if real is None:
+            return None
+        is_package = real.submodule_search_locations is not None
         return importlib.util.spec_from_loader(fullname, _AliasLoader(new), is_package=is_package)
 
 
