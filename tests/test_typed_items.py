@@ -357,6 +357,12 @@ def test_among_fallbacks_the_one_the_page_shows_wins_and_the_named_data_block_pr
             '<div id="availability"><span>In stock</span></div>',
             "InStock",
         ),
+        # a list of product facts is no list of options: its stock line counts as written
+        (
+            "<ul><li>Brand: Nambu</li><li>Capacity: 0.6 l</li><li>Availability: in stock</li></ul>",
+            '<div class="related"><p>Kettle, black</p><p>Sold out</p></div>',
+            "InStock",
+        ),
         # the stock element itself wins over wording elsewhere, and says out of stock
         (
             "<p>Only a few sizes left, in stock soon</p>",

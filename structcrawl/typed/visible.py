@@ -194,18 +194,23 @@ _STOCK_BOX = re.compile(r"stock|availab|inventory|lieferbar|verfuegbar|verfügba
 _OPTION_BOX = re.compile(r"swatch|variant|variation|option|colou?r|size|twister", re.I)
 
 
+def _names(el: etree._Element) -> str:
+    return f"{el.get('class') or ''} {el.get('id') or ''}"
+
+
 def _stock_rank(el: etree._Element) -> int:
     """0: inside an element whose class or id names the stock or availability; 2: inside one
-    option of a list of options (a sold-out colour says nothing of the selected one); 1:
-    anything else. Looks at the element and four ancestors."""
+    option of a list of options, i.e. an element named as an option (swatch, variant, colour,
+    size) or a child of one so named, beside siblings like it (a sold-out colour says nothing
+    of the selected one); 1: anything else. Looks at the element and four ancestors."""
     node: etree._Element | None = el
     for _ in range(5):
         if node is None or not isinstance(node.tag, str):
             break
-        names = f"{node.get('class') or ''} {node.get('id') or ''}"
+        names = _names(node)
         parent = node.getparent()
-        if node.tag == "li" or _OPTION_BOX.search(names):
-            if parent is not None and sum(1 for c in parent if c.tag == node.tag) > 1:
+        if parent is not None and (_OPTION_BOX.search(names) or _OPTION_BOX.search(_names(parent))):
+            if sum(1 for c in parent if c.tag == node.tag) > 1:
                 return 2
         if _STOCK_BOX.search(names):
             return 0
