@@ -43,15 +43,7 @@ def page_warnings(
 
 
 def _warning(doc: Document, code: str, message: str, element: str = "") -> Record:
-    return error_record(
-        source_url=doc.url,
-        format=FORMAT,
-        code=code,
-        message=message,
-        source_element=element,
-        parser=PARSER,
-        kind="warning",
-    )
+    return _error(doc, code, message, element, kind="warning")
 
 
 def bound_errors(
@@ -107,7 +99,9 @@ def bound_errors(
     return records
 
 
-def _error(doc: Document, code: str, message: str, element: str = "") -> Record:
+def _error(
+    doc: Document, code: str, message: str, element: str = "", kind: str = "error"
+) -> Record:
     return error_record(
         source_url=doc.url,
         format=FORMAT,
@@ -115,4 +109,5 @@ def _error(doc: Document, code: str, message: str, element: str = "") -> Record:
         message=message,
         source_element=element,
         parser=PARSER,
+        kind=kind,
     )

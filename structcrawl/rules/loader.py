@@ -53,7 +53,7 @@ from structcrawl.core.records import short_schema_name
 from structcrawl.rules._select import SelectorSpec, parse_selector
 from structcrawl.rules.model import EntityRule, FieldRule, RulesError, RuleSet, SiteRules
 from structcrawl.rules.processors import ProcessorChain, compile_processors
-from structcrawl.rules.render import parse_render_tables
+from structcrawl.rules.render import compile_regex, parse_render_tables
 
 __all__ = [
     "EntityRule",
@@ -164,7 +164,7 @@ def parse_site(table: Mapping[str, Any], source: str = "<rules>") -> SiteRules:
     ):
         raise fail("'hosts' must be a non-empty list of host names")
     url_patterns = tuple(
-        _regex(p, f"url_patterns[{i}]", fail)
+        compile_regex(p, f"url_patterns[{i}]", fail)
         for i, p in enumerate(_list(table, "url_patterns", fail))
     )
     timezone = _optional_str(table, "timezone", fail)
@@ -202,7 +202,7 @@ def _parse_entity(raw: Any, index: int, fail: _Fail) -> EntityRule:
     where = f"{where} ({type_})"
     url_pattern = None
     if "url_pattern" in raw:
-        url_pattern = _regex(raw["url_pattern"], f"{where}: url_pattern", fail)
+        url_pattern = compile_regex(raw["url_pattern"], f"{where}: url_pattern", fail)
     scope = None
     if "scope" in raw:
         if not isinstance(raw["scope"], str):
@@ -298,15 +298,6 @@ def _optional_str(table: Mapping[str, Any], key: str, fail: _Fail) -> str | None
     if not isinstance(value, str) or not value.strip():
         raise fail(f"{key!r} must be a non-empty string")
     return value.strip()
-
-
-def _regex(value: Any, where: str, fail: _Fail) -> re.Pattern[str]:
-    if not isinstance(value, str) or not value:
-        raise fail(f"{where} must be a non-empty regular expression string")
-    try:
-        return re.compile(value)
-    except re.error as exc:
-        raise fail(f"{where}: invalid regular expression {value!r} ({exc})") from None
 
 
 def _selector(text: str, kind: str | None, where: str, fail: _Fail) -> SelectorSpec:

@@ -32,7 +32,14 @@ from typing import Any, Literal
 from cssselect import SelectorError
 from parsel.csstranslator import css2xpath
 
-__all__ = ["ACTION_KINDS", "Action", "RenderRule", "css_to_xpath", "parse_render_tables"]
+__all__ = [
+    "ACTION_KINDS",
+    "Action",
+    "RenderRule",
+    "compile_regex",
+    "css_to_xpath",
+    "parse_render_tables",
+]
 
 ACTION_KINDS = ("click", "fill", "press", "wait_for", "scroll")
 _RULE_KEYS = frozenset(
@@ -109,9 +116,9 @@ def _parse_rule(raw: Any, index: int, site: str, fail: _Fail) -> RenderRule:
             f"{where}: unknown key(s) {', '.join(map(repr, unknown))} "
             f"(allowed: {', '.join(sorted(_RULE_KEYS))})"
         )
-    pattern = _regex(raw.get("url_pattern"), f"{where}: 'url_pattern'", fail)
-    if pattern is None:
+    if raw.get("url_pattern") is None:
         raise fail(f"{where}: 'url_pattern' (a regular expression) is required")
+    pattern = compile_regex(raw["url_pattern"], f"{where}: 'url_pattern'", fail)
     render = raw.get("render", True)
     modes: dict[Any, Mode] = {
         True: "always", False: "never", "always": "always", "never": "never", "auto": "auto"
@@ -133,9 +140,9 @@ def _parse_rule(raw: Any, index: int, site: str, fail: _Fail) -> RenderRule:
         url_pattern=pattern,
         mode=modes[render],
         wait_for=wait_for,
-        wait_for_response=_regex(
-            raw.get("wait_for_response"), f"{where}: 'wait_for_response'", fail
-        ),
+        wait_for_response=None
+        if raw.get("wait_for_response") is None
+        else compile_regex(raw["wait_for_response"], f"{where}: 'wait_for_response'", fail),
         expect=tuple(_css(s, f"{where}: 'expect'", fail) for s in expect),
         actions=tuple(_action(a, f"{where}: actions[{i}]", fail) for i, a in enumerate(actions)),
         site=site,
@@ -177,9 +184,9 @@ def _css(value: Any, where: str, fail: _Fail) -> str:
     return value.strip()
 
 
-def _regex(value: Any, where: str, fail: _Fail) -> re.Pattern[str] | None:
-    if value is None:
-        return None
+def compile_regex(value: Any, where: str, fail: _Fail) -> re.Pattern[str]:
+    """``value`` compiled as a regular expression, or ``fail``'s error naming ``where``
+    (shared by the render and extraction rules)."""
     if not isinstance(value, str) or not value:
         raise fail(f"{where} must be a non-empty regular expression string")
     try:
