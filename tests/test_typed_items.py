@@ -390,3 +390,10 @@ def test_visible_price_reads_layout_lists_and_inline_strike_through():
     product = page_items(body, "https://s.example/p", "text/html")[0]
     assert (product["price"], product["currency"]) == ("1299.00", "PLN")
     assert product["provenance"]["price"]["raw"] == "1 299,00 zł"
+
+
+def test_every_product_type_maps_to_the_product_item():
+    from structcrawl.typed.other import ITEM_TYPES
+    from structcrawl.typed.product import PRODUCT_TYPES
+
+    assert ITEM_TYPES["Product"] == PRODUCT_TYPES  # one list: a Motorcycle is a Product item

@@ -14,22 +14,13 @@ from structcrawl.typed._values import nodes_of, props, ref, text, values
 from structcrawl.typed.fields import Candidate
 from structcrawl.typed.nodes import Node
 from structcrawl.typed.offers import default_offer
+from structcrawl.typed.product import PRODUCT_TYPES
 
 __all__ = ["ITEM_TYPES", "item_type", "other_candidates"]
 
 #: item type -> schema.org types that map to it
 ITEM_TYPES: dict[str, frozenset[str]] = {
-    "Product": frozenset(
-        {
-            "Product",
-            "ProductGroup",
-            "ProductModel",
-            "IndividualProduct",
-            "SomeProducts",
-            "Vehicle",
-            "Car",
-        }
-    ),
+    "Product": PRODUCT_TYPES,
     "Article": frozenset(
         {
             "Article",
