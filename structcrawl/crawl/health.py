@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["FAILURE_PREFIX", "crawl_failures"]
+__all__ = ["FAILURE_PREFIX", "crawl_failures", "failed_feeds"]
 
 FAILURE_PREFIX = "structcrawl/failure/"
+_FEED_FAILED = "feedexport/failed_count/"
 _OK_FINISH = ("finished", "closespider_itemcount", "closespider_pagecount", "closespider_timeout")
 
 
@@ -30,7 +31,7 @@ def crawl_failures(stats: Mapping[str, Any]) -> list[str]:
     reasons = [
         f"{key}: {value}"
         for key, value in sorted(stats.items())
-        if (key.startswith(FAILURE_PREFIX) or key.startswith("feedexport/failed_count/")) and value
+        if (key.startswith(FAILURE_PREFIX) or key.startswith(_FEED_FAILED)) and value
     ]
     errors = stats.get("log_count/ERROR", 0)
     if errors:
@@ -39,3 +40,12 @@ def crawl_failures(stats: Mapping[str, Any]) -> list[str]:
     if finish is not None and finish not in _OK_FINISH:
         reasons.append(f"finish_reason: {finish}")
     return reasons
+
+
+def failed_feeds(stats: Mapping[str, Any]) -> list[str]:
+    """The stats keys of feeds that could not be stored (``feedexport/failed_count/<uri>``).
+
+    >>> failed_feeds({"feedexport/failed_count/S3FeedStorage": 1, "finish_reason": "finished"})
+    ['feedexport/failed_count/S3FeedStorage']
+    """
+    return [k for k, v in stats.items() if k.startswith(_FEED_FAILED) and v]

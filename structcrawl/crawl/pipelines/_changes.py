@@ -37,7 +37,7 @@ from twisted.internet.threads import deferToThread
 from structcrawl.changes.store import ChangeStore, open_change_store
 from structcrawl.changes.tracker import ChangeTracker, page_failed
 from structcrawl.crawl.config import ChangeConfig
-from structcrawl.crawl.health import crawl_failures
+from structcrawl.crawl.health import crawl_failures, failed_feeds
 from structcrawl.crawl.items import EntityItem
 
 __all__ = ["ChangeDetector", "default_scope"]
@@ -165,9 +165,7 @@ class ChangeDetector:
         self.closed = True
         stats = self.stats.get_stats() if self.stats is not None else {}
         reason = stats.get("finish_reason")
-        feeds_failed = [
-            k for k, v in stats.items() if k.startswith("feedexport/failed_count/") and v
-        ]
+        feeds_failed = failed_feeds(stats)
         try:
             if not self.tracker.observed:
                 logger.info("change detection: no entities emitted, nothing to commit")

@@ -37,6 +37,7 @@ from structcrawl.changes.config import ChangeConfig
 from structcrawl.changes.items import HISTORY_FIELDS, ItemTracker
 from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.exporters import build_page_items
+from structcrawl.crawl.health import failed_feeds
 from structcrawl.crawl.pipelines._changes import default_scope
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.typed.visiblecheck import LazyPage, check_fallbacks
@@ -158,9 +159,7 @@ class TypedItemsPipeline:
         self.closed = True
         stats = self.stats.get_stats() if self.stats is not None else {}
         reason = stats.get("finish_reason")
-        feeds_failed = [
-            k for k, v in stats.items() if k.startswith("feedexport/failed_count/") and v
-        ]
+        feeds_failed = failed_feeds(stats)
         try:
             if not self.tracker.tracker.observed:
                 return
