@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import sqlite3
+
 from structcrawl.entities import (
     SqliteEntityStore,
     add_record,
@@ -115,3 +117,35 @@ def test_a_language_tagged_literal_agrees_with_the_same_plain_text() -> None:
     assert _cmp_key({"@value": "Atlas", "@language": "en"}) == _cmp_key("Atlas")
     assert _cmp_key({"@value": "28.00", "@type": "x"}) == _cmp_key(28)
     assert _cmp_key({"@id": "https://a.example/"}) != _cmp_key("https://a.example/")
+
+
+def test_sqlite_store_writes_behind_in_the_order_of_last_change(tmp_path, monkeypatch):
+    """A crawl's own store keeps states in memory and writes them in batches; what it lists is
+    what write-through would list: every state, in the order of its last change."""
+    from structcrawl.entities import store as store_module
+
+    monkeypatch.setattr(store_module, "_BATCH_STATES", 3)
+    store = SqliteEntityStore(tmp_path / "e.sqlite")
+    for key in ("a", "b", "c", "a"):  # 'a' changes last
+        state = store.load([key]).get(key) or new_state(key)
+        add_record(state, rec("json-ld", {"name": key}), page_url=key, retrieved_at="t", ranks=RANKS)
+        store.save({key: state}, [(key, key, "json-ld", "/x", "t")])
+    other = sqlite3.connect(tmp_path / "e.sqlite")  # a batch of three was written already
+    assert other.execute("SELECT key FROM entities ORDER BY rowid").fetchall() == [
+        ("a",), ("b",), ("c",)
+    ]
+    assert store.load(["a"])["a"]["sightings"] == 2  # the last change, not written yet
+    assert [s["key"] for s in store.states()] == ["b", "c", "a"]
+    assert [s["url"] for s in store.sources("a")] == ["a", "a"]
+    store.close()
+
+
+def test_a_kept_store_writes_each_page_at_once(tmp_path):
+    """A store kept across the runs of a job (JOBDIR) writes each page's merge in its own
+    transaction: a crash after save() loses nothing."""
+    kept = SqliteEntityStore(tmp_path / "e.sqlite", reset=False)
+    kept.save({"k": new_state("k")}, [("k", "u", "json-ld", "/x", "t")], pages=["u"])
+    other = sqlite3.connect(tmp_path / "e.sqlite")
+    assert other.execute("SELECT key FROM entities").fetchall() == [("k",)]
+    assert kept.has_page("u")
+    kept.close()

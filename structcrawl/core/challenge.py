@@ -18,7 +18,10 @@ Quantcast, TrustArc, Usercentrics, Sourcepoint, Google's consent interstitials, 
 cookie banners), and says whether it is a *wall* (the page has no content besides it).
 
 Both read at most the first :data:`SCAN_BYTES` of the body, with plain substring and regex
-tests: nothing is parsed, nothing executed.
+tests: nothing is parsed, nothing executed. Every response is read, so the common case is made
+cheap: a 2xx page that carries structured data (JSON-LD, Microdata, RDFa, Open Graph, found by
+a few substring tests that hit in the ``<head>`` of most pages) has content of its own and is
+let through before the vendor markers are looked for.
 """
 
 from __future__ import annotations
@@ -93,6 +96,10 @@ _SCRIPT_STYLE = re.compile(r"<(script|style|noscript|template)\b.*?</\1\s*>", re
 _TAG = re.compile(r"<[^>]*>", re.S)
 _SPACE = re.compile(r"\s+")
 _STRUCTURED = re.compile(r"application/ld\+json|\bitemscope\b|\btypeof=|property=[\"']og:", re.I)
+_STRUCTURED_BYTES = re.compile(_STRUCTURED.pattern.encode(), re.I)
+#: Literal parts of ``_STRUCTURED``: one of them starts every match.
+_STRUCTURED_NEEDLES = (b"application/ld+json", b"property=\"og:", b"property='og:", b"typeof=",
+                       b"itemscope")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +176,23 @@ def _thin(html: str) -> bool:
     return visible_text_length(html) < _THIN_TEXT and not _STRUCTURED.search(html)
 
 
+def _structured(low: bytes) -> bool:
+    """Whether the lowercased prefix carries structured data (what ``_STRUCTURED`` matches):
+    substring tests first (each stops at its first hit, usually in the ``<head>``), the
+    regular expression only from where one of them hit."""
+    for needle in _STRUCTURED_NEEDLES:
+        at = low.find(needle)
+        if at >= 0 and _STRUCTURED_BYTES.search(low, at):
+            return True
+    return False
+
+
+def _prefix(body: bytes | str) -> bytes:
+    """The scanned prefix as bytes (text encoded as UTF-8), lowercased: every marker is ASCII."""
+    raw = body[:SCAN_BYTES]
+    return (raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")).lower()
+
+
 def detect_challenge(
     status: int | None,
     headers: Mapping[str, Iterable[str] | str] | None,
@@ -183,11 +207,18 @@ def detect_challenge(
     >>> detect_challenge(404, {}, "<h1>Not found</h1>") is None
     True
     """
-    html = _text(body, status)
     signals: list[str] = []
     mitigated = _header(headers, "cf-mitigated").lower()
     if "challenge" in mitigated:
         signals.append("header:cf-mitigated")
+    if status not in BLOCKING_STATUSES and not signals:
+        # a marker only counts in a 2xx page without content of its own (see below): a page
+        # with structured data has content, whatever scripts it loads
+        if status is not None and not 200 <= status < 300:
+            return None
+        if _structured(_prefix(body)):
+            return None
+    html = _text(body, status)
     found = _found(html, _CHALLENGE_MARKERS)
     if _header(headers, "x-datadome") and status in BLOCKING_STATUSES and "datadome" not in found:
         found.append("datadome")

@@ -1,7 +1,11 @@
 """Where merge states live during a crawl: an embedded on-disk store (SQLite) by default.
 
-Memory stays flat however large the crawl: a page's entities are loaded, merged and written
-back in one transaction; the sources of every sighting go to an append-only table. Other
+Memory stays flat however large the crawl: the states of the entities being merged are kept
+in memory and written back in batches (one transaction per batch, at most
+:data:`CACHE_STATES` states in memory), the sources of every sighting go to an append-only
+table. A store kept across the runs of a job (``reset=False``, JOBDIR) writes each page's
+merge in its own transaction instead, so a crash loses nothing it said was merged. States are
+stored as JSON (orjson; the standard library's encoder for what orjson refuses). Other
 backends (Redis, for distributed crawls) implement the same :class:`EntityStore` protocol.
 """
 
@@ -13,7 +17,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["EntityStore", "SqliteEntityStore", "SourceRow"]
+import orjson
+
+__all__ = ["CACHE_STATES", "EntityStore", "SqliteEntityStore", "SourceRow"]
+
+#: States a write-behind store keeps in memory at most (flushed, then forgotten, beyond).
+CACHE_STATES = 5000
+#: Changed states (or sightings) after which a write-behind store writes a batch.
+_BATCH_STATES = 1000
+_BATCH_SOURCES = 5000
 
 #: (entity key, page url, format, source_element, retrieved_at)
 SourceRow = tuple[str, str, str, str, str | None]
@@ -53,15 +65,35 @@ class SqliteEntityStore:
         )
         self.db.execute("CREATE INDEX IF NOT EXISTS sources_key ON sources (key)")
         self.db.execute("CREATE TABLE IF NOT EXISTS pages (url TEXT PRIMARY KEY)")
+        # write-behind (a store this crawl alone owns): states by key, the changed ones in the
+        # order of their last change (the order rows are written in, hence listed in), and
+        # the sightings not written yet
+        self._write_behind = reset
+        self._cache: dict[str, dict[str, Any]] = {}
+        self._dirty: dict[str, None] = {}
+        self._sources: list[SourceRow] = []
 
     def load(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The states of ``keys`` found (a write-behind store hands out the states it keeps:
+        the caller merges into them and passes them to :meth:`save`)."""
         wanted = list(dict.fromkeys(keys))
         found: dict[str, dict[str, Any]] = {}
+        if self._write_behind:
+            missing = []
+            for key in wanted:
+                state = self._cache.get(key)
+                if state is None:
+                    missing.append(key)
+                else:
+                    found[key] = state
+            wanted = missing
         for i in range(0, len(wanted), 500):
             chunk = wanted[i : i + 500]
             marks = ",".join("?" * len(chunk))
             rows = self.db.execute(f"SELECT key, state FROM entities WHERE key IN ({marks})", chunk)
-            found.update((key, json.loads(state)) for key, state in rows)
+            found.update((key, orjson.loads(state)) for key, state in rows)
+        if self._write_behind:
+            self._cache.update((key, found[key]) for key in wanted if key in found)
         return found
 
     def save(
@@ -71,12 +103,40 @@ class SqliteEntityStore:
         pages: Iterable[str] = (),
     ) -> None:
         """Write merged states and their sightings, and mark ``pages`` as merged, in one
-        transaction."""
+        transaction (a write-behind store: in the next batch)."""
+        pages = list(pages)
+        if self._write_behind and not pages:
+            for key, state in states.items():
+                self._cache[key] = state
+                self._dirty.pop(key, None)
+                self._dirty[key] = None
+            self._sources.extend(sources)
+            if len(self._dirty) >= _BATCH_STATES or len(self._sources) >= _BATCH_SOURCES:
+                self.flush()
+            return
+        self.flush()
+        self._write(states.items(), sources, pages)
+
+    def flush(self) -> None:
+        """Write the batch kept in memory (and forget the states beyond :data:`CACHE_STATES`)."""
+        if self._dirty or self._sources:
+            self._write(((key, self._cache[key]) for key in self._dirty), self._sources, [])
+            self._dirty.clear()
+            self._sources = []
+        if len(self._cache) > CACHE_STATES:
+            self._cache.clear()
+
+    def _write(
+        self,
+        states: Iterable[tuple[str, dict[str, Any]]],
+        sources: list[SourceRow],
+        pages: list[str],
+    ) -> None:
         with self.db:
             self.db.execute("BEGIN")
             self.db.executemany(
                 "INSERT OR REPLACE INTO entities (key, state) VALUES (?, ?)",
-                [(k, json.dumps(v, ensure_ascii=False)) for k, v in states.items()],
+                [(k, _dumps(v)) for k, v in states],
             )
             self.db.executemany("INSERT INTO sources VALUES (?, ?, ?, ?, ?)", sources)
             self.db.executemany("INSERT OR IGNORE INTO pages VALUES (?)", [(p,) for p in pages])
@@ -87,13 +147,15 @@ class SqliteEntityStore:
         return row is not None
 
     def states(self) -> Iterator[dict[str, Any]]:
+        self.flush()
         cursor = self.db.cursor()
         cursor.execute("SELECT state FROM entities ORDER BY rowid")
         while batch := cursor.fetchmany(500):
             for (state,) in batch:
-                yield json.loads(state)
+                yield orjson.loads(state)
 
     def sources(self, key: str) -> list[dict[str, Any]]:
+        self.flush()
         rows = self.db.execute(
             "SELECT url, format, element, retrieved_at FROM sources WHERE key = ? ORDER BY rowid",
             (key,),
@@ -103,7 +165,16 @@ class SqliteEntityStore:
         ]
 
     def __len__(self) -> int:
+        self.flush()
         return int(self.db.execute("SELECT COUNT(*) FROM entities").fetchone()[0])
 
     def close(self) -> None:
+        self.flush()
         self.db.close()
+
+
+def _dumps(state: dict[str, Any]) -> str:
+    try:
+        return orjson.dumps(state).decode()
+    except TypeError:  # e.g. an integer beyond 64 bits: the standard library writes it
+        return json.dumps(state, ensure_ascii=False)
