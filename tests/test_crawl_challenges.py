@@ -92,3 +92,24 @@ def test_a_challenge_is_never_rendered_nor_learned(crawl):
     assert pages["react-app-shell"]["fetched_with"] == "browser"  # a real shell still is
     # the shell's template was learned, never a challenge's
     assert stats.get("structcrawl/render/learned_templates", 0) <= 1
+
+
+def test_the_middleware_reads_a_response_once():
+    """A response the render handler found not to be a challenge (same status and body length)
+    is not read again; another response (a changed body) is."""
+    from scrapy import Request
+    from scrapy.http import HtmlResponse
+    from scrapy.utils.test import get_crawler
+
+    from structcrawl.core.challenge import CHALLENGE_CHECKED_META, CHALLENGE_META
+    from structcrawl.crawl.challenges import ChallengeMiddleware
+
+    sample = Path("fixtures/challenges/datadome-captcha")
+    body = (sample / "page.html").read_bytes()
+    middleware = ChallengeMiddleware.from_crawler(get_crawler())
+    for length, challenged in ((len(body), False), (len(body) - 1, True)):
+        request = Request("http://a.example/", meta={CHALLENGE_CHECKED_META: (403, length)})
+        response = HtmlResponse(request.url, status=403, body=body, request=request)
+        middleware.process_response(request, response)
+        assert (CHALLENGE_META in request.meta) is challenged
+        assert CHALLENGE_CHECKED_META not in request.meta

@@ -33,6 +33,7 @@ from html import unescape
 
 __all__ = [
     "BLOCKING_STATUSES",
+    "CHALLENGE_CHECKED_META",
     "CHALLENGE_META",
     "SCAN_BYTES",
     "Challenge",
@@ -45,6 +46,9 @@ __all__ = [
 
 #: Request meta key: the challenge a response was recognised as (``Challenge.to_dict()``).
 CHALLENGE_META = "structcrawl_challenge"
+#: Request meta key: ``(status, body length)`` of a response already found not to be a
+#: challenge (by the download handler), so the challenge middleware does not read it again.
+CHALLENGE_CHECKED_META = "structcrawl_challenge_checked"
 #: Statuses bot protections answer a challenged request with.
 BLOCKING_STATUSES = frozenset({403, 429, 503})
 #: How much of a body the detectors read.

@@ -6,7 +6,9 @@ the highest order down: 590 decompression, 560 here, 550 retry). For each respon
 challenge is noted in ``request.meta["structcrawl_challenge"]`` (vendor and signals, also set
 by the render handler when it refused to render one) and ``dont_retry`` is set, so a 403, 429
 or 503 challenge is not retried with backoff. The spider then ends the page as a
-``challenge`` error record (records feed, page ledger ``error:challenge``, report).
+``challenge`` error record (records feed, page ledger ``error:challenge``, report). A response
+the render handler already read and found not to be a challenge (same status and body length)
+is not read again.
 
 Stats: ``structcrawl/challenge/pages``, ``structcrawl/challenge/vendor/<vendor>``.
 """
@@ -18,7 +20,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
-from structcrawl.core.challenge import CHALLENGE_META, detect_challenge
+from structcrawl.core.challenge import CHALLENGE_CHECKED_META, CHALLENGE_META, detect_challenge
 
 __all__ = ["ChallengeMiddleware"]
 
@@ -38,6 +40,9 @@ class ChallengeMiddleware:
 
     def process_response(self, request: Request, response: Response) -> Response:
         found = request.meta.get(CHALLENGE_META)
+        checked = request.meta.pop(CHALLENGE_CHECKED_META, None)
+        if found is None and checked == (response.status, len(response.body)):
+            return response  # the download handler read this response already
         if found is None:
             headers = {
                 k.decode("latin-1"): [v.decode("latin-1") for v in values]

@@ -47,7 +47,7 @@ from scrapy.http import Response
 from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_playwright.page import PageMethod
 
-from structcrawl.core.challenge import CHALLENGE_META, detect_challenge
+from structcrawl.core.challenge import CHALLENGE_CHECKED_META, CHALLENGE_META, detect_challenge
 from structcrawl.core.document import PARSED_META
 from structcrawl.extract import extract_payload
 from structcrawl.extract.config import ExtractConfig
@@ -197,6 +197,7 @@ class _Core:
         }
         challenge = detect_challenge(response.status, headers, body)
         if challenge is None:
+            request.meta[CHALLENGE_CHECKED_META] = (response.status, len(body))
             return False
         request.meta[CHALLENGE_META] = challenge.to_dict()
         self.stats.inc_value("structcrawl/render/challenge_not_rendered")
