@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from structcrawl.changes import EntityFingerprint, canonical, field_values, fingerprint, value_hash
 
 ENTITY = {
@@ -134,3 +136,22 @@ def test_disputed_fields_hash_every_value_the_sources_gave():
     assert {f for f in a.fields if a.fields[f] != c.fields.get(f)} == {"name"}
     offers = variant(conflicts=[{"field": "offers", "values": [{"value": []}]}])
     assert not any(f.startswith("offers.") for f in fingerprint(offers).fields)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"b": ["é", None, "\u2028", "\x7f"], "a": True, "": {"z": "\n\t\x00\"\\"}},
+        [["name", "4a5b"], ["offers.price", "c3"]],
+        ["\ud800 lone surrogate", "😀", "\ufeff"],
+    ],
+)
+def test_hashed_text_is_what_earlier_runs_hashed(value):
+    """Fingerprints of earlier runs were hashed over the standard library's compact JSON:
+    the text hashed now is the same, byte for byte."""
+    import json
+
+    from structcrawl.changes.fingerprint import _compact_json
+
+    expected = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert _compact_json(value) == expected

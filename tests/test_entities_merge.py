@@ -149,3 +149,29 @@ def test_a_kept_store_writes_each_page_at_once(tmp_path):
     assert other.execute("SELECT key FROM entities").fetchall() == [("k",)]
     assert kept.has_page("u")
     kept.close()
+
+
+def test_a_store_too_large_for_memory_lists_the_same(tmp_path, monkeypatch):
+    """Beyond CACHE_STATES states, the store forgets them once written and lists them from
+    disk, in the same order as one that kept them all."""
+    from structcrawl.entities import store as store_module
+
+    def fill(path):
+        store = SqliteEntityStore(path)
+        for key in ("a", "b", "c", "d", "b", "e", "a"):
+            state = store.load([key]).get(key) or new_state(key)
+            add_record(
+                state, rec("json-ld", {"name": key}), page_url=key, retrieved_at="t", ranks=RANKS
+            )
+            store.save({key: state}, [(key, key, "json-ld", "/x", "t")])
+        return store
+
+    kept = fill(tmp_path / "kept.sqlite")
+    monkeypatch.setattr(store_module, "_BATCH_STATES", 2)
+    monkeypatch.setattr(store_module, "CACHE_STATES", 2)
+    forgetful = fill(tmp_path / "forgetful.sqlite")
+    assert not forgetful._complete and kept._complete
+    listed = [s["key"] for s in kept.states()]
+    assert listed == ["c", "d", "b", "e", "a"]
+    assert [s["key"] for s in forgetful.states()] == listed
+    assert list(kept.states()) == list(forgetful.states())

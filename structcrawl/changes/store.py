@@ -26,7 +26,6 @@ per run for staged ones, with an expiry (``HMGET`` for :meth:`~ChangeStore.load`
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 import uuid
@@ -36,6 +35,7 @@ from typing import Protocol, runtime_checkable
 from urllib.parse import unquote, urlsplit
 
 from structcrawl.changes.fingerprint import EntityFingerprint
+from structcrawl.core import jsontext
 
 __all__ = [
     "STALE_AFTER",
@@ -151,10 +151,7 @@ class SqliteChangeStore:
         return found
 
     def save(self, fingerprints: Iterable[EntityFingerprint]) -> None:
-        rows = [
-            (*self._run, fp.key, json.dumps(fp.to_dict(), ensure_ascii=False))
-            for fp in fingerprints
-        ]
+        rows = [(*self._run, fp.key, jsontext.dumps(fp.to_dict())) for fp in fingerprints]
         if not rows:
             return
         with self.db:
@@ -244,6 +241,6 @@ def read_fingerprint(data: str | bytes) -> EntityFingerprint | None:
     ('k', True)
     """
     try:
-        return EntityFingerprint.from_dict(json.loads(data))
+        return EntityFingerprint.from_dict(jsontext.loads(data))
     except (ValueError, TypeError):
         return None

@@ -11,13 +11,12 @@ backends (Redis, for distributed crawls) implement the same :class:`EntityStore`
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-import orjson
+from structcrawl.core import jsontext
 
 __all__ = ["CACHE_STATES", "EntityStore", "SqliteEntityStore", "SourceRow"]
 
@@ -72,6 +71,10 @@ class SqliteEntityStore:
         self._cache: dict[str, dict[str, Any]] = {}
         self._dirty: dict[str, None] = {}
         self._sources: list[SourceRow] = []
+        # while the cache holds every state (a store that started empty and never forgot):
+        # every key in the order of its last change, which is the order rows are listed in
+        self._complete = reset
+        self._order: dict[str, None] = {}
 
     def load(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The states of ``keys`` found (a write-behind store hands out the states it keeps:
@@ -91,7 +94,7 @@ class SqliteEntityStore:
             chunk = wanted[i : i + 500]
             marks = ",".join("?" * len(chunk))
             rows = self.db.execute(f"SELECT key, state FROM entities WHERE key IN ({marks})", chunk)
-            found.update((key, orjson.loads(state)) for key, state in rows)
+            found.update((key, jsontext.loads(state)) for key, state in rows)
         if self._write_behind:
             self._cache.update((key, found[key]) for key in wanted if key in found)
         return found
@@ -110,6 +113,9 @@ class SqliteEntityStore:
                 self._cache[key] = state
                 self._dirty.pop(key, None)
                 self._dirty[key] = None
+                if self._complete:
+                    self._order.pop(key, None)
+                    self._order[key] = None
             self._sources.extend(sources)
             if len(self._dirty) >= _BATCH_STATES or len(self._sources) >= _BATCH_SOURCES:
                 self.flush()
@@ -125,6 +131,8 @@ class SqliteEntityStore:
             self._sources = []
         if len(self._cache) > CACHE_STATES:
             self._cache.clear()
+            self._complete = False
+            self._order.clear()
 
     def _write(
         self,
@@ -136,7 +144,7 @@ class SqliteEntityStore:
             self.db.execute("BEGIN")
             self.db.executemany(
                 "INSERT OR REPLACE INTO entities (key, state) VALUES (?, ?)",
-                [(k, _dumps(v)) for k, v in states],
+                [(k, jsontext.dumps(v)) for k, v in states],
             )
             self.db.executemany("INSERT INTO sources VALUES (?, ?, ?, ?, ?)", sources)
             self.db.executemany("INSERT OR IGNORE INTO pages VALUES (?)", [(p,) for p in pages])
@@ -147,12 +155,17 @@ class SqliteEntityStore:
         return row is not None
 
     def states(self) -> Iterator[dict[str, Any]]:
+        """Every state, in the order of its last change (a write-behind store that still holds
+        them all hands out the states it keeps, to be read, not changed)."""
         self.flush()
+        if self._complete:
+            yield from (self._cache[key] for key in list(self._order))
+            return
         cursor = self.db.cursor()
         cursor.execute("SELECT state FROM entities ORDER BY rowid")
         while batch := cursor.fetchmany(500):
             for (state,) in batch:
-                yield orjson.loads(state)
+                yield jsontext.loads(state)
 
     def sources(self, key: str) -> list[dict[str, Any]]:
         self.flush()
@@ -171,10 +184,3 @@ class SqliteEntityStore:
     def close(self) -> None:
         self.flush()
         self.db.close()
-
-
-def _dumps(state: dict[str, Any]) -> str:
-    try:
-        return orjson.dumps(state).decode()
-    except TypeError:  # e.g. an integer beyond 64 bits: the standard library writes it
-        return json.dumps(state, ensure_ascii=False)
