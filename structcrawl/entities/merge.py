@@ -82,6 +82,10 @@ def _cmp_key(value: Any) -> str:
     """What makes two values 'the same' for conflict detection."""
     if isinstance(value, str):
         text = " ".join(value.split())
+        if not text or not (text[0].isdecimal() or text[0] in "+-."):
+            # not a finite number (Decimal reads one only from a sign, a digit or a point):
+            # spared the cost of Decimal's exception
+            return "s:" + text.casefold()
         try:
             number = Decimal(text)
         except (InvalidOperation, ValueError):
