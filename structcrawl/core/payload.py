@@ -16,6 +16,8 @@ the first bytes of the body, and a body whose bytes say otherwise (a PDF or an i
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["PAYLOAD_KINDS", "EXTRACTABLE", "classify", "split_content_type"]
 
 PAYLOAD_KINDS = ("html", "xhtml", "xml", "json", "javascript", "pdf", "image", "other", "empty")
@@ -64,6 +66,10 @@ def split_content_type(value: str | None) -> tuple[str, str | None]:
     return mime, charset
 
 
+#: A byte that is not ASCII whitespace (what ``bytes.strip()`` removes).
+_NOT_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+
+
 def _sniff(body: bytes) -> str | None:
     """What the first bytes say, or None when they look like text."""
     head = body[:512]
@@ -88,7 +94,7 @@ def _sniff_text(body: bytes) -> str:
 
 def classify(content_type: str | None, body: bytes) -> str:
     """Return one of :data:`PAYLOAD_KINDS` for a response."""
-    if not body or not body.strip():
+    if not body or _NOT_BLANK.search(body) is None:  # (no copy of the body, as strip() made)
         return "empty"
     sniffed = _sniff(body)
     mime, _ = split_content_type(content_type)
