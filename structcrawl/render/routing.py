@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lxml import etree
 
@@ -68,7 +68,6 @@ _MOUNT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-ap
 # Separate paths, no union: libxml2 merges unions in document order, quadratic on big pages.
 _MOUNT_IDS_XPATH = etree.XPath("//@id[" + " or ".join(f".='{i}'" for i in _MOUNT_IDS) + "]")
 _REACT_ROOTS = etree.XPath("//@data-reactroot")
-_MOUNT_TAGS = etree.XPath("//app-root")
 _JS_TYPES = frozenset(
     {
         "",
@@ -86,8 +85,8 @@ _NOSCRIPT_HINT = re.compile(
     r"activate|disabled|support)|\b(enable|requires?|needs?|turn on|activate)\b.{0,80}javascript",
     re.I | re.S,
 )
-_JSONLD = etree.XPath("//script[contains(translate(@type, 'LDJSON', 'ldjson'), 'ld+json')]")
-_DATA = etree.XPath("//script[@type]")
+#: What XPath's ``translate(@type, 'LDJSON', 'ldjson')`` does to a script type.
+_LDJSON_CASE = str.maketrans("LDJSON", "ldjson")
 _LAYER_ATTRS = tuple(
     etree.XPath(f"boolean(//@{name})") for name in ("itemscope", "typeof", "vocab")
 )
@@ -103,18 +102,47 @@ class ShellVerdict:
     signals: tuple[str, ...] = ()
 
 
-def _script_count(root: etree._Element) -> int:
-    count = 0
-    for script in root.iter("script"):
-        mime = (script.get("type") or "").split(";")[0].strip().lower()
-        if mime in _JS_TYPES and (script.get("src") or (script.text or "").strip()):
-            count += 1
-    return count
+@dataclass(slots=True)
+class _Scripts:
+    """What one pass over a page's ``script``, ``noscript`` and ``app-root`` elements finds."""
+
+    count: int = 0  # scripts that run: JavaScript with a src or code
+    json_ld: bool = False  # a JSON-LD script with content
+    data_block: bool = False  # a JSON data block (not JSON-LD) with content
+    noscripts: list[etree._Element] = field(default_factory=list)
+    app_roots: list[etree._Element] = field(default_factory=list)
 
 
-def _empty_mount(root: etree._Element) -> str | None:
+def _scripts(root: etree._Element) -> _Scripts:
+    found = _Scripts()
+    for el in root.iter("script", "noscript", "app-root"):
+        tag = el.tag
+        if tag == "noscript":
+            found.noscripts.append(el)
+            continue
+        if tag == "app-root":
+            found.app_roots.append(el)
+            continue
+        kind = el.get("type")
+        mime = (kind or "").split(";")[0].strip().lower()
+        if mime in _JS_TYPES:
+            if el.get("src") or (el.text or "").strip():
+                found.count += 1
+            continue
+        if kind is None or not (el.text or "").strip():
+            continue
+        if "ld+json" in kind.translate(_LDJSON_CASE):
+            found.json_ld = True
+        if (mime in ("application/json", "text/json") or mime.endswith("+json")) and (
+            mime != "application/ld+json"
+        ):
+            found.data_block = True
+    return found
+
+
+def _empty_mount(root: etree._Element, app_roots: list[etree._Element]) -> str | None:
     attributes = list(_MOUNT_IDS_XPATH(root)) + list(_REACT_ROOTS(root))
-    mounts = [a.getparent() for a in attributes] + _MOUNT_TAGS(root)
+    mounts = [a.getparent() for a in attributes] + app_roots
     for el in mounts:
         has_children = any(isinstance(c.tag, str) for c in el)
         if not has_children and not "".join(el.itertext()).strip():
@@ -122,26 +150,21 @@ def _empty_mount(root: etree._Element) -> str | None:
     return None
 
 
-def _content_layers(root: etree._Element) -> list[str]:
+def _content_layers(root: etree._Element, scripts: _Scripts) -> list[str]:
     layers = []
-    if any((s.text or "").strip() for s in _JSONLD(root)):
+    if scripts.json_ld:
         layers.append("json-ld")
     if any(has(root) for has in _LAYER_ATTRS):
         layers.append("microdata/rdfa")
-    for script in _DATA(root):
-        mime = (script.get("type") or "").split(";")[0].strip().lower()
-        if (mime in ("application/json", "text/json") or mime.endswith("+json")) and (
-            mime != "application/ld+json" and (script.text or "").strip()
-        ):
-            layers.append("data-block")
-            break
+    if scripts.data_block:
+        layers.append("data-block")
     if has_microformats(root):
         layers.append("microformats")
     return layers
 
 
-def _noscript_hint(root: etree._Element) -> bool:
-    return any(_NOSCRIPT_HINT.search("".join(n.itertext())) for n in root.iter("noscript"))
+def _noscript_hint(noscripts: list[etree._Element]) -> bool:
+    return any(_NOSCRIPT_HINT.search("".join(n.itertext())) for n in noscripts)
 
 
 def _visible_text_length(root: etree._Element) -> int:
@@ -180,7 +203,8 @@ def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict
     >>> judge_html(plain.root, expect=["h1.product"]).reason
     'missing-expected'
     """
-    scripts = _script_count(root)
+    found = _scripts(root)  # one pass for the script facts, noscript hints and app roots
+    scripts = found.count
     signals = [f"scripts:{scripts}"]
     if not scripts:
         return ShellVerdict(False, None, (*signals, "no-scripts"))
@@ -188,11 +212,11 @@ def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict
         if _any_match(root, expect):
             return ShellVerdict(False, None, (*signals, "expected-present"))
         signals.append("expected-missing")
-    mount = _empty_mount(root)
-    hint = _noscript_hint(root)
+    mount = _empty_mount(root, found.app_roots)
+    hint = _noscript_hint(found.noscripts)
     # the content layers only matter beside a JS-only sign (or to explain a missing-expected):
     # not worth their searches on every other page
-    layers = _content_layers(root) if mount or hint or expect else []
+    layers = _content_layers(root, found) if mount or hint or expect else []
     signals.extend(f"layer:{name}" for name in layers)
     if mount:
         signals.append(f"empty-mount:{mount}")
