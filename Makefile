@@ -47,6 +47,12 @@ bench-extract: venv
 bench-crawl: venv
 	$(PY) -m bench.bench_crawl
 
+# Where the full crawl's time goes, by stage, under the py-spy sampling profiler (docs/speed.md)
+.PHONY: bench-profile
+bench-profile: venv
+	$(BIN)/pip install -q -c constraints.txt py-spy
+	$(PY) -m bench.profile_crawl
+
 # A Chromium for the render handler (structcrawl/render): the one found (STRUCTCRAWL_CHROMIUM,
 # Playwright's, /usr/bin/chromium), else Debian's `chromium` package when root; otherwise say
 # what to do (docs/rendering.md).

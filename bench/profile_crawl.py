@@ -1,0 +1,124 @@
+"""Where the full crawl's time goes: the pipeline crawl of ``make bench-crawl`` under py-spy
+(a sampling profiler: it slows Python code by a few percent, where cProfile doubles it), its
+main-thread samples split by stage.
+
+    python -m bench.profile_crawl [--pages 654] [--rate 200] [--keep DIR]
+
+The same corpus, server and command as bench/bench_crawl.py (``scrapy crawl site -a sitemap=URL
+-a depth=1`` with the records and entities feeds, the body, entity and change stores and the
+report). Each sample of the crawl's main thread is given to the first stage, in the order of
+:data:`STAGES`, one of whose functions is on its stack; start-up (imports, building the
+components) is left out; of the other threads, the body store's compression (gzip, in a thread
+pool, beside the main thread) is counted apart. Prints a table of milliseconds per page and
+shares, and ends with one line: ``pages= elapsed_s= pps= <stage>_ms= ... compression_ms=``. Needs py-spy
+(``pip install py-spy``, in the ``bench`` extra) and the right to trace a child process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from bench.bench_crawl import _ELAPSED, _RESPONSES, _command, _server
+
+#: (stage, pattern of a function on the stack); the first that matches takes the sample.
+STAGES: tuple[tuple[str, str], ...] = (
+    ("startup", r"_find_and_load|from_crawler \(|build_from_crawler|_apply_settings"),
+    ("parse", r"parse_html \("),
+    ("render_judgement", r"judge_html \("),
+    ("challenge", r"detect_challenge \("),
+    ("extraction", r"extract_payload \(|ExtractionPipeline\.process_item"),
+    ("site_rules", r"SelectorPipeline\.process_item"),
+    ("normalization", r"NormalizationPipeline\.process_item"),
+    ("validation", r"ValidationPipeline\.process_item"),
+    ("entity_merge", r"EntityPipeline\.process_item"),
+    ("entity_emission", r"EntityPipeline\.emit \("),
+    ("typed_items", r"TypedItemsPipeline\.process_item"),
+    ("body_store", r"BodyStorePipeline\.process_item"),
+    ("feeds", r"FeedExporter\.|Exporter\.export_item"),
+    ("ledger_report", r"PageLedger\.|QualityReport\.|Progress\."),
+    ("spider", r"SiteSpider\."),
+    ("scrapy", r""),  # the engine, downloader, HTTP client, middlewares, signals
+)
+_COMPILED = tuple((name, re.compile(pattern)) for name, pattern in STAGES)
+
+
+def split(folded: Path) -> tuple[Counter[str], int]:
+    """Samples per stage of the main thread, and the samples of the body store's compression
+    threads, from py-spy's raw (folded) output: one ``frame;frame;... count`` line per
+    distinct stack."""
+    stages: Counter[str] = Counter()
+    threads = 0
+    for line in folded.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        if "Thread._bootstrap" in stack:  # a worker thread: waiting, or compressing a body
+            threads += int(count) if "BodyStore.put" in stack else 0
+            continue
+        stage = next(name for name, pattern in _COMPILED if pattern.search(stack))
+        stages[stage] += int(count)
+    return stages, threads
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=654)
+    parser.add_argument("--rate", type=int, default=200, help="samples per second")
+    parser.add_argument("--keep", help="keep the profile, logs and outputs in this folder")
+    args = parser.parse_args(argv)
+    pyspy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(pyspy).exists():
+        print("py-spy is needed: pip install py-spy", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="profile-crawl-") as scratch:
+        tmp = Path(args.keep or scratch)
+        tmp.mkdir(parents=True, exist_ok=True)
+        server, sitemap = _server(args.pages, tmp)
+        try:
+            out = tmp / "pipeline"
+            out.mkdir(exist_ok=True)
+            cmd, cwd, env = _command("pipeline", sitemap, out)
+            folded = tmp / "profile.txt"
+            log = tmp / "pipeline.log"
+            with log.open("wb") as fh:
+                code = subprocess.call(
+                    [pyspy, "record", "-r", str(args.rate), "-f", "raw", "-o", str(folded),
+                     "--", *cmd],
+                    cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT,
+                )  # fmt: skip
+        finally:
+            os.kill(server.pid, signal.SIGTERM)
+            server.wait()
+        text = log.read_text(errors="replace")
+        if code != 0 or not _ELAPSED.findall(text):
+            print(f"the profiled crawl failed ({code}); see {log}", file=sys.stderr)
+            return 1
+        elapsed = float(_ELAPSED.findall(text)[-1])
+        pages = int(_RESPONSES.findall(text)[-1]) - 1
+        stages, threads = split(folded)
+    per_page = 1000 / args.rate / pages  # ms per page of one sample
+    crawl = sum(v for k, v in stages.items() if k != "startup")
+    print(f"{pages} pages in {elapsed:.2f} s ({pages / elapsed:.1f} pages/s under py-spy)")
+    print("| stage | ms per page | share of the crawl |\n|---|---|---|")
+    for name, _ in STAGES[1:]:
+        print(f"| {name} | {stages[name] * per_page:.2f} | {100 * stages[name] / crawl:.0f}% |")
+    print(f"| (beside it, in threads: body compression) | {threads * per_page:.2f} | |")
+    fields = " ".join(f"{name}_ms={stages[name] * per_page:.2f}" for name, _ in STAGES[1:])
+    print(
+        f"pages={pages} elapsed_s={elapsed:.2f} pps={pages / elapsed:.1f} {fields} "
+        f"compression_ms={threads * per_page:.2f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
