@@ -31,14 +31,13 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
-from twisted.internet.defer import Deferred
-from twisted.internet.threads import deferToThread
 
 from structcrawl.changes.store import ChangeStore, open_change_store
 from structcrawl.changes.tracker import ChangeTracker, page_failed
 from structcrawl.crawl.config import ChangeConfig
-from structcrawl.crawl.health import crawl_failures, failed_feeds
+from structcrawl.crawl.health import crawl_failures
 from structcrawl.crawl.items import EntityItem
+from structcrawl.crawl.pipelines._commit import in_thread, may_commit
 
 __all__ = ["ChangeDetector", "default_scope"]
 
@@ -151,32 +150,19 @@ class ChangeDetector:
         if self.stats is not None:
             self.stats.inc_value(f"structcrawl/changes/{name}", count)
 
-    def _engine_stopped_signal(self) -> Deferred[None]:
-        """The ``engine_stopped`` handler: :meth:`engine_stopped` in a thread. A commit copies
-        every fingerprint of the run (seconds for 100,000 entities); done in the reactor, it
-        would block the download handlers closing on the same signal (Scrapy's HTTP handler
-        bounds its close with a 1 s timer, which then fires after the close completed:
-        ``AlreadyCalledError`` logged as CRITICAL after the stats)."""
-        return deferToThread(self.engine_stopped)
+    async def _engine_stopped_signal(self) -> None:
+        """The ``engine_stopped`` handler: :meth:`engine_stopped` in a thread."""
+        await in_thread(self.engine_stopped)
 
     def engine_stopped(self) -> None:
         if self.closed:
             return
         self.closed = True
         stats = self.stats.get_stats() if self.stats is not None else {}
-        reason = stats.get("finish_reason")
-        feeds_failed = failed_feeds(stats)
         try:
             if not self.tracker.observed:
                 logger.info("change detection: no entities emitted, nothing to commit")
-            elif reason != "finished" or feeds_failed:
-                logger.warning(
-                    "change detection: state not committed (finish_reason %s, failed feeds %s); "
-                    "the next run compares with the last finished run",
-                    reason,
-                    feeds_failed,
-                )
-            else:
+            elif may_commit(stats, "change detection: entity state"):
                 if self.tracker.gone_reported and crawl_failures(stats):
                     self.tracker.gone_reported = False  # a failure after the gone report
                 self.tracker.commit()

@@ -30,15 +30,13 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
-from twisted.internet.defer import Deferred
-from twisted.internet.threads import deferToThread
 
 from structcrawl.changes.config import ChangeConfig
 from structcrawl.changes.items import HISTORY_FIELDS, ItemTracker
 from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.exporters import build_page_items
-from structcrawl.crawl.health import failed_feeds
 from structcrawl.crawl.pipelines._changes import default_scope
+from structcrawl.crawl.pipelines._commit import in_thread, may_commit
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.typed.visiblecheck import LazyPage, check_fallbacks
 
@@ -148,8 +146,8 @@ class TypedItemsPipeline:
                     for h in self.tracker.history(change["key"], self.history_limit)
                 ]
 
-    def _engine_stopped_signal(self) -> Deferred[None]:
-        return deferToThread(self.engine_stopped)
+    async def _engine_stopped_signal(self) -> None:
+        await in_thread(self.engine_stopped)
 
     def engine_stopped(self) -> None:
         """Commit the run's item fingerprints and history: only a finished run whose feeds
@@ -158,20 +156,10 @@ class TypedItemsPipeline:
             return
         self.closed = True
         stats = self.stats.get_stats() if self.stats is not None else {}
-        reason = stats.get("finish_reason")
-        feeds_failed = failed_feeds(stats)
         try:
-            if not self.tracker.tracker.observed:
-                return
-            if reason != "finished" or feeds_failed:
-                logger.warning(
-                    "item change tracking: not committed (finish_reason %s, failed feeds %s)",
-                    reason,
-                    feeds_failed,
-                )
-                return
-            gone = self.tracker.finish()
-            if gone and self.stats is not None:
-                self.stats.inc_value("structcrawl/items/changes/gone", len(gone))
+            if self.tracker.tracker.observed and may_commit(stats, "item change tracking"):
+                gone = self.tracker.finish()
+                if gone and self.stats is not None:
+                    self.stats.inc_value("structcrawl/items/changes/gone", len(gone))
         finally:
             self.tracker.close()
