@@ -44,6 +44,18 @@ def _unwrap(raw: Any) -> Any:
     return raw.get("@value") if isinstance(raw, dict) and "@value" in raw else raw
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(values: list[Any], hints: Any) -> bool:
+    """True when no value of a property without a kind is normalized: plain scalars (not
+    references, literals or lists), and no aligned sighting says a datatype (a raw typed
+    literal makes a date of a plain string)."""
+    return all(type(v) in _SCALARS for v in values) and not any(
+        isinstance(s, dict) and isinstance(s.get("raw"), dict) for s in hints
+    )
+
+
 class _Walker:
     """Normalizes one record (and, first, the records nested in it)."""
 
@@ -97,6 +109,13 @@ class _Walker:
         values = value if isinstance(value, list) else [value]
         aligned = len(sightings) == len(values)
         kind = table.get(prop)
+        if kind is None and _plain(values, sightings if aligned else ()):
+            # nothing to normalize (most properties): values and sightings stay as they are
+            props[prop] = list(value) if isinstance(value, list) else value
+            for i, s in enumerate(sightings):
+                if isinstance(s, dict):
+                    s["value"] = values[i] if aligned else _unwrap(s.get("raw"))
+            return
         out = []
         for i, v in enumerate(values):
             hint = sightings[i].get("raw") if aligned and isinstance(sightings[i], dict) else None
