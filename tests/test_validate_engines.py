@@ -60,3 +60,46 @@ def test_fast_and_reference_engines_agree():
                                 print("disagree:", url, name, props)
     assert compared > 500
     assert disagreements == 0
+
+
+def test_missing_required_shortcut_matches_the_reference_findings():
+    """When the fast engine accepts everything but a tier's top-level ``required`` list, the
+    validator builds the missing-property issues itself; they must be the very issues the
+    reference engine's errors translate into (same order, same repeats)."""
+    from structcrawl.validate._schemas import _issues, _missing, _prune
+
+    checks = Validator.default().checks
+    compared = 0
+    for url, records in _records():
+        ctx = NormalizeContext(page_url=url)
+        for raw in records:
+            for record in (raw, normalize_record(copy.deepcopy(raw), ctx)):
+                for node in _nodes(record):
+                    props = node.get("properties")
+                    for name in node.get("type") or []:
+                        check = checks.get(name)
+                        if check is None or not isinstance(props, dict):
+                            continue
+                        tiers = [
+                            (check.errors_rest_ok, check.errors_required, check.errors, False),
+                            (
+                                check.warnings_rest_ok,
+                                check.warnings_required,
+                                check.warnings,
+                                True,
+                            ),
+                        ]
+                        for rest_ok, required, reference, warning in tiers:
+                            if rest_ok is None or reference is None or not rest_ok(props):
+                                continue
+                            compared += 1
+                            expected = [
+                                i
+                                for e in _prune(reference(props))
+                                for i in _issues(e, props, "x[0]", warning)
+                            ]
+                            assert _missing(required, props, "x[0]", warning) == expected, (
+                                url,
+                                name,
+                            )
+    assert compared > 300

@@ -101,18 +101,26 @@ class TypeCheck:
     #: findings (a test keeps the two engines in agreement on the fixture records)
     errors_ok: Callable[[Any], bool] | None = None
     warnings_ok: Callable[[Any], bool] | None = None
+    #: each tier's top-level ``required`` list, and a fast validity check of the rest of the
+    #: tier's schema: when the rest accepts a value, its only findings are the missing
+    #: required properties (the common case: recommended properties a page does not give),
+    #: built here as :func:`_issues` builds them from jsonschema's errors
+    errors_required: tuple[str, ...] = ()
+    errors_rest_ok: Callable[[Any], bool] | None = None
+    warnings_required: tuple[str, ...] = ()
+    warnings_rest_ok: Callable[[Any], bool] | None = None
 
     def check(
         self, properties: Mapping[str, Any], prefix: str, top_level: bool
     ) -> tuple[list[Issue], list[Issue]]:
-        errors = (
-            []
-            if self.errors_ok is not None and self.errors_ok(properties)
-            else [
-                i
-                for e in _prune(self.errors(properties))
-                for i in _issues(e, properties, prefix, False)
-            ]
+        errors = _tier_issues(
+            self.errors,
+            self.errors_ok,
+            self.errors_rest_ok,
+            self.errors_required,
+            properties,
+            prefix,
+            False,
         )
         if top_level:
             errors.extend(
@@ -125,16 +133,49 @@ class TypeCheck:
                 if p not in properties
             )
         warnings = (
-            [
-                i
-                for e in _prune(self.warnings(properties))
-                for i in _issues(e, properties, prefix, True)
-            ]
+            _tier_issues(
+                self.warnings,
+                self.warnings_ok,
+                self.warnings_rest_ok,
+                self.warnings_required,
+                properties,
+                prefix,
+                True,
+            )
             if self.warnings is not None
-            and not (self.warnings_ok is not None and self.warnings_ok(properties))
             else []
         )
         return errors, warnings
+
+
+def _tier_issues(
+    checker: Checker,
+    ok: Callable[[Any], bool] | None,
+    rest_ok: Callable[[Any], bool] | None,
+    required: tuple[str, ...],
+    properties: Mapping[str, Any],
+    prefix: str,
+    warning: bool,
+) -> list[Issue]:
+    """The issues of one tier: none when the fast engine accepts the value; only the missing
+    required properties when it accepts all the rest; else jsonschema's detailed findings."""
+    if ok is not None and ok(properties):
+        return []
+    if rest_ok is not None and isinstance(properties, dict) and rest_ok(properties):
+        return _missing(required, properties, prefix, warning)
+    return [i for e in _prune(checker(properties)) for i in _issues(e, properties, prefix, warning)]
+
+
+def _missing(
+    required: tuple[str, ...], properties: Mapping[str, Any], prefix: str, warning: bool
+) -> list[Issue]:
+    """What :func:`_issues` makes of jsonschema's ``required`` errors at the top of a schema:
+    one error per missing property, each translated into the whole list of missing ones."""
+    missing = [p for p in required if p not in properties]
+    code = "missing-recommended" if warning else "missing-required"
+    word = "recommended" if warning else "required"
+    issues = [Issue(join_path(prefix, p), code, f"{p} is {word}") for p in missing]
+    return issues * len(missing)
 
 
 def compile_checks(schemas: Mapping[str, dict[str, Any]]) -> dict[str, TypeCheck]:
@@ -177,8 +218,30 @@ def compile_checks(schemas: Mapping[str, dict[str, Any]]) -> dict[str, TypeCheck
             ),
             errors_ok=_fast(error_schema, errors),
             warnings_ok=_fast(warning_schema, warnings) if warning_schema else None,
+            errors_required=_required(error_schema),
+            errors_rest_ok=_fast_rest(error_schema, errors),
+            warnings_required=_required(warning_schema) if warning_schema else (),
+            warnings_rest_ok=_fast_rest(warning_schema, warnings) if warning_schema else None,
         )
     return checks
+
+
+def _required(schema: Any) -> tuple[str, ...]:
+    required = schema.get("required") if isinstance(schema, dict) else None
+    return tuple(required) if isinstance(required, list) else ()
+
+
+def _fast_rest(schema: Any, reference: Draft202012Validator | None) -> Callable[[Any], bool] | None:
+    """The fast check of ``schema`` without its top-level ``required`` (None when it has no
+    such list, or when the rest gets no fast engine)."""
+    if (
+        reference is None
+        or not _required(schema)
+        or not all(isinstance(p, str) for p in _required(schema))
+    ):
+        return None
+    rest = {k: v for k, v in schema.items() if k != "required"}
+    return _fast(rest, reference)
 
 
 def _fast(schema: dict[str, Any], reference: Draft202012Validator) -> Callable[[Any], bool] | None:
