@@ -72,6 +72,8 @@ _CONTENT_TYPES = frozenset(
 
 
 def _text(value: Any) -> str | None:
+    if type(value) is str:  # the common case first
+        return " ".join(unicodedata.normalize("NFKC", value).casefold().split()) or None
     if isinstance(value, dict):
         if "properties" in value:  # a nested record: its name, else its id
             props = value.get("properties") or {}
@@ -155,10 +157,13 @@ def _identity(family: str, types: list[str], props: dict[str, Any], page: str) -
     """``[rule, scope, values]`` for a derived key."""
     for prop in GTIN_PROPERTIES:
         values = props.get(prop)
+        if values is None:
+            continue
         for value in values if isinstance(values, list) else [values]:
             if value is not None and (found := gtin14(value, prop)):
                 return ["gtin", None, found]
-    if (isbn := isbn13(_first(props.get("isbn")))) is not None:
+    isbn_value = _first(props.get("isbn"))
+    if isbn_value is not None and (isbn := isbn13(isbn_value)) is not None:
         return ["isbn", None, isbn]
     if (sku := _text(props.get("sku"))) is not None:
         return ["sku", _site(page), sku]

@@ -42,6 +42,8 @@ def _scheme(text: str) -> str | None:
 
 
 def _drop_default_port(url: str) -> str:
+    if url.count(":") < 2:  # only the scheme's colon: no port to drop
+        return url
     try:
         parts = urlsplit(url)
         port = parts.port
