@@ -62,14 +62,15 @@ def test_fast_and_reference_engines_agree():
     assert disagreements == 0
 
 
-def test_missing_required_shortcut_matches_the_reference_findings():
-    """When the fast engine accepts everything but a tier's top-level ``required`` list, the
-    validator builds the missing-property issues itself; they must be the very issues the
-    reference engine's errors translate into (same order, same repeats)."""
-    from structcrawl.validate._schemas import _issues, _missing, _prune
+def test_split_tiers_find_what_the_whole_walk_finds():
+    """When jsonschema-rs rejects a value, the validator walks (with jsonschema) only the
+    properties whose subschema fails, and builds the missing-property issues itself, provided
+    the rest of the schema holds. Those findings must be the very issues the whole walk
+    gives (same order, same repeats), on every node of the corpus, raw and normalized."""
+    from structcrawl.validate._schemas import _issues, _prune, _tier_issues
 
     checks = Validator.default().checks
-    compared = 0
+    split = compared = 0
     for url, records in _records():
         ctx = NormalizeContext(page_url=url)
         for raw in records:
@@ -80,26 +81,19 @@ def test_missing_required_shortcut_matches_the_reference_findings():
                         check = checks.get(name)
                         if check is None or not isinstance(props, dict):
                             continue
-                        tiers = [
-                            (check.errors_rest_ok, check.errors_required, check.errors, False),
-                            (
-                                check.warnings_rest_ok,
-                                check.warnings_required,
-                                check.warnings,
-                                True,
-                            ),
-                        ]
-                        for rest_ok, required, reference, warning in tiers:
-                            if rest_ok is None or reference is None or not rest_ok(props):
+                        tiers = [(check.errors, check.errors_split, False)]
+                        if check.warnings is not None:
+                            tiers.append((check.warnings, check.warnings_split, True))
+                        for reference, tier, warning in tiers:
+                            if tier is None:
                                 continue
                             compared += 1
+                            split += tier.errors(props) is not None
                             expected = [
                                 i
                                 for e in _prune(reference(props))
                                 for i in _issues(e, props, "x[0]", warning)
                             ]
-                            assert _missing(required, props, "x[0]", warning) == expected, (
-                                url,
-                                name,
-                            )
-    assert compared > 300
+                            got = _tier_issues(reference, None, tier, props, "x[0]", warning)
+                            assert got == expected, (url, name, warning)
+    assert compared > 1000 and split > 500

@@ -31,6 +31,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from structcrawl.validate._issues import Issue, join_path, short_repr
+from structcrawl.validate._split import SplitTier, missing_issues, split_tier
 
 __all__ = [
     "BASE_URI",
@@ -42,6 +43,7 @@ __all__ = [
 ]
 
 BASE_URI = "https://structcrawl.example/schemas/"
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 _RANGE = {
     "minimum",
@@ -101,26 +103,17 @@ class TypeCheck:
     #: findings (a test keeps the two engines in agreement on the fixture records)
     errors_ok: Callable[[Any], bool] | None = None
     warnings_ok: Callable[[Any], bool] | None = None
-    #: each tier's top-level ``required`` list, and a fast validity check of the rest of the
-    #: tier's schema: when the rest accepts a value, its only findings are the missing
-    #: required properties (the common case: recommended properties a page does not give),
-    #: built here as :func:`_issues` builds them from jsonschema's errors
-    errors_required: tuple[str, ...] = ()
-    errors_rest_ok: Callable[[Any], bool] | None = None
-    warnings_required: tuple[str, ...] = ()
-    warnings_rest_ok: Callable[[Any], bool] | None = None
+    #: each tier split into its required list, its properties and the rest
+    #: (:mod:`structcrawl.validate._split`): when jsonschema-rs rejects a value, jsonschema
+    #: walks only the properties that fail
+    errors_split: SplitTier | None = None
+    warnings_split: SplitTier | None = None
 
     def check(
         self, properties: Mapping[str, Any], prefix: str, top_level: bool
     ) -> tuple[list[Issue], list[Issue]]:
         errors = _tier_issues(
-            self.errors,
-            self.errors_ok,
-            self.errors_rest_ok,
-            self.errors_required,
-            properties,
-            prefix,
-            False,
+            self.errors, self.errors_ok, self.errors_split, properties, prefix, False
         )
         if top_level:
             errors.extend(
@@ -134,13 +127,7 @@ class TypeCheck:
             )
         warnings = (
             _tier_issues(
-                self.warnings,
-                self.warnings_ok,
-                self.warnings_rest_ok,
-                self.warnings_required,
-                properties,
-                prefix,
-                True,
+                self.warnings, self.warnings_ok, self.warnings_split, properties, prefix, True
             )
             if self.warnings is not None
             else []
@@ -151,31 +138,23 @@ class TypeCheck:
 def _tier_issues(
     checker: Checker,
     ok: Callable[[Any], bool] | None,
-    rest_ok: Callable[[Any], bool] | None,
-    required: tuple[str, ...],
+    split: SplitTier | None,
     properties: Mapping[str, Any],
     prefix: str,
     warning: bool,
 ) -> list[Issue]:
-    """The issues of one tier: none when the fast engine accepts the value; only the missing
-    required properties when it accepts all the rest; else jsonschema's detailed findings."""
+    """The issues of one tier: none when the fast engine accepts the value; else jsonschema's
+    findings, walked only through the failing properties when the rest of the schema holds."""
     if ok is not None and ok(properties):
         return []
-    if rest_ok is not None and isinstance(properties, dict) and rest_ok(properties):
-        return _missing(required, properties, prefix, warning)
-    return [i for e in _prune(checker(properties)) for i in _issues(e, properties, prefix, warning)]
-
-
-def _missing(
-    required: tuple[str, ...], properties: Mapping[str, Any], prefix: str, warning: bool
-) -> list[Issue]:
-    """What :func:`_issues` makes of jsonschema's ``required`` errors at the top of a schema:
-    one error per missing property, each translated into the whole list of missing ones."""
-    missing = [p for p in required if p not in properties]
-    code = "missing-recommended" if warning else "missing-required"
-    word = "recommended" if warning else "required"
-    issues = [Issue(join_path(prefix, p), code, f"{p} is {word}") for p in missing]
-    return issues * len(missing)
+    errors = split.errors(properties) if split is not None else None
+    if split is None or errors is None:
+        return [
+            i for e in _prune(checker(properties)) for i in _issues(e, properties, prefix, warning)
+        ]
+    found = [i for e in _prune(errors) for i in _issues(e, properties, prefix, warning)]
+    missing = missing_issues(split.required, properties, prefix, warning)
+    return missing + found if split.required_first else found + missing
 
 
 def compile_checks(schemas: Mapping[str, dict[str, Any]]) -> dict[str, TypeCheck]:
@@ -218,30 +197,27 @@ def compile_checks(schemas: Mapping[str, dict[str, Any]]) -> dict[str, TypeCheck
             ),
             errors_ok=_fast(error_schema, errors),
             warnings_ok=_fast(warning_schema, warnings) if warning_schema else None,
-            errors_required=_required(error_schema),
-            errors_rest_ok=_fast_rest(error_schema, errors),
-            warnings_required=_required(warning_schema) if warning_schema else (),
-            warnings_rest_ok=_fast_rest(warning_schema, warnings) if warning_schema else None,
+            errors_split=split_tier(error_schema, errors, _fast_part(errors)),
+            warnings_split=(
+                split_tier(warning_schema, warnings, _fast_part(warnings))
+                if warning_schema
+                else None
+            ),
         )
     return checks
 
 
-def _required(schema: Any) -> tuple[str, ...]:
-    required = schema.get("required") if isinstance(schema, dict) else None
-    return tuple(required) if isinstance(required, list) else ()
+def _fast_part(
+    reference: Draft202012Validator | None,
+) -> Callable[[dict[str, Any]], Callable[[Any], bool] | None]:
+    """:func:`_fast` for a part of a tier schema (a subschema is Draft 2020-12 as its whole)."""
 
+    def build(part: dict[str, Any]) -> Callable[[Any], bool] | None:
+        if reference is None:
+            return None
+        return _fast(part if "$schema" in part else {"$schema": _DRAFT, **part}, reference)
 
-def _fast_rest(schema: Any, reference: Draft202012Validator | None) -> Callable[[Any], bool] | None:
-    """The fast check of ``schema`` without its top-level ``required`` (None when it has no
-    such list, or when the rest gets no fast engine)."""
-    if (
-        reference is None
-        or not _required(schema)
-        or not all(isinstance(p, str) for p in _required(schema))
-    ):
-        return None
-    rest = {k: v for k, v in schema.items() if k != "required"}
-    return _fast(rest, reference)
+    return build
 
 
 def _fast(schema: dict[str, Any], reference: Draft202012Validator) -> Callable[[Any], bool] | None:

@@ -33,6 +33,7 @@ __all__ = ["Vocabulary", "is_schema_term"]
 _DATA = ("vocab", "schemaorg.json.gz")
 #: Action constraints: ``query-input``, ``name-output`` (schema.org/docs/actions.html).
 _ACTION_SUFFIXES = ("-input", "-output")
+_MAX_TERMS = 8192
 
 
 def is_schema_term(name: str) -> bool:
@@ -66,6 +67,7 @@ class Vocabulary:
         self._folded = {k.casefold(): k for k in (*self.parents, *self.properties)}
         self._ancestors: dict[str, frozenset[str]] = {}
         self._enum_props: dict[str, frozenset[str] | None] = {}
+        self._terms: dict[str, tuple[str, str, Any] | None] = {}
 
     @classmethod
     @lru_cache(maxsize=1)
@@ -159,13 +161,11 @@ class Vocabulary:
         check_domains = bool(scope) and "Role" not in scope
         issues: list[Issue] = []
         for raw_key, value in properties.items():
-            if not isinstance(raw_key, str) or not is_schema_term(raw_key):
+            term = self._term(raw_key) if isinstance(raw_key, str) else None
+            if term is None:
                 continue
-            key = short_schema_name(raw_key)
-            here = join_path(path, key)
-            if key not in self.properties and key.endswith(_ACTION_SUFFIXES):
-                key = key.rsplit("-", 1)[0]
-            entry = self.properties.get(key)
+            name, key, entry = term
+            here = join_path(path, name)
             if entry is None:
                 issues.append(
                     Issue(
@@ -194,6 +194,27 @@ class Vocabulary:
             if members is not None:
                 issues.extend(self._check_members(key, value, members, here))
         return issues
+
+    def _term(
+        self, raw_key: str
+    ) -> tuple[str, str, tuple[frozenset[str], tuple[str, ...]] | None] | None:
+        """``(local name, property name, vocabulary entry)`` of a property key that claims to
+        be a schema.org term (an action constraint ``query-input`` is its property's), else
+        None; kept per key (a crawl has few distinct property names)."""
+        try:
+            return self._terms[raw_key]
+        except KeyError:
+            pass
+        term = None
+        if is_schema_term(raw_key):
+            name = key = short_schema_name(raw_key)
+            if key not in self.properties and key.endswith(_ACTION_SUFFIXES):
+                key = key.rsplit("-", 1)[0]
+            term = (name, key, self.properties.get(key))
+        if len(self._terms) > _MAX_TERMS:  # keys of other vocabularies vary
+            self._terms.clear()
+        self._terms[raw_key] = term
+        return term
 
     def _check_members(
         self, key: str, value: Any, members: frozenset[str], path: str
