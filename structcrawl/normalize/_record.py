@@ -51,9 +51,13 @@ def _plain(values: list[Any], hints: Any) -> bool:
     """True when no value of a property without a kind is normalized: plain scalars (not
     references, literals or lists), and no aligned sighting says a datatype (a raw typed
     literal makes a date of a plain string)."""
-    return all(type(v) in _SCALARS for v in values) and not any(
-        isinstance(s, dict) and isinstance(s.get("raw"), dict) for s in hints
-    )
+    for v in values:  # plain loops: most properties have one value and one sighting
+        if type(v) not in _SCALARS:
+            return False
+    for s in hints:
+        if isinstance(s, dict) and isinstance(s.get("raw"), dict):
+            return False
+    return True
 
 
 class _Walker:
@@ -78,7 +82,10 @@ class _Walker:
         table = table_for(rec)
         flags: list[dict[str, Any]] = []
         currencies: dict[str, str | None] = {}
-        order = sorted(props, key=lambda p: table.get(p) != "currency")  # currencies first
+        order = list(props)
+        first = [p for p in order if table.get(p) == "currency"]
+        if first:  # currencies first (their prices read them), the rest in order
+            order = first + [p for p in order if table.get(p) != "currency"]
         for prop in order:
             self._property(props, prop, table, fields.get(prop) or [], flags, currencies)
         for prop, sightings in fields.items():

@@ -133,13 +133,19 @@ def _site(url: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
+# what json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":")) builds on
+# every call, built once
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def _sha1(parts: Any) -> str:
-    data = json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha1(data.encode("utf-8")).hexdigest()
+    return hashlib.sha1(_ENCODER.encode(parts).encode("utf-8")).hexdigest()
 
 
 def _content(props: dict[str, Any]) -> dict[str, Any]:
     def plain(v: Any) -> Any:
+        if type(v) is str:  # the common case first
+            return _text(v)
         if isinstance(v, dict) and "properties" in v:
             return v.get("key") or entity_key(v)
         if isinstance(v, dict):

@@ -31,7 +31,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from structcrawl.validate._issues import Issue, join_path, short_repr
-from structcrawl.validate._split import SplitTier, missing_issues, split_tier
+from structcrawl.validate._split import Fast, SplitTier, missing_issues, split_tier
 
 __all__ = [
     "BASE_URI",
@@ -103,9 +103,7 @@ class TypeCheck:
     #: findings (a test keeps the two engines in agreement on the fixture records)
     errors_ok: Callable[[Any], bool] | None = None
     warnings_ok: Callable[[Any], bool] | None = None
-    #: each tier split into its required list, its properties and the rest
-    #: (:mod:`structcrawl.validate._split`): when jsonschema-rs rejects a value, jsonschema
-    #: walks only the properties that fail
+    #: each tier as its required list, properties and rest (:mod:`~structcrawl.validate._split`)
     errors_split: SplitTier | None = None
     warnings_split: SplitTier | None = None
 
@@ -137,7 +135,7 @@ class TypeCheck:
 
 def _tier_issues(
     checker: Checker,
-    ok: Callable[[Any], bool] | None,
+    ok: Fast | None,
     split: SplitTier | None,
     properties: Mapping[str, Any],
     prefix: str,
@@ -207,17 +205,13 @@ def compile_checks(schemas: Mapping[str, dict[str, Any]]) -> dict[str, TypeCheck
     return checks
 
 
-def _fast_part(
-    reference: Draft202012Validator | None,
-) -> Callable[[dict[str, Any]], Callable[[Any], bool] | None]:
+def _fast_part(reference: Draft202012Validator | None) -> Callable[[dict[str, Any]], Fast | None]:
     """:func:`_fast` for a part of a tier schema (a subschema is Draft 2020-12 as its whole)."""
-
-    def build(part: dict[str, Any]) -> Callable[[Any], bool] | None:
-        if reference is None:
-            return None
-        return _fast(part if "$schema" in part else {"$schema": _DRAFT, **part}, reference)
-
-    return build
+    return lambda part: (
+        _fast(part if "$schema" in part else {"$schema": _DRAFT, **part}, reference)
+        if reference is not None
+        else None
+    )
 
 
 def _fast(schema: dict[str, Any], reference: Draft202012Validator) -> Callable[[Any], bool] | None:

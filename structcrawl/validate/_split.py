@@ -22,7 +22,7 @@ from jsonschema.exceptions import ValidationError
 
 from structcrawl.validate._issues import Issue, join_path
 
-__all__ = ["SplitTier", "missing_issues", "split_tier"]
+__all__ = ["Fast", "SplitTier", "missing_issues", "split_tier"]
 
 #: Keywords a split tier may hold at its top (none of them reads its siblings' results, as
 #: ``additionalProperties`` and ``unevaluatedProperties`` do).
