@@ -80,7 +80,7 @@ def _fresh(item: Any, records: list[Any]) -> None:
 VALUE_CACHES = (
     "urllib.parse:urlsplit",
     "structcrawl.core.hosts:normal_host",
-    "structcrawl.normalize.urls:_normalize",  # before fastnv
+    "structcrawl.normalize.urls:_normalize",  # its name before _normalize_text
     "structcrawl.normalize.urls:_normalize_text",
     "structcrawl.normalize.urls:_safe",
     "structcrawl.normalize.urls:canonical_url",
