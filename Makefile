@@ -77,6 +77,11 @@ bench-render: venv browser
 bench-validate: venv
 	$(PY) -m bench.bench_validate
 
+# Normalization and validation per page, in process, on the shared real pages.
+.PHONY: bench-stages
+bench-stages: venv
+	$(PY) -m bench.bench_stages
+
 # Load test: a 20,000-page crawl with the full pipeline, RSS sampled, the page ledger checked
 # (docs/reliability.md). PAGES=2000 for a shorter run.
 .PHONY: bench-load

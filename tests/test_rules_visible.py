@@ -108,3 +108,34 @@ def test_lazy_facts_equal_the_eager_ones_and_are_read_only_when_checked():
     offer = {"kind": "entity", "type": ["Offer"], "properties": {"price": "1.00"}}
     assert [c["code"] for c in check_visible(offer, lazy)] == ["price-vs-visible"]
     assert "prices" in lazy._values
+
+
+def test_price_candidates_are_what_the_xpath_selects():
+    """The price containers are found by a Python pass that lets libxml2 decide the XPath
+    predicate on the elements that could satisfy it: the same elements, in the same order, as
+    the XPath over the whole body, on the demo site and on markup made to tell them apart."""
+    from lxml import etree
+
+    from structcrawl.rules.visible import _PRICE_PREDICATE, _price_candidates
+
+    xpath = etree.XPath(f"//body//*[{_PRICE_PREDICATE}]")
+    tricky = [
+        b'<body class="price"><div class="PrIcE">1</div><p data-PRICE="x">2</p>'
+        b'<span data-foo="the Price">3</span><i itemprop="offers"></i><b property="x"></b>'
+        b'<em class="priced">4</em><u href="/price">5</u><q id="xprICEy">6</q></body>',
+        b"<head><meta itemprop=price content=1><title class=price>t</title></head>"
+        b"<body><div><body><span class=price>$1</span></body></div></body>",
+        b'<html xmlns:p="urn:p" xmlns:data-x="urn:d"><body><div p:data-price="1">$1</div>'
+        b'<div data-x:a="1" xml:lang="en">$2</div><div data-x:price="1">$3</div></body></html>',
+    ]
+    docs = [parse_html(html, BASE) for html in tricky]
+    docs += [parse_html(p.read_bytes(), BASE + p.name) for p in sorted(SITE.rglob("*.html"))]
+    for xml in tricky[2:]:  # namespaced attributes, as an XML parser keeps them
+        root = etree.fromstring(xml)
+        assert list(_price_candidates(root)) == xpath(root)
+    found = 0
+    for doc in docs:
+        expected = xpath(doc.root)
+        assert list(_price_candidates(doc.root)) == expected
+        found += len(expected)
+    assert found > 20

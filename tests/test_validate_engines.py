@@ -60,3 +60,40 @@ def test_fast_and_reference_engines_agree():
                                 print("disagree:", url, name, props)
     assert compared > 500
     assert disagreements == 0
+
+
+def test_split_tiers_find_what_the_whole_walk_finds():
+    """When jsonschema-rs rejects a value, the validator walks (with jsonschema) only the
+    properties whose subschema fails, and builds the missing-property issues itself, provided
+    the rest of the schema holds. Those findings must be the very issues the whole walk
+    gives (same order, same repeats), on every node of the corpus, raw and normalized."""
+    from structcrawl.validate._schemas import _issues, _prune, _tier_issues
+
+    checks = Validator.default().checks
+    split = compared = 0
+    for url, records in _records():
+        ctx = NormalizeContext(page_url=url)
+        for raw in records:
+            for record in (raw, normalize_record(copy.deepcopy(raw), ctx)):
+                for node in _nodes(record):
+                    props = node.get("properties")
+                    for name in node.get("type") or []:
+                        check = checks.get(name)
+                        if check is None or not isinstance(props, dict):
+                            continue
+                        tiers = [(check.errors, check.errors_split, False)]
+                        if check.warnings is not None:
+                            tiers.append((check.warnings, check.warnings_split, True))
+                        for reference, tier, warning in tiers:
+                            if tier is None:
+                                continue
+                            compared += 1
+                            split += tier.errors(props) is not None
+                            expected = [
+                                i
+                                for e in _prune(reference(props))
+                                for i in _issues(e, props, "x[0]", warning)
+                            ]
+                            got = _tier_issues(reference, None, tier, props, "x[0]", warning)
+                            assert got == expected, (url, name, warning)
+    assert compared > 1000 and split > 500

@@ -44,6 +44,22 @@ def _unwrap(raw: Any) -> Any:
     return raw.get("@value") if isinstance(raw, dict) and "@value" in raw else raw
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(values: list[Any], hints: Any) -> bool:
+    """True when no value of a property without a kind is normalized: plain scalars (not
+    references, literals or lists), and no aligned sighting says a datatype (a raw typed
+    literal makes a date of a plain string)."""
+    for v in values:  # plain loops: most properties have one value and one sighting
+        if type(v) not in _SCALARS:
+            return False
+    for s in hints:
+        if isinstance(s, dict) and isinstance(s.get("raw"), dict):
+            return False
+    return True
+
+
 class _Walker:
     """Normalizes one record (and, first, the records nested in it)."""
 
@@ -66,7 +82,10 @@ class _Walker:
         table = table_for(rec)
         flags: list[dict[str, Any]] = []
         currencies: dict[str, str | None] = {}
-        order = sorted(props, key=lambda p: table.get(p) != "currency")  # currencies first
+        order = list(props)
+        first = [p for p in order if table.get(p) == "currency"]
+        if first:  # currencies first (their prices read them), the rest in order
+            order = first + [p for p in order if table.get(p) != "currency"]
         for prop in order:
             self._property(props, prop, table, fields.get(prop) or [], flags, currencies)
         for prop, sightings in fields.items():
@@ -97,6 +116,13 @@ class _Walker:
         values = value if isinstance(value, list) else [value]
         aligned = len(sightings) == len(values)
         kind = table.get(prop)
+        if kind is None and _plain(values, sightings if aligned else ()):
+            # nothing to normalize (most properties): values and sightings stay as they are
+            props[prop] = list(value) if isinstance(value, list) else value
+            for i, s in enumerate(sightings):
+                if isinstance(s, dict):
+                    s["value"] = values[i] if aligned else _unwrap(s.get("raw"))
+            return
         out = []
         for i, v in enumerate(values):
             hint = sightings[i].get("raw") if aligned and isinstance(sightings[i], dict) else None

@@ -72,6 +72,8 @@ _CONTENT_TYPES = frozenset(
 
 
 def _text(value: Any) -> str | None:
+    if type(value) is str:  # the common case first
+        return " ".join(unicodedata.normalize("NFKC", value).casefold().split()) or None
     if isinstance(value, dict):
         if "properties" in value:  # a nested record: its name, else its id
             props = value.get("properties") or {}
@@ -131,13 +133,19 @@ def _site(url: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
+# what json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":")) builds on
+# every call, built once
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def _sha1(parts: Any) -> str:
-    data = json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha1(data.encode("utf-8")).hexdigest()
+    return hashlib.sha1(_ENCODER.encode(parts).encode("utf-8")).hexdigest()
 
 
 def _content(props: dict[str, Any]) -> dict[str, Any]:
     def plain(v: Any) -> Any:
+        if type(v) is str:  # the common case first
+            return _text(v)
         if isinstance(v, dict) and "properties" in v:
             return v.get("key") or entity_key(v)
         if isinstance(v, dict):
@@ -155,10 +163,13 @@ def _identity(family: str, types: list[str], props: dict[str, Any], page: str) -
     """``[rule, scope, values]`` for a derived key."""
     for prop in GTIN_PROPERTIES:
         values = props.get(prop)
+        if values is None:
+            continue
         for value in values if isinstance(values, list) else [values]:
             if value is not None and (found := gtin14(value, prop)):
                 return ["gtin", None, found]
-    if (isbn := isbn13(_first(props.get("isbn")))) is not None:
+    isbn_value = _first(props.get("isbn"))
+    if isbn_value is not None and (isbn := isbn13(isbn_value)) is not None:
         return ["isbn", None, isbn]
     if (sku := _text(props.get("sku"))) is not None:
         return ["sku", _site(page), sku]

@@ -42,6 +42,8 @@ def _scheme(text: str) -> str | None:
 
 
 def _drop_default_port(url: str) -> str:
+    if url.count(":") < 2:  # only the scheme's colon: no port to drop
+        return url
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -82,8 +84,20 @@ def normalize_url(value: Any, *, base: str | None = None, is_id: bool = False) -
     return _normalize(value, base, is_id)
 
 
-@lru_cache(maxsize=8192)  # one page repeats its URLs across layers; a site repeats its bases
+#: ``safe_url_string`` kept per text: a URL's normalized form is usually the text itself, which
+#: its key (:func:`canonical_url`) makes safe again
+_safe = lru_cache(maxsize=8192)(safe_url_string)
+
+
 def _normalize(value: str, base: str | None, is_id: bool) -> Normalized:
+    # an absolute URL does not depend on the base: kept once for every page of a site
+    if _SCHEME.match(value.lstrip()) is not None:
+        return _normalize_text(value, None, is_id)
+    return _normalize_text(value, base, is_id)
+
+
+@lru_cache(maxsize=8192)  # one page repeats its URLs across layers; a site repeats its bases
+def _normalize_text(value: str, base: str | None, is_id: bool) -> Normalized:
     text = value.strip().translate(_STRIP)
     if not text:
         return flagged(value, "url-empty", "empty URL")
@@ -104,7 +118,7 @@ def _normalize(value: str, base: str | None, is_id: bool) -> Normalized:
         if _scheme(text) in UNSAFE_SCHEMES:  # pragma: no cover - bases are http(s)
             return flagged(value, "url-unsafe", "resolves to an unsafe URL")
     try:
-        url = safe_url_string(text)
+        url = _safe(text)
     except (ValueError, UnicodeError) as exc:
         return flagged(value, "url-invalid", f"cannot encode: {exc}")
     head, sep, fragment = url.partition("#")
@@ -129,7 +143,7 @@ def canonical_url(url: str, *, keep_fragment: bool = True) -> str:
     if scheme not in _WEB_SCHEMES:
         return f"{scheme}{text[len(scheme) :]}" if scheme else text
     try:
-        out = canonicalize_url(safe_url_string(text), keep_fragments=keep_fragment)
+        out = canonicalize_url(_safe(text), keep_fragments=keep_fragment)
     except (ValueError, UnicodeError):
         return text
     return _drop_default_port(out)

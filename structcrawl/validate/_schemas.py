@@ -31,6 +31,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from structcrawl.validate._issues import Issue, join_path, short_repr
+from structcrawl.validate._split import Fast, SplitTier, missing_issues, split_tier
 
 __all__ = [
     "BASE_URI",
@@ -42,6 +43,7 @@ __all__ = [
 ]
 
 BASE_URI = "https://structcrawl.example/schemas/"
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 _RANGE = {
     "minimum",
@@ -101,18 +103,15 @@ class TypeCheck:
     #: findings (a test keeps the two engines in agreement on the fixture records)
     errors_ok: Callable[[Any], bool] | None = None
     warnings_ok: Callable[[Any], bool] | None = None
+    #: each tier as its required list, properties and rest (:mod:`~structcrawl.validate._split`)
+    errors_split: SplitTier | None = None
+    warnings_split: SplitTier | None = None
 
     def check(
         self, properties: Mapping[str, Any], prefix: str, top_level: bool
     ) -> tuple[list[Issue], list[Issue]]:
-        errors = (
-            []
-            if self.errors_ok is not None and self.errors_ok(properties)
-            else [
-                i
-                for e in _prune(self.errors(properties))
-                for i in _issues(e, properties, prefix, False)
-            ]
+        errors = _tier_issues(
+            self.errors, self.errors_ok, self.errors_split, properties, prefix, False
         )
         if top_level:
             errors.extend(
@@ -125,16 +124,35 @@ class TypeCheck:
                 if p not in properties
             )
         warnings = (
-            [
-                i
-                for e in _prune(self.warnings(properties))
-                for i in _issues(e, properties, prefix, True)
-            ]
+            _tier_issues(
+                self.warnings, self.warnings_ok, self.warnings_split, properties, prefix, True
+            )
             if self.warnings is not None
-            and not (self.warnings_ok is not None and self.warnings_ok(properties))
             else []
         )
         return errors, warnings
+
+
+def _tier_issues(
+    checker: Checker,
+    ok: Fast | None,
+    split: SplitTier | None,
+    properties: Mapping[str, Any],
+    prefix: str,
+    warning: bool,
+) -> list[Issue]:
+    """The issues of one tier: none when the fast engine accepts the value; else jsonschema's
+    findings, walked only through the failing properties when the rest of the schema holds."""
+    if ok is not None and ok(properties):
+        return []
+    errors = split.errors(properties) if split is not None else None
+    if split is None or errors is None:
+        return [
+            i for e in _prune(checker(properties)) for i in _issues(e, properties, prefix, warning)
+        ]
+    found = [i for e in _prune(errors) for i in _issues(e, properties, prefix, warning)]
+    missing = missing_issues(split.required, properties, prefix, warning)
+    return missing + found if split.required_first else found + missing
 
 
 def compile_checks(schemas: Mapping[str, dict[str, Any]]) -> dict[str, TypeCheck]:
@@ -177,8 +195,23 @@ def compile_checks(schemas: Mapping[str, dict[str, Any]]) -> dict[str, TypeCheck
             ),
             errors_ok=_fast(error_schema, errors),
             warnings_ok=_fast(warning_schema, warnings) if warning_schema else None,
+            errors_split=split_tier(error_schema, errors, _fast_part(errors)),
+            warnings_split=(
+                split_tier(warning_schema, warnings, _fast_part(warnings))
+                if warning_schema
+                else None
+            ),
         )
     return checks
+
+
+def _fast_part(reference: Draft202012Validator | None) -> Callable[[dict[str, Any]], Fast | None]:
+    """:func:`_fast` for a part of a tier schema (a subschema is Draft 2020-12 as its whole)."""
+    return lambda part: (
+        _fast(part if "$schema" in part else {"$schema": _DRAFT, **part}, reference)
+        if reference is not None
+        else None
+    )
 
 
 def _fast(schema: dict[str, Any], reference: Draft202012Validator) -> Callable[[Any], bool] | None:

@@ -76,6 +76,7 @@ class Validator:
         self.checks = dict(checks)
         self.vocabulary = vocabulary
         self._resolved: dict[tuple[str, ...], tuple[SchemaCheck, ...]] = {}
+        self._declared_by: dict[tuple[int, ...], frozenset[str]] = {}
 
     @classmethod
     def from_schemas(
@@ -181,24 +182,33 @@ class Validator:
             else:
                 warnings.extend(errs)
                 warnings.extend(w for w in warns if w.code != "missing-recommended")
-        declared = frozenset().union(*(c.declared for c in checks))
+        declared = self._declared(checks)
         for key, value in props.items():
-            here = join_path(path, str(key))
-            child_strict = strict and key in declared
             if isinstance(value, list):
                 for i, item in enumerate(value):
                     if _is_record(item):
                         self._walk(
                             item,
-                            join_path(here, i),
+                            join_path(join_path(path, str(key)), i),
                             depth + 1,
-                            child_strict,
+                            strict and key in declared,
                             seen,
                             errors,
                             warnings,
                         )
             elif _is_record(value):
+                here = join_path(path, str(key))
+                child_strict = strict and key in declared
                 self._walk(value, here, depth + 1, child_strict, seen, errors, warnings)
+
+    def _declared(self, checks: tuple[SchemaCheck, ...]) -> frozenset[str]:
+        """The properties any of ``checks`` has rules for (kept per combination; the checks
+        live as long as the validator, so their ids name them)."""
+        key = tuple(map(id, checks))
+        found = self._declared_by.get(key)
+        if found is None:
+            found = self._declared_by[key] = frozenset().union(*(c.declared for c in checks))
+        return found
 
 
 def _types(record: Mapping[str, Any]) -> list[str]:

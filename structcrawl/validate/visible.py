@@ -188,12 +188,14 @@ def _conflict(
 def _name_conflict(name: str, value: str | None, facts: FactsLike) -> list[dict[str, Any]]:
     if value is None:
         return []
-    headings = [h for h in _texts(facts, "h1") if h.strip()]
     title = _text(facts, "title")
     title = title if title and title.strip() else None
+    if title is not None and _agrees(value, title):
+        return []  # the h1s are read only when the title does not agree
+    headings = [h for h in _texts(facts, "h1") if h.strip()]
     if title is None and not headings:
         return []
-    if any(_agrees(value, seen) for seen in ([title] if title else []) + headings):
+    if any(_agrees(value, seen) for seen in headings):
         return []
     source, visible = ("title", title) if title else ("h1", headings[0])
     return [_conflict(name, value, visible, source, f"{name}-vs-title")]

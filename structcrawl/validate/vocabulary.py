@@ -33,6 +33,7 @@ __all__ = ["Vocabulary", "is_schema_term"]
 _DATA = ("vocab", "schemaorg.json.gz")
 #: Action constraints: ``query-input``, ``name-output`` (schema.org/docs/actions.html).
 _ACTION_SUFFIXES = ("-input", "-output")
+_MAX_TERMS = 8192
 
 
 def is_schema_term(name: str) -> bool:
@@ -66,6 +67,8 @@ class Vocabulary:
         self._folded = {k.casefold(): k for k in (*self.parents, *self.properties)}
         self._ancestors: dict[str, frozenset[str]] = {}
         self._enum_props: dict[str, frozenset[str] | None] = {}
+        self._terms: dict[str, tuple[str, str, Any] | None] = {}
+        self._node_terms: dict[tuple[tuple[str, ...], str], tuple[tuple[str, str], ...]] = {}
 
     @classmethod
     @lru_cache(maxsize=1)
@@ -153,47 +156,80 @@ class Vocabulary:
         self, types: Iterable[str], properties: Mapping[str, Any], path: str
     ) -> list[Issue]:
         """Vocabulary warnings for one node (not its nested records)."""
-        known = [short_schema_name(t) for t in types if isinstance(t, str) and self.is_type(t)]
-        scope: frozenset[str] = frozenset().union(*(self.ancestors(t) for t in known))
-        # Role nodes (and anything typed outside schema.org) may carry any property
-        check_domains = bool(scope) and "Role" not in scope
+        known = tuple(short_schema_name(t) for t in types if isinstance(t, str) and self.is_type(t))
         issues: list[Issue] = []
         for raw_key, value in properties.items():
-            if not isinstance(raw_key, str) or not is_schema_term(raw_key):
+            term = self._term(raw_key) if isinstance(raw_key, str) else None
+            if term is None:
                 continue
-            key = short_schema_name(raw_key)
-            here = join_path(path, key)
-            if key not in self.properties and key.endswith(_ACTION_SUFFIXES):
-                key = key.rsplit("-", 1)[0]
-            entry = self.properties.get(key)
-            if entry is None:
-                issues.append(
-                    Issue(
-                        here,
-                        "unknown-property",
-                        f"{key} is not a schema.org {self.release} property{self._suggest(key)}",
-                    )
+            name, key, entry = term
+            found = self._term_issues(known, key, entry)
+            members = self._enumeration_members(key) if entry is not None else None
+            if not found and members is None:
+                continue
+            here = join_path(path, name)
+            issues.extend(Issue(here, code, message) for code, message in found)
+            if members is not None:
+                issues.extend(self._check_members(key, value, members, here))
+        return issues
+
+    def _term_issues(
+        self, known: tuple[str, ...], key: str, entry: Any
+    ) -> tuple[tuple[str, str], ...]:
+        """``(code, message)`` of what the vocabulary says about property ``key`` on a node of
+        the ``known`` types, whatever its value (kept per types and key)."""
+        cache_key = (known, key)
+        found = self._node_terms.get(cache_key)
+        if found is not None:
+            return found
+        out: list[tuple[str, str]] = []
+        if entry is None:
+            out.append(
+                (
+                    "unknown-property",
+                    f"{key} is not a schema.org {self.release} property{self._suggest(key)}",
                 )
-                continue
+            )
+        else:
             if key in self.superseded:
-                issues.append(
-                    Issue(here, "superseded-term", f"{key} is superseded by {self.superseded[key]}")
-                )
+                out.append(("superseded-term", f"{key} is superseded by {self.superseded[key]}"))
+            scope: frozenset[str] = frozenset().union(*(self.ancestors(t) for t in known))
+            # Role nodes (and anything typed outside schema.org) may carry any property
             domains = entry[0]
-            if check_domains and domains and not (domains & scope):
-                issues.append(
-                    Issue(
-                        here,
+            if scope and "Role" not in scope and domains and not (domains & scope):
+                out.append(
+                    (
                         "property-not-expected-on-type",
                         f"{key} is not expected on {'/'.join(known)} "
                         f"(schema.org domains: {', '.join(sorted(domains)[:6])}"
                         f"{', ...' if len(domains) > 6 else ''})",
                     )
                 )
-            members = self._enumeration_members(key)
-            if members is not None:
-                issues.extend(self._check_members(key, value, members, here))
-        return issues
+        if len(self._node_terms) > _MAX_TERMS:  # type combinations of other vocabularies vary
+            self._node_terms.clear()
+        found = self._node_terms[cache_key] = tuple(out)
+        return found
+
+    def _term(
+        self, raw_key: str
+    ) -> tuple[str, str, tuple[frozenset[str], tuple[str, ...]] | None] | None:
+        """``(local name, property name, vocabulary entry)`` of a property key that claims to
+        be a schema.org term (an action constraint ``query-input`` is its property's), else
+        None; kept per key (a crawl has few distinct property names)."""
+        try:
+            return self._terms[raw_key]
+        except KeyError:
+            pass
+        term = None
+        if is_schema_term(raw_key):
+            name = key = short_schema_name(raw_key)
+            if key not in self.properties and key.endswith(_ACTION_SUFFIXES):
+                key = key.rsplit("-", 1)[0]
+            term = (name, key, self.properties.get(key))
+        if len(self._terms) > _MAX_TERMS:  # keys of other vocabularies vary
+            self._terms.clear()
+        self._terms[raw_key] = term
+        return term
 
     def _check_members(
         self, key: str, value: Any, members: frozenset[str], path: str

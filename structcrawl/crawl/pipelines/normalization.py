@@ -8,6 +8,7 @@ stats as ``structcrawl/normalize/flag/<code>``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -89,13 +90,17 @@ class NormalizationPipeline:
             return item
         records = adapter.get("records") or []
         ctx = page_context(adapter, self.config, self.rules)
+        counts: Counter[str] = Counter()  # one stats update per key and page, not per record
         for record in records:
             if not isinstance(record, dict):
                 continue
             normalize_record(record, ctx)
             if record.get("kind", "entity") == "entity":
-                self.stats.inc_value("structcrawl/normalize/records")
+                counts["structcrawl/normalize/records"] += 1
             for flag in _flags(record):
-                self.stats.inc_value(f"structcrawl/normalize/flag/{flag.get('code')}")
-        self.stats.inc_value("structcrawl/normalize/pages")
+                counts[f"structcrawl/normalize/flag/{flag.get('code')}"] += 1
+        inc = self.stats.inc_value
+        for key, count in counts.items():
+            inc(key, count)
+        inc("structcrawl/normalize/pages")
         return item

@@ -11,6 +11,7 @@ feed of invalid records (``STRUCTCRAWL_INVALID_FEED``) is routed on. Stats:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -107,26 +108,31 @@ class ValidationPipeline:
         visible = adapter.get("visible")
         # read field by field, only as far as a record needs (a lazy mapping computes no more)
         facts = visible if isinstance(visible, (VisibleFacts, Mapping)) else None
+        counts: Counter[str] = Counter()  # one stats update per key and page, not per issue
         for record in records:
             if isinstance(record, dict) and record.get("kind") == "entity":
-                self._validate(record, facts)
+                self._validate(record, facts, counts)
+        inc = self.stats.inc_value
+        for key, count in counts.items():
+            inc(key, count)
         return item
 
-    def _validate(self, record: dict[str, Any], facts: FactsLike | None) -> None:
+    def _validate(
+        self, record: dict[str, Any], facts: FactsLike | None, counts: Counter[str]
+    ) -> None:
         result = self.validator.validate(record)
         record["validation"] = result.as_dict()
-        inc = self.stats.inc_value
         if result.skipped is not None:
-            inc(f"{_PREFIX}/records/skipped")
+            counts[f"{_PREFIX}/records/skipped"] += 1
         else:
-            inc(f"{_PREFIX}/records/{'valid' if result.valid else 'invalid'}")
+            counts[f"{_PREFIX}/records/{'valid' if result.valid else 'invalid'}"] += 1
             kind = stat_type(record)
             for issue in result.errors:
-                inc(f"{_PREFIX}/error/{kind}/{stat_field(issue.path)}")
+                counts[f"{_PREFIX}/error/{kind}/{stat_field(issue.path)}"] += 1
             for issue in result.warnings:
-                inc(f"{_PREFIX}/warning/{kind}/{stat_field(issue.path)}")
+                counts[f"{_PREFIX}/warning/{kind}/{stat_field(issue.path)}"] += 1
         if facts is not None:
             conflicts = check_visible(record, facts)
             record["conflicts"] = conflicts
             for conflict in conflicts:
-                inc(f"{_PREFIX}/conflict/{conflict['code']}")
+                counts[f"{_PREFIX}/conflict/{conflict['code']}"] += 1
