@@ -175,3 +175,20 @@ def test_a_store_too_large_for_memory_lists_the_same(tmp_path, monkeypatch):
     assert listed == ["c", "d", "b", "e", "a"]
     assert [s["key"] for s in forgetful.states()] == listed
     assert list(kept.states()) == list(forgetful.states())
+
+
+def test_the_entity_id_does_not_depend_on_the_order_of_sightings():
+    """Two spellings of one @id (the key is the canonical one): the best-ranked layer's,
+    then the smallest, in whatever order the pages came."""
+    sightings = [
+        ("microdata", "https://a.example/p"),
+        ("json-ld", "https://a.example/p/"),
+        ("json-ld", "https://a.example/p"),
+    ]
+    chosen = set()
+    for order in (sightings, sightings[::-1], sightings[1:] + sightings[:1]):
+        state = new_state("id:https://a.example/p")
+        for fmt, iri in order:
+            add_record(state, rec(fmt, {"name": "P"}, id=iri), page_url=iri, retrieved_at="t", ranks=RANKS)
+        chosen.add(entity_view(state)["id"])
+    assert chosen == {"https://a.example/p"}

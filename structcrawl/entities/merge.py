@@ -119,8 +119,8 @@ def add_record(
     rank = ranks.get(fmt, len(ranks))
     if record.get("repairs"):  # repaired input ranks after every layer read as written
         rank += len(ranks) + 1
-    if record.get("id") and not state["id"]:
-        state["id"] = record["id"]
+    if record.get("id"):
+        _choose_id(state, str(record["id"]), rank)
     for t in record.get("type") or []:
         if t not in state["type"]:
             state["type"].append(t)
@@ -152,6 +152,16 @@ def add_record(
         cand["count"] += 1
         if len(cand["seen"]) < MAX_SIGHTINGS:
             cand["seen"].append({"url": page_url, "format": fmt, "path": s.path, "raw": s.raw})
+
+
+def _choose_id(state: dict[str, Any], iri: str, rank: int) -> None:
+    """Keep the entity's ``@id`` chosen whatever the order of its sightings: the one given by
+    the best-ranked layer, then the smallest (``https://a.example/`` before
+    ``https://a.example``, which resolve to one entity)."""
+    current = state.get("id")
+    if current is None or (rank, iri) < (state.get("id_rank", rank), current):
+        state["id"] = iri
+        state["id_rank"] = rank
 
 
 def _winner(candidates: list[dict[str, Any]]) -> dict[str, Any]:
@@ -219,8 +229,8 @@ def merge_states(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     out = new_state(ordered[0]["key"])
     out["identity"] = []
     for state in ordered:
-        if state.get("id") and not out["id"]:
-            out["id"] = state["id"]
+        if state.get("id"):
+            _choose_id(out, str(state["id"]), int(state.get("id_rank", 0)))
         for name in ("type", "formats", "flags", "validation", "identity"):
             for value in state.get(name) or []:
                 if value not in out[name]:
