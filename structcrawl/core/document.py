@@ -27,10 +27,18 @@ from lxml import etree
 from w3lib.encoding import html_to_unicode
 
 from structcrawl.core._deep import html_parser, rebuild, unnest
+from structcrawl.core._index import ElementIndex
 from structcrawl.core._paths import ElementPaths
 from structcrawl.core.limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["PARSED_META", "Document", "ElementPaths", "parse_html", "resolve_base"]
+__all__ = [
+    "PARSED_META",
+    "Document",
+    "ElementIndex",
+    "ElementPaths",
+    "parse_html",
+    "resolve_base",
+]
 
 #: Request meta key under which a component that already parsed a response (the render
 #: handler judges every HTML page) leaves ``(body length, Document)`` for the spider.
@@ -86,6 +94,15 @@ class Document:
     problems: list[tuple[str, str]] = field(default_factory=list)
     _paths: ElementPaths | None = field(default=None, repr=False)
     _resolved: dict[str, str] = field(default_factory=dict, repr=False)
+    _index: ElementIndex | None = field(default=None, repr=False)
+
+    def index(self) -> ElementIndex:
+        """The elements the extraction layers look for (by attribute, by name), found in one
+        walk of the tree the first time a layer asks (:class:`ElementIndex`). The tree is
+        read-only once parsed, so the index stays true."""
+        if self._index is None:
+            self._index = ElementIndex(self.root)
+        return self._index
 
     def path_of(self, element: etree._Element) -> str:
         """An XPath locating ``element`` (``/html/body/div[2]/script``)."""

@@ -202,7 +202,7 @@ def _records(
 def extract(doc: Document) -> list[Record]:
     limits = doc.limits
     records: list[Record] = []
-    blocks = [s for s in doc.root.iter("script") if _is_data_block(s.get("type"))]
+    blocks = [s for s in doc.index().named("script") if _is_data_block(s.get("type"))]
     for index, script in enumerate(blocks):
         if index == limits.max_blocks or len(records) >= limits.max_items:
             bound = "max_blocks" if index == limits.max_blocks else "max_items"

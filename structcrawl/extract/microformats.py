@@ -73,6 +73,7 @@ def extract(doc: Document) -> list[Record]:
         max_items=limits.max_items,
         max_nesting=limits.max_nesting,
         rels=False,  # rels are not records
+        classed=doc.index().having("class"),
     )
     records = [_record(doc, item, True) for item in parsed.get("items", [])]
     bounds = parsed.get("_limits", {})

@@ -60,7 +60,7 @@ def _curie(key: str) -> str:
 def _meta_tags(doc: Document) -> list[tuple[Any, str, str, str]]:
     """``(element, attribute, key, content)`` for og/twitter meta tags in document order."""
     found = []
-    for el in doc.root.iter("meta"):
+    for el in doc.index().named("meta"):
         content = el.get("content")
         if content is None:
             continue

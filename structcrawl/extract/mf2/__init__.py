@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from lxml import etree
@@ -53,6 +54,7 @@ def parse_mf2(
     max_items: int | None = None,
     max_nesting: int = MAX_NESTING,
     rels: bool = True,
+    classed: Iterable[etree._Element] | None = None,
 ) -> dict[str, Any]:
     """Parse the document under ``root`` (the ``<html>`` element) for microformats.
 
@@ -65,10 +67,18 @@ def parse_mf2(
 
     Bounds: items nested deeper than ``max_nesting`` are ignored with their subtree; after
     ``max_items`` items nothing more is parsed. ``rels=False`` skips ``rels``/``rel-urls``.
+    ``classed``: the elements under ``root`` with a class attribute, in document order, when
+    the caller already has them (saves a walk of the tree).
     """
     base = document_base(root, base_url)
     parser = Mf2Parser(
-        root, base, with_paths, max_items=max_items, max_nesting=max_nesting, rels=rels
+        root,
+        base,
+        with_paths,
+        max_items=max_items,
+        max_nesting=max_nesting,
+        rels=rels,
+        classed=classed,
     )
     result = parser.parse()
     if with_paths:

@@ -10,6 +10,7 @@ implied properties are computed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any, Final
 
 from lxml import etree
@@ -19,6 +20,7 @@ from structcrawl.core.document import ElementPaths
 from ._implied import implied_name, implied_photo, implied_url
 from ._item import Item, document_base
 from ._rels import parse_rels
+from ._scan import CANDIDATES_XPATH, ROOT_TOKEN, scan_classes
 from ._text import tag_last_segment
 from ._values import Boundary, parse_dt, parse_e, parse_p, parse_u
 from ._vocab import (
@@ -47,46 +49,11 @@ __all__ = [
 MAX_NESTING: Final = 100
 _MAX_INCLUDE_DEPTH: Final = 8
 _MAX_INCLUDES: Final = 512
-_BC_NAMES: Final = sorted(BACKCOMPAT_ROOTS)
-#: Elements that may be microformat roots (cheap pre-filter; exact checks follow in Python).
-#: Kept for callers of the XPath; :func:`scan_classes` is the faster equivalent the parser uses
-#: (libxml2 evaluates ``contains()`` by copying each attribute value, about ten times slower
-#: than reading the class attributes from Python on real pages).
-CANDIDATES_XPATH: Final = etree.XPath(
-    "descendant-or-self::*[@class]["
-    "contains(@class, 'h-') or "
-    + " or ".join(f"contains(@class, '{name}')" for name in _BC_NAMES if name != "geo")
-    + " or contains(@class, 'geo')][not(ancestor-or-self::template)]"
-)
 _WS: Final = "[ \\t\\n\\f\\r]"  # ASCII whitespace: what class tokens are split on
-_CLASSIC: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, reverse=True))
-#: A class token that opens a microformat: ``h-*`` or a classic root (a superset of the exact
-#: checks: ``mf2_roots`` and membership in ``BACKCOMPAT_ROOTS``).
-ROOT_TOKEN: Final = re.compile(rf"(?:^|{_WS})(?:h-|(?:{_CLASSIC})(?:{_WS}|$))")
 _NAMED: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_CLASS_NAMES), key=len, reverse=True))
 #: A class token that may mean something to the walk: an mf2 root or property prefix, or a
 #: class name of the classic vocabularies. A class attribute without one is skipped at once.
 _MEANINGFUL: Final = re.compile(rf"(?:^|{_WS})(?:(?:h|p|u|dt|e)-|(?:{_NAMED})(?:{_WS}|$))")
-
-
-def scan_classes(root: etree._Element) -> tuple[list[etree._Element], bool]:
-    """One pass over the class attributes under ``root`` (itself included): the elements
-    that may open a microformat (a class token starting with ``h-`` or a classic root, not
-    inside a ``<template>``), in document order, and whether any class contains ``value``
-    (the value class pattern may apply)."""
-    candidates: list[etree._Element] = []
-    has_value = False
-    search = ROOT_TOKEN.search
-    for el in root.iter(etree.Element):
-        cls = el.get("class")
-        if not cls:
-            continue
-        if not has_value and "value" in cls:
-            has_value = True
-        if search(cls) and el.tag != "template":
-            if next(el.iterancestors("template"), None) is None:
-                candidates.append(el)
-    return candidates, has_value
 
 
 class Mf2Parser:
@@ -101,6 +68,7 @@ class Mf2Parser:
         max_items: int | None = None,
         max_nesting: int = MAX_NESTING,
         rels: bool = True,
+        classed: Iterable[etree._Element] | None = None,
     ) -> None:
         self.root = root
         self.base = base
@@ -115,7 +83,7 @@ class Mf2Parser:
         self._visited: set[etree._Element] = set()
         self._includes_used = 0
         self._ids: dict[str, etree._Element] | None = None
-        self._candidates, self._vcp = scan_classes(root)
+        self._candidates, self._vcp = scan_classes(root, classed)
 
     def _boundary(self, item: Item) -> Boundary:
         """The value-class-pattern boundary of ``item`` (None: no value classes in document)."""

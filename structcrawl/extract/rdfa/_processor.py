@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from structcrawl.core._index import ElementIndex
+
 from ._context import INITIAL_PREFIX_MAP, PrefixMap, is_ncname, parse_prefix_attribute
 from ._iri import resolve_iri
 from ._model import (
@@ -55,8 +57,15 @@ _Subjects = tuple[bool, Resource | None, Resource | None, Resource | None]
 class _Processor:
     """State for one document: base IRI, output, blank node counter, IRI cache."""
 
-    def __init__(self, root: etree._Element, base: str, max_elements: int | None = None) -> None:
+    def __init__(
+        self,
+        root: etree._Element,
+        base: str,
+        max_elements: int | None = None,
+        index: ElementIndex | None = None,
+    ) -> None:
         self.root = root
+        self.index = index
         self.max_elements = max_elements  # RDFa elements processed, at most (None: all)
         self.processed = 0
         self.truncated = False
@@ -116,7 +125,7 @@ class _Processor:
         root = self.root
         relevant = RELEVANT
         inert_leaf = INERT_LEAF
-        on_path = generating_paths(root)
+        on_path = generating_paths(root, self.index)
         while stack:
             children, ctx, pending = stack[-1]
             for element in children:
@@ -367,9 +376,13 @@ def process(root: etree._Element, base: str) -> list[Triple]:
 
 
 def process_bounded(
-    root: etree._Element, base: str, max_elements: int | None
+    root: etree._Element,
+    base: str,
+    max_elements: int | None,
+    index: ElementIndex | None = None,
 ) -> tuple[list[Triple], bool]:
     """:func:`process`, stopping after ``max_elements`` elements carrying RDFa attributes;
-    the flag says whether it stopped early."""
-    processor = _Processor(root, base, max_elements)
+    the flag says whether it stopped early. ``index``: the elements under ``root`` by
+    attribute, when the caller has them."""
+    processor = _Processor(root, base, max_elements, index)
     return processor.run(), processor.truncated

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from lxml import etree
 
-from ._context import PrefixMap
+from structcrawl.core._index import ElementIndex
+
+from ._context import TERMS_LOWER, PrefixMap
 from ._literals import html_literal, temporal_datatype, text_content, xml_literal
 from ._model import IRI, RDF_HTML, RDF_XMLLITERAL, Literal, Node, Resource
 
@@ -171,22 +173,46 @@ def predicates(resolved: tuple[Resource, ...]) -> tuple[IRI, ...]:
     return tuple(r for r in resolved if isinstance(r, IRI))
 
 
-# attribute nodes, then their elements: ~4x faster in libxml2 than //*[@a or @b ...]. One
-# XPath per attribute: libxml2 merges the node sets of a union (``a | b``) in quadratic time,
-# which took minutes on a page of 100,000 RDFa elements.
-_GENERATING = tuple(
-    etree.XPath(f"//@{name}") for name in ("property", "rel", "rev", "typeof", "vocab")
-)
+#: Attributes that make an element generate triples itself (@rel/@rev unless dead, below).
+_GENERATING = ("property", "typeof", "vocab")
+_LINKING = ("rel", "rev")
 
 
-def generating_paths(root: etree._Element) -> set[etree._Element]:
+def _dead_links(value: str | None) -> bool:
+    """Whether a @rel/@rev value can never give a predicate when no @vocab is in scope: every
+    token is a plain word (no CURIE, no IRI) that is not an initial-context term
+    (``nofollow``, ``stylesheet``, ``noopener noreferrer``...)."""
+    if value is None:
+        return True
+    return all(":" not in t and t.lower() not in TERMS_LOWER for t in value.split())
+
+
+def generating_paths(
+    root: etree._Element, index: ElementIndex | None = None
+) -> set[etree._Element]:
     """Elements that generate triples themselves (@property, @rel, @rev, @typeof, @vocab) and
     their ancestors: the only subtrees the walk must enter while no incomplete triple is
     pending. On typical pages (navigation, text, a few Open Graph tags) this leaves most of
-    the tree unvisited."""
+    the tree unvisited. ``index``: the elements of the tree under ``root`` by attribute, when
+    the caller has them (else one walk finds them).
+
+    On a page without @vocab, an element whose only such attributes are @rel/@rev of plain
+    words that are not terms (``<a rel="nofollow">``, ``<link rel="stylesheet">``) generates
+    nothing: its @rel gives no predicate, so no triple and no incomplete triple; what it
+    changes for its children (their subject) matters only if one of them generates, which
+    puts it on a path anyway.
+    """
+    if index is None:
+        index = ElementIndex(root)
     found: set[etree._Element] = set()
-    for attribute in (a for xpath in _GENERATING for a in xpath(root)):
-        node: etree._Element | None = attribute.getparent()
+    no_vocab = not index.having("vocab")
+    generating = [el for name in _GENERATING for el in index.having(name)]
+    for name in _LINKING:
+        for el in index.having(name):
+            if not (no_vocab and _dead_links(el.get("rel")) and _dead_links(el.get("rev"))):
+                generating.append(el)
+    for el in generating:
+        node: etree._Element | None = el
         while node is not None and node not in found:
             found.add(node)
             node = node.getparent()

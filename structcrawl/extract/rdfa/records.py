@@ -273,6 +273,7 @@ def extract(doc: Document) -> list[Record]:
         doc.url,
         max_elements=limits.max_rdfa_elements,
         max_copies=limits.max_visits,
+        index=doc.index(),
     )
     records = records_from_triples(triples, doc)
     if "max_elements" in reached:

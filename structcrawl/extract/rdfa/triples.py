@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from lxml import etree
 
+from structcrawl.core._index import ElementIndex
+
 from ._copy import copy_properties_bounded, deduplicate
 from ._iri import document_base
 from ._model import Triple
@@ -28,14 +30,16 @@ def rdfa_triples_bounded(
     *,
     max_elements: int | None = None,
     max_copies: int | None = None,
+    index: ElementIndex | None = None,
 ) -> tuple[list[Triple], list[str]]:
     """:func:`rdfa_triples` with bounds: at most ``max_elements`` elements carrying RDFa
     attributes are processed, and at most ``max_copies`` triples copied by ``rdfa:copy``.
     Returns the triples and the bounds that were reached (``"max_elements"``,
-    ``"max_copies"``)."""
+    ``"max_copies"``). ``index``: the elements of the tree under ``root`` by attribute, when
+    the caller has them (a parsed page's shared index)."""
     base = document_base(root, base_url)
     reached = []
-    triples, truncated = process_bounded(root, base, max_elements)
+    triples, truncated = process_bounded(root, base, max_elements, index)
     if truncated:
         reached.append("max_elements")
     triples, cut = copy_properties_bounded(triples, max_copies)

@@ -1,0 +1,68 @@
+"""Which elements may open a microformat: the class scan that starts the walk of
+:mod:`._parser` (and the cheap page check of :func:`structcrawl.extract.mf2.has_microformats`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Final
+
+from lxml import etree
+
+from ._vocab import BACKCOMPAT_ROOTS
+
+__all__ = ["CANDIDATES_XPATH", "ROOT_TOKEN", "scan_classes"]
+
+_BC_NAMES: Final = sorted(BACKCOMPAT_ROOTS)
+#: Elements that may be microformat roots (cheap pre-filter; exact checks follow in Python).
+#: Kept for callers of the XPath; :func:`scan_classes` is the faster equivalent the parser uses
+#: (libxml2 evaluates ``contains()`` by copying each attribute value, about ten times slower
+#: than reading the class attributes from Python on real pages).
+CANDIDATES_XPATH: Final = etree.XPath(
+    "descendant-or-self::*[@class]["
+    "contains(@class, 'h-') or "
+    + " or ".join(f"contains(@class, '{name}')" for name in _BC_NAMES if name != "geo")
+    + " or contains(@class, 'geo')][not(ancestor-or-self::template)]"
+)
+_WS: Final = "[ \\t\\n\\f\\r]"  # ASCII whitespace: what class tokens are split on
+_CLASSIC: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, reverse=True))
+#: A class token that opens a microformat: ``h-*`` or a classic root (a superset of the exact
+#: checks: ``mf2_roots`` and membership in ``BACKCOMPAT_ROOTS``).
+ROOT_TOKEN: Final = re.compile(rf"(?:^|{_WS})(?:h-|(?:{_CLASSIC})(?:{_WS}|$))")
+
+_TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
+#: What a root token looks like in the class attributes joined by spaces, whitespace made
+#: spaces and a space added at both ends (the same tokens :data:`ROOT_TOKEN` finds).
+_ROOT_NEEDLES: Final = (" h-", *(f" {name} " for name in _BC_NAMES))
+
+
+def scan_classes(
+    root: etree._Element, classed: Iterable[etree._Element] | None = None
+) -> tuple[list[etree._Element], bool]:
+    """One pass over the class attributes under ``root`` (itself included): the elements
+    that may open a microformat (a class token starting with ``h-`` or a classic root, not
+    inside a ``<template>``), in document order, and whether any class contains ``value``
+    (the value class pattern may apply). ``classed``: the elements under ``root`` that carry
+    a class attribute, in document order, when the caller already knows them (a shared
+    :class:`~structcrawl.core.document.ElementIndex`).
+
+    The classes are first searched all at once (substring tests at C speed); only a page
+    where some root token appears has its elements checked one by one.
+    """
+    pairs = [
+        (el, cls)
+        for el in (root.iter(etree.Element) if classed is None else classed)
+        if (cls := el.get("class"))
+    ]
+    joined = f" {' '.join(cls for _, cls in pairs).translate(_TO_SPACE)} "
+    has_value = "value" in joined
+    if not any(needle in joined for needle in _ROOT_NEEDLES):
+        return [], has_value
+    candidates: list[etree._Element] = []
+    search = ROOT_TOKEN.search
+    for el, cls in pairs:
+        if search(cls) and el.tag != "template":
+            if next(el.iterancestors("template"), None) is None:
+                candidates.append(el)
+    return candidates, has_value
