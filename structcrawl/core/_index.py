@@ -21,9 +21,24 @@ INDEXED_ATTRIBUTES: Final = (
     "itemscope",
     "itemprop",
 )
-#: Elements the layers read by name: Open Graph and Dublin Core meta tags, DC ``<link>``,
-#: JSON-LD and data-block scripts.
-INDEXED_TAGS: Final = frozenset({"meta", "link", "script"})
+#: Elements read by name: Open Graph and Dublin Core meta tags, DC ``<link>``, JSON-LD and
+#: data-block scripts, the document base (also as XHTML, for trees parsed as XML), and the
+#: void elements libxml2 does not know (the parse moves out what it nests inside them).
+INDEXED_TAGS: Final = frozenset(
+    {
+        "meta",
+        "link",
+        "script",
+        "base",
+        "{http://www.w3.org/1999/xhtml}base",
+        "source",
+        "track",
+        "wbr",
+        "embed",
+        "param",
+        "keygen",
+    }
+)
 
 
 class ElementIndex:
@@ -31,7 +46,9 @@ class ElementIndex:
     one of :data:`INDEXED_TAGS`, in document order, found in one walk.
 
     Equivalent to ``//@name`` (per attribute, taking each attribute's element) and to
-    ``root.iter(*tags)``, read from a tree that is not modified afterwards. One Python walk
+    ``root.iter(*tags)``, read from a tree whose elements are not added, removed or reordered
+    afterwards (moving the content of a void element out after it keeps the document order
+    of every element, and is the only change the parse makes). One Python walk
     costs less than the several libxml2 scans it replaces (an XPath over attribute nodes, or
     ``iter`` with names, visits every node of the tree each time).
 

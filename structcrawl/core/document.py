@@ -98,8 +98,9 @@ class Document:
 
     def index(self) -> ElementIndex:
         """The elements the extraction layers look for (by attribute, by name), found in one
-        walk of the tree the first time a layer asks (:class:`ElementIndex`). The tree is
-        read-only once parsed, so the index stays true."""
+        walk of the tree (:class:`ElementIndex`; :func:`parse_html` builds it as it parses,
+        a Document made otherwise on first use). The tree is read-only once parsed, so the
+        index stays true."""
         if self._index is None:
             self._index = ElementIndex(self.root)
         return self._index
@@ -206,14 +207,16 @@ def parse_html(
         problems.extend(deep)
     if root is None:  # nothing parseable: an empty document, so every layer finds nothing
         root = etree.fromstring(b"<html></html>", parser=_PARSER)
-    # iter() with tag names is a C-level scan (far cheaper than an XPath over the tree)
-    nested = [el for el in root.iter(*_VOID_TAGS) if len(el) or el.text]
-    for void in reversed(nested):  # innermost first
+    # the one walk every extraction layer reads; it also finds the void elements and <base>
+    index = ElementIndex(root)
+    nested = [el for el in index.named(*_VOID_TAGS) if len(el) or el.text]
+    for void in reversed(nested):  # innermost first (the document order stays as it was)
         unnest(void)
     base_href = None
-    for base in root.iterfind(".//base[@href]"):
-        base_href = base.get("href")
-        break
+    for base in index.named("base"):
+        if base is not root and base.get("href") is not None:  # .//base[@href]
+            base_href = base.get("href")
+            break
     return Document(
         url=url,
         base_url=resolve_base(url, base_href),
@@ -221,4 +224,5 @@ def parse_html(
         encoding=used,
         limits=limits,
         problems=problems,
+        _index=index,
     )

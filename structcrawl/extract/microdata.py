@@ -156,6 +156,7 @@ class ItemCrawler:
         self.limits = doc.limits
         self._ids: dict[str, etree._Element] | None = None
         self._order: dict[etree._Element, int] | None = None
+        self._sets: tuple[set[etree._Element], set[etree._Element]] | None = None
         self.items = 0  # items built, nested ones included
         self.visits = 0  # elements visited by the property crawl
         self.too_deep = 0  # nested items left as references for depth
@@ -189,6 +190,13 @@ class ItemCrawler:
         index = self.doc.index()
         return index.having("itemscope"), index.having("itemprop")
 
+    def scan_sets(self) -> tuple[set[etree._Element], set[etree._Element]]:
+        """:meth:`scan` as sets, for membership tests (built once)."""
+        if self._sets is None:
+            scopes, props = self.scan()
+            self._sets = (set(scopes), set(props))
+        return self._sets
+
     def itemprops(self) -> list[etree._Element]:
         return self.doc.index().having("itemprop")
 
@@ -204,19 +212,22 @@ class ItemCrawler:
             else:
                 self.missing_refs[(root, ref)] = None
         budget = self.limits.max_visits
+        scopes, props = self.scan_sets()
+        visits = self.visits
         while pending:
             current = pending.pop()
             if current in memory:
                 continue
             memory.add(current)
-            self.visits += 1
-            if self.visits >= budget:
+            visits += 1
+            if visits >= budget:
                 self.refused += 1
                 break
-            if current.get("itemscope") is None:
-                pending.extend(c for c in current if isinstance(c.tag, str))
-            if (current.get("itemprop") or "").split():
+            if current not in scopes:
+                pending.extend(current.iterchildren(etree.Element))
+            if current in props and (current.get("itemprop") or "").split():
                 results.append(current)
+        self.visits = visits
         self.owned.update(results)
         ordered = self.doc_order(results) if len(results) > 1 else results
         return ordered

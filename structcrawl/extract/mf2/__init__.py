@@ -55,6 +55,7 @@ def parse_mf2(
     max_nesting: int = MAX_NESTING,
     rels: bool = True,
     classed: Iterable[etree._Element] | None = None,
+    base: str | None = None,
 ) -> dict[str, Any]:
     """Parse the document under ``root`` (the ``<html>`` element) for microformats.
 
@@ -68,9 +69,11 @@ def parse_mf2(
     Bounds: items nested deeper than ``max_nesting`` are ignored with their subtree; after
     ``max_items`` items nothing more is parsed. ``rels=False`` skips ``rels``/``rel-urls``.
     ``classed``: the elements under ``root`` with a class attribute, in document order, when
-    the caller already has them (saves a walk of the tree).
+    the caller already has them (saves a walk of the tree); ``base``: the document base when
+    the caller already applied ``<base href>`` to ``base_url`` (saves another).
     """
-    base = document_base(root, base_url)
+    if base is None:
+        base = document_base(root, base_url)
     parser = Mf2Parser(
         root,
         base,

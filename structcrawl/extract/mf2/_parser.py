@@ -9,7 +9,6 @@ implied properties are computed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -20,11 +19,10 @@ from structcrawl.core.document import ElementPaths
 from ._implied import implied_name, implied_photo, implied_url
 from ._item import Item, document_base
 from ._rels import parse_rels
-from ._scan import CANDIDATES_XPATH, ROOT_TOKEN, scan_classes
+from ._scan import CANDIDATES_XPATH, MEANINGFUL, ROOT_TOKEN, scan_classes
 from ._text import tag_last_segment
 from ._values import Boundary, parse_dt, parse_e, parse_p, parse_u
 from ._vocab import (
-    BACKCOMPAT_CLASS_NAMES,
     BACKCOMPAT_ROOTS,
     BACKCOMPAT_TYPES,
     ITEM_CONTEXT_ROOTS,
@@ -49,11 +47,6 @@ __all__ = [
 MAX_NESTING: Final = 100
 _MAX_INCLUDE_DEPTH: Final = 8
 _MAX_INCLUDES: Final = 512
-_WS: Final = "[ \\t\\n\\f\\r]"  # ASCII whitespace: what class tokens are split on
-_NAMED: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_CLASS_NAMES), key=len, reverse=True))
-#: A class token that may mean something to the walk: an mf2 root or property prefix, or a
-#: class name of the classic vocabularies. A class attribute without one is skipped at once.
-_MEANINGFUL: Final = re.compile(rf"(?:^|{_WS})(?:(?:h|p|u|dt|e)-|(?:{_NAMED})(?:{_WS}|$))")
 
 
 class Mf2Parser:
@@ -143,7 +136,7 @@ class Mf2Parser:
     ) -> None:
         cls = el.get("class")
         rel = el.get("rel") if ctx is not None and ctx.backcompat else None
-        if rel is None and (cls is None or _MEANINGFUL.search(cls) is None):
+        if rel is None and (cls is None or MEANINGFUL.search(cls) is None):
             # no root, no property, no classic name: nothing here but the children
             stack.append([el, iter(el), None, ctx, depth, None])
             return

@@ -10,9 +10,9 @@ from typing import Final
 
 from lxml import etree
 
-from ._vocab import BACKCOMPAT_ROOTS
+from ._vocab import BACKCOMPAT_CLASS_NAMES, BACKCOMPAT_ROOTS
 
-__all__ = ["CANDIDATES_XPATH", "ROOT_TOKEN", "scan_classes"]
+__all__ = ["CANDIDATES_XPATH", "MEANINGFUL", "ROOT_TOKEN", "scan_classes"]
 
 _BC_NAMES: Final = sorted(BACKCOMPAT_ROOTS)
 #: Elements that may be microformat roots (cheap pre-filter; exact checks follow in Python).
@@ -30,6 +30,10 @@ _CLASSIC: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, rev
 #: A class token that opens a microformat: ``h-*`` or a classic root (a superset of the exact
 #: checks: ``mf2_roots`` and membership in ``BACKCOMPAT_ROOTS``).
 ROOT_TOKEN: Final = re.compile(rf"(?:^|{_WS})(?:h-|(?:{_CLASSIC})(?:{_WS}|$))")
+_NAMED: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_CLASS_NAMES), key=len, reverse=True))
+#: A class token that may mean something to the walk: an mf2 root or property prefix, or a
+#: class name of the classic vocabularies. A class attribute without one is skipped at once.
+MEANINGFUL: Final = re.compile(rf"(?:^|{_WS})(?:(?:h|p|u|dt|e)-|(?:{_NAMED})(?:{_WS}|$))")
 
 _TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
 #: What a root token looks like in the class attributes joined by spaces, whitespace made
@@ -66,3 +70,4 @@ def scan_classes(
             if next(el.iterancestors("template"), None) is None:
                 candidates.append(el)
     return candidates, has_value
+

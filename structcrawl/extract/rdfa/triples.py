@@ -7,7 +7,7 @@ from lxml import etree
 from structcrawl.core._index import ElementIndex
 
 from ._copy import copy_properties_bounded, deduplicate
-from ._iri import document_base
+from ._iri import BASE_TAGS, document_base
 from ._model import Triple
 from ._processor import process_bounded
 
@@ -37,7 +37,7 @@ def rdfa_triples_bounded(
     Returns the triples and the bounds that were reached (``"max_elements"``,
     ``"max_copies"``). ``index``: the elements of the tree under ``root`` by attribute, when
     the caller has them (a parsed page's shared index)."""
-    base = document_base(root, base_url)
+    base = document_base(root, base_url, index.named(*BASE_TAGS) if index is not None else None)
     reached = []
     triples, truncated = process_bounded(root, base, max_elements, index)
     if truncated:
