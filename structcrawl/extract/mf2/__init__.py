@@ -55,6 +55,7 @@ def parse_mf2(
     max_nesting: int = MAX_NESTING,
     rels: bool = True,
     classed: Iterable[etree._Element] | None = None,
+    linked: Iterable[etree._Element] | None = None,
     base: str | None = None,
 ) -> dict[str, Any]:
     """Parse the document under ``root`` (the ``<html>`` element) for microformats.
@@ -68,9 +69,11 @@ def parse_mf2(
 
     Bounds: items nested deeper than ``max_nesting`` are ignored with their subtree; after
     ``max_items`` items nothing more is parsed. ``rels=False`` skips ``rels``/``rel-urls``.
-    ``classed``: the elements under ``root`` with a class attribute, in document order, when
-    the caller already has them (saves a walk of the tree); ``base``: the document base when
-    the caller already applied ``<base href>`` to ``base_url`` (saves another).
+    ``classed``/``linked``: the elements under ``root`` with a class / a rel attribute, in
+    document order, when the caller already has them (saves a walk of the tree; with both,
+    the walk of each microformat enters only subtrees where a class or rel may mean
+    something); ``base``: the document base when the caller already applied ``<base href>``
+    to ``base_url`` (saves another walk).
     """
     if base is None:
         base = document_base(root, base_url)
@@ -82,6 +85,7 @@ def parse_mf2(
         max_nesting=max_nesting,
         rels=rels,
         classed=classed,
+        linked=linked,
     )
     result = parser.parse()
     if with_paths:

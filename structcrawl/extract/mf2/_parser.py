@@ -19,7 +19,13 @@ from structcrawl.core.document import ElementPaths
 from ._implied import implied_name, implied_photo, implied_url
 from ._item import Item, document_base
 from ._rels import parse_rels
-from ._scan import CANDIDATES_XPATH, MEANINGFUL, ROOT_TOKEN, scan_classes
+from ._scan import (
+    CANDIDATES_XPATH,
+    MEANINGFUL,
+    ROOT_TOKEN,
+    class_scan,
+    scan_classes,
+)
 from ._text import tag_last_segment
 from ._values import Boundary, parse_dt, parse_e, parse_p, parse_u
 from ._vocab import (
@@ -62,6 +68,7 @@ class Mf2Parser:
         max_nesting: int = MAX_NESTING,
         rels: bool = True,
         classed: Iterable[etree._Element] | None = None,
+        linked: Iterable[etree._Element] | None = None,
     ) -> None:
         self.root = root
         self.base = base
@@ -76,7 +83,12 @@ class Mf2Parser:
         self._visited: set[etree._Element] = set()
         self._includes_used = 0
         self._ids: dict[str, etree._Element] | None = None
-        self._candidates, self._vcp = scan_classes(root, classed)
+        self._candidates, self._vcp, pairs = class_scan(root, classed)
+        # the elements the walk must enter, grown by _add_paths as walks start and includes
+        # happen; the elements with a rel attribute, when the caller knows them
+        self._on_path: set[etree._Element] = set()
+        self._classes: dict[etree._Element, str] = dict(pairs)
+        self._linked = set(linked) if linked is not None else None
 
     def _boundary(self, item: Item) -> Boundary:
         """The value-class-pattern boundary of ``item`` (None: no value classes in document)."""
@@ -104,6 +116,8 @@ class Mf2Parser:
         # frame: [element, children iterator, opened item or None, context item,
         #         include depth, elements still to include after the children]
         stack: list[list[Any]] = []
+        on_path = self._on_path
+        self._add_paths(start)
         self._enter(start, None, 0, stack, items)
         while stack:
             frame = stack[-1]
@@ -111,7 +125,9 @@ class Mf2Parser:
             child = next(frame[1], None)
             if child is None:
                 if frame[5]:
-                    self._enter(frame[5].pop(0), frame[3], depth + 1, stack, items)
+                    included = frame[5].pop(0)
+                    self._add_paths(included)
+                    self._enter(included, frame[3], depth + 1, stack, items)
                     continue
                 stack.pop()
                 if frame[2] is not None:
@@ -119,12 +135,34 @@ class Mf2Parser:
                 continue
             if not isinstance(child.tag, str) or child.tag == "template":
                 continue
+            if child not in on_path:
+                continue  # nothing below has a class or rel that means anything here
             ctx: Item | None = frame[3]
             if ctx is not None and ctx.backcompat and child.get("class"):
                 target = self._include_target(child, ctx, depth)
                 if target is not None:
+                    self._add_paths(target)
                     child, depth = target, depth + 1
             self._enter(child, ctx, depth, stack, items)
+
+    def _add_paths(self, top: etree._Element) -> None:
+        """Put on the walk's paths the elements under ``top`` (itself included) whose class
+        may mean something to the walk (a :data:`MEANINGFUL` token, or ``include``) or that
+        carry a rel (a classic property), with their ancestors. Below any other element the
+        walk would only hand its context down to elements that do nothing with it. One pass
+        over the subtree in C is far cheaper than walking it element by element."""
+        on_path, classes, linked = self._on_path, self._classes, self._linked
+        search = MEANINGFUL.search
+        for el in top.iter(etree.Element):
+            cls = classes.get(el)
+            if (
+                (cls is not None and ("include" in cls or search(cls)))
+                or (el in linked if linked is not None else el.get("rel") is not None)
+            ):
+                node: etree._Element | None = el
+                while node is not None and node not in on_path:
+                    on_path.add(node)
+                    node = node.getparent()
 
     def _enter(
         self,

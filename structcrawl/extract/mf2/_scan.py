@@ -12,7 +12,13 @@ from lxml import etree
 
 from ._vocab import BACKCOMPAT_CLASS_NAMES, BACKCOMPAT_ROOTS
 
-__all__ = ["CANDIDATES_XPATH", "MEANINGFUL", "ROOT_TOKEN", "scan_classes"]
+__all__ = [
+    "CANDIDATES_XPATH",
+    "MEANINGFUL",
+    "ROOT_TOKEN",
+    "class_scan",
+    "scan_classes",
+]
 
 _BC_NAMES: Final = sorted(BACKCOMPAT_ROOTS)
 #: Elements that may be microformat roots (cheap pre-filter; exact checks follow in Python).
@@ -54,6 +60,15 @@ def scan_classes(
     The classes are first searched all at once (substring tests at C speed); only a page
     where some root token appears has its elements checked one by one.
     """
+    candidates, has_value, _ = class_scan(root, classed)
+    return candidates, has_value
+
+
+def class_scan(
+    root: etree._Element, classed: Iterable[etree._Element] | None = None
+) -> tuple[list[etree._Element], bool, list[tuple[etree._Element, str]]]:
+    """:func:`scan_classes`, and the ``(element, class)`` pairs it read when there are
+    candidates (else an empty list)."""
     pairs = [
         (el, cls)
         for el in (root.iter(etree.Element) if classed is None else classed)
@@ -62,12 +77,12 @@ def scan_classes(
     joined = f" {' '.join(cls for _, cls in pairs).translate(_TO_SPACE)} "
     has_value = "value" in joined
     if not any(needle in joined for needle in _ROOT_NEEDLES):
-        return [], has_value
+        return [], has_value, []
     candidates: list[etree._Element] = []
     search = ROOT_TOKEN.search
     for el, cls in pairs:
         if search(cls) and el.tag != "template":
             if next(el.iterancestors("template"), None) is None:
                 candidates.append(el)
-    return candidates, has_value
+    return candidates, has_value, pairs
 
