@@ -83,12 +83,21 @@ class Mf2Parser:
         self._visited: set[etree._Element] = set()
         self._includes_used = 0
         self._ids: dict[str, etree._Element] | None = None
-        self._candidates, self._vcp, pairs = class_scan(root, classed)
-        # the elements the walk must enter, grown by _add_paths as walks start and includes
-        # happen; the elements with a rel attribute, when the caller knows them
-        self._on_path: set[etree._Element] = set()
+        self._candidates, self._vcp, pairs, makers = class_scan(root, classed)
         self._classes: dict[etree._Element, str] = dict(pairs)
-        self._linked = set(linked) if linked is not None else None
+        # The elements the walk must enter: those whose class may mean something to it, those
+        # with a rel (a classic property), and their ancestors. Under any other element the
+        # walk would only hand its context down to elements that do nothing with it.
+        self._on_path: set[etree._Element] = set()
+        if self._candidates:
+            if linked is None:
+                linked = (el for el in root.iter(etree.Element) if el.get("rel") is not None)
+            on_path = self._on_path
+            for el in (*makers, *linked):
+                node: etree._Element | None = el
+                while node is not None and node not in on_path:
+                    on_path.add(node)
+                    node = node.getparent()
 
     def _boundary(self, item: Item) -> Boundary:
         """The value-class-pattern boundary of ``item`` (None: no value classes in document)."""
@@ -117,7 +126,6 @@ class Mf2Parser:
         #         include depth, elements still to include after the children]
         stack: list[list[Any]] = []
         on_path = self._on_path
-        self._add_paths(start)
         self._enter(start, None, 0, stack, items)
         while stack:
             frame = stack[-1]
@@ -125,9 +133,7 @@ class Mf2Parser:
             child = next(frame[1], None)
             if child is None:
                 if frame[5]:
-                    included = frame[5].pop(0)
-                    self._add_paths(included)
-                    self._enter(included, frame[3], depth + 1, stack, items)
+                    self._enter(frame[5].pop(0), frame[3], depth + 1, stack, items)
                     continue
                 stack.pop()
                 if frame[2] is not None:
@@ -141,28 +147,8 @@ class Mf2Parser:
             if ctx is not None and ctx.backcompat and child.get("class"):
                 target = self._include_target(child, ctx, depth)
                 if target is not None:
-                    self._add_paths(target)
                     child, depth = target, depth + 1
             self._enter(child, ctx, depth, stack, items)
-
-    def _add_paths(self, top: etree._Element) -> None:
-        """Put on the walk's paths the elements under ``top`` (itself included) whose class
-        may mean something to the walk (a :data:`MEANINGFUL` token, or ``include``) or that
-        carry a rel (a classic property), with their ancestors. Below any other element the
-        walk would only hand its context down to elements that do nothing with it. One pass
-        over the subtree in C is far cheaper than walking it element by element."""
-        on_path, classes, linked = self._on_path, self._classes, self._linked
-        search = MEANINGFUL.search
-        for el in top.iter(etree.Element):
-            cls = classes.get(el)
-            if (
-                (cls is not None and ("include" in cls or search(cls)))
-                or (el in linked if linked is not None else el.get("rel") is not None)
-            ):
-                node: etree._Element | None = el
-                while node is not None and node not in on_path:
-                    on_path.add(node)
-                    node = node.getparent()
 
     def _enter(
         self,
@@ -172,7 +158,7 @@ class Mf2Parser:
         stack: list[list[Any]],
         items: list[dict[str, Any]],
     ) -> None:
-        cls = el.get("class")
+        cls = self._classes.get(el)
         rel = el.get("rel") if ctx is not None and ctx.backcompat else None
         if rel is None and (cls is None or MEANINGFUL.search(cls) is None):
             # no root, no property, no classic name: nothing here but the children

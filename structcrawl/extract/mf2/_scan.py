@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
+from itertools import accumulate
 from typing import Final
 
 from lxml import etree
@@ -45,6 +47,9 @@ _TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
 #: What a root token looks like in the class attributes joined by spaces, whitespace made
 #: spaces and a space added at both ends (the same tokens :data:`ROOT_TOKEN` finds).
 _ROOT_NEEDLES: Final = (" h-", *(f" {name} " for name in _BC_NAMES))
+#: The same for the property prefixes of :data:`MEANINGFUL` (its class names are looked up
+#: among the page's tokens).
+_PROPERTY_NEEDLES: Final = (" h-", " p-", " u-", " dt-", " e-")
 
 
 def scan_classes(
@@ -60,29 +65,61 @@ def scan_classes(
     The classes are first searched all at once (substring tests at C speed); only a page
     where some root token appears has its elements checked one by one.
     """
-    candidates, has_value, _ = class_scan(root, classed)
+    candidates, has_value, _, _ = class_scan(root, classed)
     return candidates, has_value
 
 
 def class_scan(
     root: etree._Element, classed: Iterable[etree._Element] | None = None
-) -> tuple[list[etree._Element], bool, list[tuple[etree._Element, str]]]:
-    """:func:`scan_classes`, and the ``(element, class)`` pairs it read when there are
-    candidates (else an empty list)."""
+) -> tuple[list[etree._Element], bool, list[tuple[etree._Element, str]], list[etree._Element]]:
+    """:func:`scan_classes`; and, when there are candidates, the ``(element, class)`` pairs it
+    read and the elements whose class may mean something to the walk (a :data:`MEANINGFUL`
+    token, or ``include`` for the classic include pattern), in document order (else two
+    empty lists).
+
+    The classes are joined into one string (space-separated, whitespace made spaces, a space
+    at both ends) and searched for the tokens at C speed; each hit is mapped back to its
+    element by offset and checked with the element's own regular expression, so only the few
+    elements a hit points at are tested one by one.
+    """
     pairs = [
         (el, cls)
         for el in (root.iter(etree.Element) if classed is None else classed)
         if (cls := el.get("class"))
     ]
-    joined = f" {' '.join(cls for _, cls in pairs).translate(_TO_SPACE)} "
+    classes = [cls for _, cls in pairs]
+    joined = f" {' '.join(classes).translate(_TO_SPACE)} "
     has_value = "value" in joined
-    if not any(needle in joined for needle in _ROOT_NEEDLES):
-        return [], has_value, []
-    candidates: list[etree._Element] = []
-    search = ROOT_TOKEN.search
-    for el, cls in pairs:
-        if search(cls) and el.tag != "template":
+    roots = [needle for needle in _ROOT_NEEDLES if needle in joined]
+    if not roots:
+        return [], has_value, [], []
+    # classes[i] is joined[starts[i] : starts[i] + len(classes[i])]
+    starts = list(accumulate((len(cls) + 1 for cls in classes), initial=1))
+    candidates = []
+    for i in _hits(joined, roots, starts):
+        el, cls = pairs[i]
+        if ROOT_TOKEN.search(cls) and el.tag != "template":
             if next(el.iterancestors("template"), None) is None:
                 candidates.append(el)
-    return candidates, has_value, pairs
+    named = set(joined.split(" ")).intersection(BACKCOMPAT_CLASS_NAMES)
+    needles = [*_PROPERTY_NEEDLES, *(f" {name} " for name in named)]
+    makers = [
+        pairs[i][0]
+        for i in _hits(joined, [n for n in needles if n in joined], starts, ["include"])
+        if "include" in classes[i] or MEANINGFUL.search(classes[i])
+    ]
+    return candidates, has_value, pairs, makers
 
+
+def _hits(
+    joined: str, tokens: list[str], starts: list[int], substrings: tuple[str, ...] | list[str] = ()
+) -> list[int]:
+    """The indices of the classes (at offsets ``starts`` in ``joined``) where a token (a
+    needle starting with a space: the token starts after it) or a substring occurs, sorted."""
+    found: set[int] = set()
+    for needle, shift in (*((t, 1) for t in tokens), *((t, 0) for t in substrings)):
+        pos = joined.find(needle)
+        while pos >= 0:
+            found.add(bisect_right(starts, pos + shift) - 1)
+            pos = joined.find(needle, pos + 1)
+    return sorted(found)
