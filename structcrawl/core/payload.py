@@ -88,7 +88,7 @@ def _sniff_text(body: bytes) -> str:
 
 def classify(content_type: str | None, body: bytes) -> str:
     """Return one of :data:`PAYLOAD_KINDS` for a response."""
-    if not body or not body.strip():
+    if not body or not (body[:256].strip() or body.strip()):  # (no copy of a whole page)
         return "empty"
     sniffed = _sniff(body)
     mime, _ = split_content_type(content_type)
