@@ -16,6 +16,8 @@ the first bytes of the body, and a body whose bytes say otherwise (a PDF or an i
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 __all__ = ["PAYLOAD_KINDS", "EXTRACTABLE", "classify", "split_content_type"]
 
 PAYLOAD_KINDS = ("html", "xhtml", "xml", "json", "javascript", "pdf", "image", "other", "empty")
@@ -50,6 +52,7 @@ _DECLARED = {
 }
 
 
+@lru_cache(maxsize=512)  # the same few values again and again (script types, headers)
 def split_content_type(value: str | None) -> tuple[str, str | None]:
     """``'text/html; charset=UTF-8'`` -> ``('text/html', 'utf-8')``."""
     if not value:

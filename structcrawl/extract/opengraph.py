@@ -65,7 +65,10 @@ def _meta_tags(doc: Document) -> list[tuple[Any, str, str, str]]:
         if content is None:
             continue
         for attr in ("property", "name"):
-            key = _curie((el.get(attr) or "").strip())
+            key = (el.get(attr) or "").strip()
+            if ":" not in key:  # neither a prefixed name nor an Open Graph IRI
+                continue
+            key = _curie(key)
             prefix = key.partition(":")[0].lower()
             if ":" in key and (prefix in OG_PREFIXES or prefix == "twitter"):
                 found.append((el, attr, prefix + key[len(prefix) :], content))

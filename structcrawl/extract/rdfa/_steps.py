@@ -205,12 +205,22 @@ def generating_paths(
     if index is None:
         index = ElementIndex(root)
     found: set[etree._Element] = set()
-    no_vocab = not index.having("vocab")
     generating = [el for name in _GENERATING for el in index.having(name)]
-    for name in _LINKING:
-        for el in index.having(name):
-            if not (no_vocab and _dead_links(el.get("rel")) and _dead_links(el.get("rev"))):
-                generating.append(el)
+    if index.having("vocab"):
+        generating.extend(el for name in _LINKING for el in index.having(name))
+    else:
+        dead: dict[str | None, bool] = {None: True}  # verdicts by value (pages repeat them)
+        any_rev = bool(index.having("rev"))
+        for name in _LINKING:
+            for el in index.having(name):
+                links = [el.get("rel"), el.get("rev")] if any_rev else [el.get("rel")]
+                for value in links:
+                    verdict = dead.get(value)
+                    if verdict is None:
+                        verdict = dead[value] = _dead_links(value)
+                    if not verdict:
+                        generating.append(el)
+                        break
     for el in generating:
         node: etree._Element | None = el
         while node is not None and node not in found:
