@@ -57,6 +57,10 @@ _VOID_TAGS = ("source", "track", "wbr", "embed", "param", "keygen")
 _START_TAG = re.compile(rb"<[A-Za-z]")
 _START_TAG_STR = re.compile(r"<[A-Za-z]")
 _DOCTYPE_SUBSET = re.compile(rb"<!DOCTYPE[^\[>]*\[.*?\]\s*>", re.I | re.S)
+# An absolute http(s) URL that urljoin returns exactly as written (its parse and unparse
+# change nothing: no control characters or spaces, no IPv6 brackets, no ';' parameters, no
+# fragment, no empty query): most URLs of real pages, resolved without that round trip.
+_AS_WRITTEN = re.compile(r"https?://[^\x00-\x20\[\]/?#;\x7f]+(?:[/?][^\x00-\x20#;\x7f]*)?\Z")
 
 
 def resolve_base(url: str, base_href: str | None) -> str:
@@ -116,10 +120,12 @@ class Document:
         a usable URL reference (``http://[bad``) is returned as written, stripped."""
         resolved = self._resolved.get(value)
         if resolved is None:
-            try:
-                resolved = urljoin(self.base_url, value.strip())
-            except ValueError:
-                resolved = value.strip()
+            resolved = value.strip()
+            if not (_AS_WRITTEN.match(resolved) and not resolved.endswith("?")):
+                try:
+                    resolved = urljoin(self.base_url, resolved)
+                except ValueError:
+                    pass  # not a usable reference: kept as written
             self._resolved[value] = resolved
         return resolved
 
