@@ -83,8 +83,7 @@ class Mf2Parser:
         self._visited: set[etree._Element] = set()
         self._includes_used = 0
         self._ids: dict[str, etree._Element] | None = None
-        self._candidates, self._vcp, pairs, makers = class_scan(root, classed)
-        self._classes: dict[etree._Element, str] = dict(pairs)
+        self._candidates, self._vcp, self._classes, makers = class_scan(root, classed)
         # The elements the walk must enter: those whose class may mean something to it, those
         # with a rel (a classic property), and their ancestors. Under any other element the
         # walk would only hand its context down to elements that do nothing with it.

@@ -8,7 +8,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from itertools import accumulate
-from typing import Final
+from typing import Final, cast
 
 from lxml import etree
 
@@ -44,11 +44,9 @@ _NAMED: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_CLASS_NAMES), key=len,
 MEANINGFUL: Final = re.compile(rf"(?:^|{_WS})(?:(?:h|p|u|dt|e)-|(?:{_NAMED})(?:{_WS}|$))")
 
 _TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
-#: What a root token looks like in the class attributes joined by spaces, whitespace made
-#: spaces and a space added at both ends (the same tokens :data:`ROOT_TOKEN` finds).
-_ROOT_NEEDLES: Final = (" h-", *(f" {name} " for name in _BC_NAMES))
-#: The same for the property prefixes of :data:`MEANINGFUL` (its class names are looked up
-#: among the page's tokens).
+#: What a property prefix of :data:`MEANINGFUL` looks like in the class attributes joined by
+#: spaces, whitespace made spaces and a space added at both ends (class names, its other
+#: tokens, are looked up among the page's tokens).
 _PROPERTY_NEEDLES: Final = (" h-", " p-", " u-", " dt-", " e-")
 
 
@@ -71,44 +69,47 @@ def scan_classes(
 
 def class_scan(
     root: etree._Element, classed: Iterable[etree._Element] | None = None
-) -> tuple[list[etree._Element], bool, list[tuple[etree._Element, str]], list[etree._Element]]:
-    """:func:`scan_classes`; and, when there are candidates, the ``(element, class)`` pairs it
-    read and the elements whose class may mean something to the walk (a :data:`MEANINGFUL`
-    token, or ``include`` for the classic include pattern), in document order (else two
-    empty lists).
+) -> tuple[list[etree._Element], bool, dict[etree._Element, str], list[etree._Element]]:
+    """:func:`scan_classes`; and, when there are candidates, the non-empty class attributes
+    it read by element and the elements whose class may mean something to the walk (a
+    :data:`MEANINGFUL` token, or ``include`` for the classic include pattern), in document
+    order (else empty).
 
     The classes are joined into one string (space-separated, whitespace made spaces, a space
     at both ends) and searched for the tokens at C speed; each hit is mapped back to its
     element by offset and checked with the element's own regular expression, so only the few
     elements a hit points at are tested one by one.
     """
-    pairs = [
-        (el, cls)
-        for el in (root.iter(etree.Element) if classed is None else classed)
-        if (cls := el.get("class"))
-    ]
-    classes = [cls for _, cls in pairs]
-    joined = f" {' '.join(classes).translate(_TO_SPACE)} "
+    elements = list(root.iter(etree.Element) if classed is None else classed)
+    classes = [el.get("class") for el in elements]
+    if not all(classes):  # no attribute (a whole tree), or class="": not a class
+        kept = [(el, cls) for el, cls in zip(elements, classes, strict=True) if cls]
+        elements, classes = [el for el, _ in kept], [cls for _, cls in kept]
+    texts = cast("list[str]", classes)  # all non-empty now
+    joined = f" {' '.join(texts).translate(_TO_SPACE)} "
     has_value = "value" in joined
-    roots = [needle for needle in _ROOT_NEEDLES if needle in joined]
+    tokens = set(joined.split(" "))
+    roots = [f" {name} " for name in tokens.intersection(BACKCOMPAT_ROOTS)]
+    if " h-" in joined:
+        roots.append(" h-")
     if not roots:
-        return [], has_value, [], []
-    # classes[i] is joined[starts[i] : starts[i] + len(classes[i])]
-    starts = list(accumulate((len(cls) + 1 for cls in classes), initial=1))
+        return [], has_value, {}, []
+    # texts[i] is joined[starts[i] : starts[i] + len(texts[i])]
+    starts = list(accumulate(map((1).__add__, map(len, texts)), initial=1))
     candidates = []
     for i in _hits(joined, roots, starts):
-        el, cls = pairs[i]
+        el, cls = elements[i], texts[i]
         if ROOT_TOKEN.search(cls) and el.tag != "template":
             if next(el.iterancestors("template"), None) is None:
                 candidates.append(el)
-    named = set(joined.split(" ")).intersection(BACKCOMPAT_CLASS_NAMES)
+    named = tokens.intersection(BACKCOMPAT_CLASS_NAMES)
     needles = [*_PROPERTY_NEEDLES, *(f" {name} " for name in named)]
     makers = [
-        pairs[i][0]
+        elements[i]
         for i in _hits(joined, [n for n in needles if n in joined], starts, ["include"])
-        if "include" in classes[i] or MEANINGFUL.search(classes[i])
+        if "include" in texts[i] or MEANINGFUL.search(texts[i])
     ]
-    return candidates, has_value, pairs, makers
+    return candidates, has_value, dict(zip(elements, texts, strict=True)), makers
 
 
 def _hits(
