@@ -45,8 +45,24 @@ def _reject_constant(name: str) -> Any:
 DUPLICATE_KEYS = "duplicate-keys-last-wins"
 NON_FINITE = "non-finite-number-to-null"
 LONE_SURROGATES = "replace-lone-surrogates"
-# a number that may overflow a double (an exponent, or a very long digit run)
-_MAYBE_OVERFLOW = re.compile(r"\d[eE]\+?\d|\d{300}")
+# a number that may overflow a double: an exponent, or a very long digit run (a JSON number
+# is ASCII digits; a page with fewer than 300 of them in all has no such run)
+_EXPONENT = re.compile(r"\d[eE]\+?\d")
+_LONG_NUMBER = re.compile(r"[0-9]{300}")
+
+
+def _may_overflow(text: str) -> bool:
+    """Whether ``text`` may hold a number too large for a double (then floats are checked).
+
+    >>> _may_overflow('{"a": 1e999}'), _may_overflow("[" + "9" * 400 + ".0]")
+    (True, True)
+    >>> _may_overflow("[1.5, 2e-400]"), _may_overflow("[" + "1, " * 400 + "]")
+    (False, False)
+    """
+    if _EXPONENT.search(text):
+        return True
+    return sum(map(text.count, "0123456789")) >= 300 and bool(_LONG_NUMBER.search(text))
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
@@ -322,7 +338,7 @@ def parse_json(
     ([[None, '\ufffd']], ['non-finite-number-to-null'])
     """
     seen = _Seen()
-    decoder = _decoder(seen, bool(_MAYBE_OVERFLOW.search(text)))
+    decoder = _decoder(seen, _may_overflow(text))
     parsed = _bounded(_parse(text, repair, max_repair_chars, decoder), text, max_depth)
     if parsed.ok:
         parsed.duplicates = seen.duplicates
