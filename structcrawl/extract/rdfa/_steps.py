@@ -5,6 +5,8 @@ property value of step 11 (with the HTML5 ``@datetime``/``<time>`` rules).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lxml import etree
 
 from structcrawl.core._index import ElementIndex
@@ -23,10 +25,12 @@ __all__ = [
     "Context",
     "Incomplete",
     "ListMapping",
+    "Verdicts",
     "child_context",
     "curies_only",
     "generating_paths",
     "has_xmlns",
+    "only_skipped_properties",
     "predicates",
     "property_value",
 ]
@@ -227,6 +231,40 @@ def generating_paths(
             found.add(node)
             node = node.getparent()
     return found
+
+
+#: The RDFa attributes of a leaf that only states property values (any other one changes a
+#: subject, an object, the evaluation context or a value's datatype or language).
+_PROPERTY_ONLY = frozenset({"property", "content"})
+_RDFA_ATTRIBUTES = RELEVANT | {"content", "datatype", "inlist", "datetime"}
+#: verdicts of :func:`only_skipped_properties` by @property value, prefix map, vocabulary
+Verdicts = dict[tuple[str, PrefixMap, str | None], bool]
+
+
+def only_skipped_properties(
+    keys: list[str],
+    value: str | None,
+    ctx: Context,
+    skip: Callable[[str], bool],
+    verdicts: Verdicts,
+) -> bool:
+    """Whether a leaf (no element children, not the root, no incomplete triple pending from
+    ``ctx``) with attribute names ``keys`` and @property ``value`` would do nothing but emit
+    triples whose predicates all satisfy ``skip``: its only RDFa attributes are @property and
+    @content (so its subject is the parent object, it makes no blank node, changes no list,
+    completes nothing), and every predicate @property resolves to is skipped. ``verdicts``
+    caches the answer per value, prefix map and vocabulary."""
+    if value is None:
+        return False
+    for key in keys:
+        if (key in _RDFA_ATTRIBUTES or key.startswith("xmlns:")) and key not in _PROPERTY_ONLY:
+            return False
+    cache_key = (value, ctx.prefixes, ctx.vocab)
+    verdict = verdicts.get(cache_key)
+    if verdict is None:
+        resolved = predicates(ctx.prefixes.tokens(value, ctx.vocab))
+        verdict = verdicts[cache_key] = all(skip(p.value) for p in resolved)
+    return verdict
 
 
 def child_context(

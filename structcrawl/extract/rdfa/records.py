@@ -274,6 +274,7 @@ def extract(doc: Document) -> list[Record]:
         max_elements=limits.max_rdfa_elements,
         max_copies=limits.max_visits,
         index=doc.index(),
+        skip=skipped_predicate,  # records leave those triples out anyway
     )
     records = records_from_triples(triples, doc)
     if "max_elements" in reached:
