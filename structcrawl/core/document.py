@@ -34,6 +34,7 @@ from structcrawl.core.limits import DEFAULT_LIMITS, Limits
 __all__ = [
     "PARSED_META",
     "Document",
+    "absolute_as_written",
     "ElementIndex",
     "ElementPaths",
     "parse_html",
@@ -57,10 +58,21 @@ _VOID_TAGS = ("source", "track", "wbr", "embed", "param", "keygen")
 _START_TAG = re.compile(rb"<[A-Za-z]")
 _START_TAG_STR = re.compile(r"<[A-Za-z]")
 _DOCTYPE_SUBSET = re.compile(rb"<!DOCTYPE[^\[>]*\[.*?\]\s*>", re.I | re.S)
-# An absolute http(s) URL that urljoin returns exactly as written (its parse and unparse
-# change nothing: no control characters or spaces, no IPv6 brackets, no ';' parameters, no
-# fragment, no empty query): most URLs of real pages, resolved without that round trip.
 _AS_WRITTEN = re.compile(r"https?://[^\x00-\x20\[\]/?#;\x7f]+(?:[/?][^\x00-\x20#;\x7f]*)?\Z")
+
+
+def absolute_as_written(value: str) -> bool:
+    """Whether ``value`` is an absolute http(s) URL that ``urljoin`` returns exactly as
+    written against any base (its parse and unparse change nothing: no control characters or
+    spaces, no IPv6 brackets, no ``;`` parameters, no fragment, no empty query): most URLs of
+    real pages, which can then skip that round trip.
+
+    >>> absolute_as_written("https://a.test/p?q=1"), absolute_as_written("https://a.test/p?")
+    (True, False)
+    >>> absolute_as_written("/p"), absolute_as_written(" https://a.test/")
+    (False, False)
+    """
+    return _AS_WRITTEN.match(value) is not None and not value.endswith("?")
 
 
 def resolve_base(url: str, base_href: str | None) -> str:
@@ -121,7 +133,7 @@ class Document:
         resolved = self._resolved.get(value)
         if resolved is None:
             resolved = value.strip()
-            if not (_AS_WRITTEN.match(resolved) and not resolved.endswith("?")):
+            if not absolute_as_written(resolved):
                 try:
                     resolved = urljoin(self.base_url, resolved)
                 except ValueError:
