@@ -101,7 +101,9 @@ def extract(doc: Document) -> list[Record]:
             rec.repairs.append("og-name-attribute")
         path = doc.path_of(el)
         value: Any = content.strip()
-        base = next((s for s in _STRUCTURED if key == s or key.startswith(s + ":")), None)
+        base = None
+        if key.startswith(_STRUCTURED):  # (most keys are not: og:title, twitter:card...)
+            base = next((s for s in _STRUCTURED if key == s or key.startswith(s + ":")), None)
         if base is not None:
             sub = key[len(base) + 1 :] or "url"
             if sub in _URL_SUBKEYS and value:
