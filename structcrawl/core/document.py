@@ -157,8 +157,9 @@ def _bounded_body(body: bytes | str, limits: Limits) -> tuple[bytes | str, list[
         )
         body = body[: limits.max_body_bytes]
     lt: Any = b"<" if isinstance(body, bytes) else "<"
-    # cheap: fewer bytes, or fewer '<', than the bound
-    if len(body) <= limits.max_elements or body.count(lt) <= limits.max_elements:
+    # cheap: too short to hold more start tags than the bound (each takes two bytes at
+    # least: '<' and a letter), or fewer '<' than the bound
+    if len(body) // 2 <= limits.max_elements or body.count(lt) <= limits.max_elements:
         return body, problems
     starts: Iterator[int] = (
         (m.start() for m in _START_TAG.finditer(body))
