@@ -45,10 +45,14 @@ def _reject_constant(name: str) -> Any:
 DUPLICATE_KEYS = "duplicate-keys-last-wins"
 NON_FINITE = "non-finite-number-to-null"
 LONE_SURROGATES = "replace-lone-surrogates"
-# a number that may overflow a double: an exponent, or a very long digit run (a JSON number
-# is ASCII digits; a page with fewer than 300 of them in all has no such run)
-_EXPONENT = re.compile(r"\d[eE]\+?\d")
-_LONG_NUMBER = re.compile(r"[0-9]{300}")
+# A number that may overflow a double: an exponent, or a very long run of digits. A JSON
+# number is ASCII, so the test runs on the UTF-8 bytes: the exponent pattern, then a run of
+# 300 digits found as 300 zeros once every digit is made '0' and every other byte '.'.
+_EXPONENT = re.compile(rb"[0-9][eE]\+?[0-9]")
+_DIGITS_AS_ZEROS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x2E for b in range(256))
+_LONG_RUN = b"0" * 300
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _may_overflow(text: str) -> bool:
@@ -59,12 +63,10 @@ def _may_overflow(text: str) -> bool:
     >>> _may_overflow("[1.5, 2e-400]"), _may_overflow("[" + "1, " * 400 + "]")
     (False, False)
     """
-    if _EXPONENT.search(text):
+    data = text.encode("utf-8", "surrogatepass")
+    if _EXPONENT.search(data):
         return True
-    return sum(map(text.count, "0123456789")) >= 300 and bool(_LONG_NUMBER.search(text))
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+    return len(data) >= 300 and _LONG_RUN in data.translate(_DIGITS_AS_ZEROS)
 
 
 @dataclass(slots=True)
