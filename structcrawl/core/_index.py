@@ -62,14 +62,16 @@ class ElementIndex:
     ['meta', 'script']
     """
 
-    __slots__ = ("_by_attribute", "_named")
+    __slots__ = ("_by_attribute", "_named", "size")
 
     def __init__(self, root: etree._Element) -> None:
         by_attribute: dict[str, list[etree._Element]] = {name: [] for name in INDEXED_ATTRIBUTES}
         named: list[etree._Element] = []
         lookup = by_attribute.get
         tags = INDEXED_TAGS
+        size = 0
         for el in root.iter(etree.Element):
+            size += 1
             if el.tag in tags:
                 named.append(el)
             for key in el.keys():
@@ -78,6 +80,7 @@ class ElementIndex:
                     found.append(el)
         self._by_attribute = by_attribute
         self._named = named
+        self.size = size  #: elements in the tree
 
     def having(self, attribute: str) -> list[etree._Element]:
         """The elements carrying ``attribute`` (one of :data:`INDEXED_ATTRIBUTES`), in

@@ -124,7 +124,7 @@ class Document:
     def path_of(self, element: etree._Element) -> str:
         """An XPath locating ``element`` (``/html/body/div[2]/script``)."""
         if self._paths is None:
-            self._paths = ElementPaths(self.root)
+            self._paths = ElementPaths(self.root, ElementPaths.native_for(self.index().size))
         return self._paths(element)
 
     def resolve(self, value: str) -> str:
