@@ -216,8 +216,10 @@ def test_extract_payload_never_raises(page: tuple[bytes, str | None], tiny: bool
 @given(st.lists(elements(), min_size=1, max_size=8), st.integers(0, 2))
 def test_element_paths_match_lxml(parts: list[str], repeat: int) -> None:
     doc = parse_html("<html><body>" + "".join(parts) * (repeat + 1), "https://f.example/")
-    paths, tree = ElementPaths(doc.root), doc.root.getroottree()
+    tree = doc.root.getroottree()
     elements_ = list(doc.root.iter())
-    for _ in range(3):  # past the native calls, parents get indexed
-        for el in elements_:
-            assert paths(el) == tree.getpath(el)
+    for native in (ElementPaths.NATIVE_PATHS, 0):  # as used, and the linear-time method alone
+        paths = ElementPaths(doc.root, native=native)
+        for _ in range(3):  # past the native calls, parents get indexed
+            for el in elements_:
+                assert paths(el) == tree.getpath(el)

@@ -449,3 +449,40 @@ def test_very_deep_nesting_does_not_recurse() -> None:
     assert names[-1].object == Literal(str(depth - 1))
     deepest = names[-1].element.getroottree().getpath(names[-1].element)
     assert deepest.count("/div") == depth
+
+
+_SKIP_CASES = [
+    # Open Graph metas beside schema.org data, chained subjects, hanging rels and lists
+    '<html prefix="og: http://ogp.me/ns#"><head><meta property="og:title" content="T">'
+    '<meta property="og:image" content="/i.png"><meta property="og:title schema:name"'
+    ' content="both"></head><body vocab="http://schema.org/" typeof="Article">'
+    '<span property="name">A</span><div rel="author"><meta property="og:x" content="1">'
+    '<span typeof="Person"><meta property="name" content="P"></span></div>'
+    '<ul><li property="keywords" inlist>a</li><meta property="og:y" content="2"></ul>'
+    "</body></html>",
+    # a meta with more than @property/@content, twitter names read as IRIs, an rdfa:copy page
+    '<html><head><meta property="og:url" about="#x" content="u"><meta property="twitter:card"'
+    ' content="c"><meta property="og:locale" lang="de" content="de_DE"></head><body>'
+    '<div typeof="rdfa:Pattern" resource="#p"><meta property="og:site" content="s">'
+    '<span property="schema:name">N</span></div>'
+    '<div resource="#t"><link property="rdfa:copy" href="#p"></div></body></html>',
+]
+
+
+@pytest.mark.parametrize("html", _SKIP_CASES)
+def test_skipping_dropped_predicates_changes_no_record(html: str) -> None:
+    """Records leave Open Graph and Twitter triples out, so the processor may skip the leaves
+    that only state them: the records are the same as from every triple."""
+    from structcrawl.extract.rdfa.records import records_from_triples, skipped_predicate
+    from structcrawl.extract.rdfa.triples import rdfa_triples_bounded
+
+    doc = parse_html(html.encode("utf-8"), URL)
+    full, _ = rdfa_triples_bounded(doc.root, URL)
+    kept, _ = rdfa_triples_bounded(doc.root, URL, index=doc.index(), skip=skipped_predicate)
+    assert [t for t in full if not skipped_predicate(t.predicate.value)] == [
+        t for t in kept if not skipped_predicate(t.predicate.value)
+    ]
+    assert any(skipped_predicate(t.predicate.value) for t in full)
+    as_dicts = [r.to_dict() for r in records_from_triples(full, doc)]
+    assert [r.to_dict() for r in records_from_triples(kept, doc)] == as_dicts
+    assert as_dicts  # the pages carry records beside their Open Graph tags

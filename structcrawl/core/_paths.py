@@ -16,29 +16,53 @@ class ElementPaths:
 
     lxml's ``getpath`` counts the same-name siblings of the element *and of every ancestor* on
     each call, so the paths of n siblings (a page of 50,000 ``<meta>`` or ``<script>`` tags, or
-    of 50,000 items with a property each) cost O(n²). Here ancestors' paths are remembered and
-    a parent asked about more than a few times has its children indexed once.
+    of 50,000 items with a property each) cost O(n²). The first calls go to ``getpath`` (on
+    real pages, a few dozen calls, it is several times faster than anything done in Python);
+    after them, ancestors' paths are remembered and a parent asked about more than a few
+    times has its children indexed once.
+
+    ``native``: how many paths to ask of ``getpath`` first (``0``: none); see
+    :meth:`native_for`.
 
     >>> root = etree.fromstring(b"<html><body><p>a</p><p>b<b>c</b></p><i/></body></html>",
     ...                         etree.HTMLParser())
-    >>> paths, tree = ElementPaths(root), root.getroottree()
+    >>> paths, tree = ElementPaths(root, native=0), root.getroottree()
     >>> all(paths(el) == tree.getpath(el) for _ in range(10) for el in root.iter())
     True
     >>> paths(root.find(".//b"))
     '/html/body/p[2]/b'
     """
 
-    __slots__ = ("_tree", "_calls", "_steps", "_known")
+    __slots__ = ("_tree", "_calls", "_steps", "_known", "_native")
+    #: getpath steps (siblings passed) allowed in all for a tree's first paths: a path costs
+    #: at most one step per element of the tree, so a tree of n elements gets STEPS // n
+    NATIVE_STEPS = 2_000_000
     _NATIVE_CALLS = 8  # per parent, before its children are indexed
+    NATIVE_PATHS = 256  # whole paths asked of getpath, before the linear-time method
 
-    def __init__(self, root: etree._Element) -> None:
+    def __init__(self, root: etree._Element, native: int = NATIVE_PATHS) -> None:
         self._tree = root.getroottree()
         self._calls: dict[Any, int] = {}
         self._steps: dict[Any, dict[Any, str]] = {}  # indexed parent -> child -> "div[2]"
         self._known: dict[Any, str] = {}  # element -> its path (ancestors of asked elements)
+        self._native = native  # getpath calls left: each costs O(siblings x depth)
+
+    @classmethod
+    def native_for(cls, size: int) -> int:
+        """How many paths to ask of ``getpath`` in a tree of ``size`` elements: as many as
+        keep its worst case (every path passing every element) under :attr:`NATIVE_STEPS`,
+        between 16 and 4,096.
+
+        >>> ElementPaths.native_for(800), ElementPaths.native_for(50_000)
+        (2500, 40)
+        """
+        return max(16, min(4096, cls.NATIVE_STEPS // max(size, 1)))
 
     def __call__(self, element: etree._Element) -> str:
         if not isinstance(element.tag, str):
+            return self._tree.getpath(element)
+        if self._native > 0:
+            self._native -= 1
             return self._tree.getpath(element)
         known = self._known
         chain = [element]

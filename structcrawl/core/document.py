@@ -27,10 +27,19 @@ from lxml import etree
 from w3lib.encoding import html_to_unicode
 
 from structcrawl.core._deep import html_parser, rebuild, unnest
+from structcrawl.core._index import ElementIndex
 from structcrawl.core._paths import ElementPaths
 from structcrawl.core.limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["PARSED_META", "Document", "ElementPaths", "parse_html", "resolve_base"]
+__all__ = [
+    "PARSED_META",
+    "Document",
+    "absolute_as_written",
+    "ElementIndex",
+    "ElementPaths",
+    "parse_html",
+    "resolve_base",
+]
 
 #: Request meta key under which a component that already parsed a response (the render
 #: handler judges every HTML page) leaves ``(body length, Document)`` for the spider.
@@ -49,6 +58,21 @@ _VOID_TAGS = ("source", "track", "wbr", "embed", "param", "keygen")
 _START_TAG = re.compile(rb"<[A-Za-z]")
 _START_TAG_STR = re.compile(r"<[A-Za-z]")
 _DOCTYPE_SUBSET = re.compile(rb"<!DOCTYPE[^\[>]*\[.*?\]\s*>", re.I | re.S)
+_AS_WRITTEN = re.compile(r"https?://[^\x00-\x20\[\]/?#;\x7f]+(?:[/?][^\x00-\x20#;\x7f]*)?\Z")
+
+
+def absolute_as_written(value: str) -> bool:
+    """Whether ``value`` is an absolute http(s) URL that ``urljoin`` returns exactly as
+    written against any base (its parse and unparse change nothing: no control characters or
+    spaces, no IPv6 brackets, no ``;`` parameters, no fragment, no empty query): most URLs of
+    real pages, which can then skip that round trip.
+
+    >>> absolute_as_written("https://a.test/p?q=1"), absolute_as_written("https://a.test/p?")
+    (True, False)
+    >>> absolute_as_written("/p"), absolute_as_written(" https://a.test/")
+    (False, False)
+    """
+    return _AS_WRITTEN.match(value) is not None and not value.endswith("?")
 
 
 def resolve_base(url: str, base_href: str | None) -> str:
@@ -86,11 +110,21 @@ class Document:
     problems: list[tuple[str, str]] = field(default_factory=list)
     _paths: ElementPaths | None = field(default=None, repr=False)
     _resolved: dict[str, str] = field(default_factory=dict, repr=False)
+    _index: ElementIndex | None = field(default=None, repr=False)
+
+    def index(self) -> ElementIndex:
+        """The elements the extraction layers look for (by attribute, by name), found in one
+        walk of the tree (:class:`ElementIndex`; :func:`parse_html` builds it as it parses,
+        a Document made otherwise on first use). The tree is read-only once parsed, so the
+        index stays true."""
+        if self._index is None:
+            self._index = ElementIndex(self.root)
+        return self._index
 
     def path_of(self, element: etree._Element) -> str:
         """An XPath locating ``element`` (``/html/body/div[2]/script``)."""
         if self._paths is None:
-            self._paths = ElementPaths(self.root)
+            self._paths = ElementPaths(self.root, ElementPaths.native_for(self.index().size))
         return self._paths(element)
 
     def resolve(self, value: str) -> str:
@@ -98,10 +132,12 @@ class Document:
         a usable URL reference (``http://[bad``) is returned as written, stripped."""
         resolved = self._resolved.get(value)
         if resolved is None:
-            try:
-                resolved = urljoin(self.base_url, value.strip())
-            except ValueError:
-                resolved = value.strip()
+            resolved = value.strip()
+            if not absolute_as_written(resolved):
+                try:
+                    resolved = urljoin(self.base_url, resolved)
+                except ValueError:
+                    pass  # not a usable reference: kept as written
             self._resolved[value] = resolved
         return resolved
 
@@ -121,8 +157,9 @@ def _bounded_body(body: bytes | str, limits: Limits) -> tuple[bytes | str, list[
         )
         body = body[: limits.max_body_bytes]
     lt: Any = b"<" if isinstance(body, bytes) else "<"
-    # cheap: fewer bytes, or fewer '<', than the bound
-    if len(body) <= limits.max_elements or body.count(lt) <= limits.max_elements:
+    # cheap: too short to hold more start tags than the bound (each takes two bytes at
+    # least: '<' and a letter), or fewer '<' than the bound
+    if len(body) // 2 <= limits.max_elements or body.count(lt) <= limits.max_elements:
         return body, problems
     starts: Iterator[int] = (
         (m.start() for m in _START_TAG.finditer(body))
@@ -189,14 +226,16 @@ def parse_html(
         problems.extend(deep)
     if root is None:  # nothing parseable: an empty document, so every layer finds nothing
         root = etree.fromstring(b"<html></html>", parser=_PARSER)
-    # iter() with tag names is a C-level scan (far cheaper than an XPath over the tree)
-    nested = [el for el in root.iter(*_VOID_TAGS) if len(el) or el.text]
-    for void in reversed(nested):  # innermost first
+    # the one walk every extraction layer reads; it also finds the void elements and <base>
+    index = ElementIndex(root)
+    nested = [el for el in index.named(*_VOID_TAGS) if len(el) or el.text]
+    for void in reversed(nested):  # innermost first (the document order stays as it was)
         unnest(void)
     base_href = None
-    for base in root.iterfind(".//base[@href]"):
-        base_href = base.get("href")
-        break
+    for base in index.named("base"):
+        if base is not root and base.get("href") is not None:  # .//base[@href]
+            base_href = base.get("href")
+            break
     return Document(
         url=url,
         base_url=resolve_base(url, base_href),
@@ -204,4 +243,5 @@ def parse_html(
         encoding=used,
         limits=limits,
         problems=problems,
+        _index=index,
     )

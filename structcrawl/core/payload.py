@@ -17,6 +17,7 @@ the first bytes of the body, and a body whose bytes say otherwise (a PDF or an i
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["PAYLOAD_KINDS", "EXTRACTABLE", "classify", "split_content_type"]
 
@@ -52,6 +53,7 @@ _DECLARED = {
 }
 
 
+@lru_cache(maxsize=512)  # the same few values again and again (script types, headers)
 def split_content_type(value: str | None) -> tuple[str, str | None]:
     """``'text/html; charset=UTF-8'`` -> ``('text/html', 'utf-8')``."""
     if not value:

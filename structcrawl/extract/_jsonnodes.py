@@ -6,6 +6,7 @@ import re
 from typing import Any
 from urllib.parse import urljoin
 
+from structcrawl.core.document import absolute_as_written
 from structcrawl.core.records import Provenance, Record
 from structcrawl.core.values import make_literal
 from structcrawl.extract._jsonldcontext import Terms
@@ -61,7 +62,7 @@ def json_path(parent: str, key: str | int) -> str:
 
 
 def _resolve(base: str, value: str) -> str:
-    if value.startswith("_:") or not base:
+    if value.startswith("_:") or not base or absolute_as_written(value):
         return value
     try:
         return urljoin(base, value.strip())

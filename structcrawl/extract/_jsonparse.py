@@ -45,10 +45,26 @@ def _reject_constant(name: str) -> Any:
 DUPLICATE_KEYS = "duplicate-keys-last-wins"
 NON_FINITE = "non-finite-number-to-null"
 LONE_SURROGATES = "replace-lone-surrogates"
-# a number that may overflow a double (an exponent, or a very long digit run)
-_MAYBE_OVERFLOW = re.compile(r"\d[eE]\+?\d|\d{300}")
+# A number that may overflow a double: an exponent, or a very long run of digits. A JSON
+# number is ASCII, so the test runs on the UTF-8 bytes: the exponent pattern, then a run of
+# 300 digits found as 300 zeros once every digit is made '0' and every other byte '.'.
+_EXPONENT = re.compile(rb"[0-9][eE]\+?[0-9]")
+_DIGITS_AS_ZEROS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x2E for b in range(256))
+_LONG_RUN = b"0" * 300
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _may_overflow(text: str) -> bool:
+    """Whether ``text`` may hold a number too large for a double (then floats are checked).
+
+    >>> [_may_overflow(t) for t in ("[1e999]", f"[{'9' * 400}.0]", "[2e-400]", "[1, " * 400)]
+    [True, True, False, False]
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    if _EXPONENT.search(data):
+        return True
+    return len(data) >= 300 and _LONG_RUN in data.translate(_DIGITS_AS_ZEROS)
 
 
 @dataclass(slots=True)
@@ -322,7 +338,7 @@ def parse_json(
     ([[None, '\ufffd']], ['non-finite-number-to-null'])
     """
     seen = _Seen()
-    decoder = _decoder(seen, bool(_MAYBE_OVERFLOW.search(text)))
+    decoder = _decoder(seen, _may_overflow(text))
     parsed = _bounded(_parse(text, repair, max_repair_chars, decoder), text, max_depth)
     if parsed.ok:
         parsed.duplicates = seen.duplicates

@@ -24,7 +24,7 @@ _TERMS_NS = "http://purl.org/dc/terms/"
 
 def _prefixes(doc: Document) -> dict[str, str]:
     prefixes = {"dc": "dc", "dcterms": "dcterms", "dct": "dcterms"}
-    for link in doc.root.iter("link"):
+    for link in doc.index().named("link"):
         rel = (link.get("rel") or "").strip()
         href = (link.get("href") or "").strip()
         if rel.lower().startswith("schema.") and href.startswith("http://purl.org/dc/"):
@@ -32,27 +32,29 @@ def _prefixes(doc: Document) -> dict[str, str]:
     return prefixes
 
 
-def _name_and_value(doc: Document, el: Any) -> tuple[str, str | None]:
+def _name_and_value(el: Any) -> tuple[str, str | None]:
     """``(name, value)`` of ``<meta name=DC.x content=v>`` or of ``<link rel=DCTERMS.x
-    href=uri>`` (DC-HTML's form for URI values, resolved against the base); a
-    ``rel=schema.X`` declaration is not a value."""
+    href=uri>`` (DC-HTML's form for URI values; the caller resolves it against the base once
+    the name is known to be Dublin Core); a ``rel=schema.X`` declaration is not a value."""
     if el.tag == "meta":
         return (el.get("name") or el.get("property") or "").strip(), el.get("content")
     rel, href = (el.get("rel") or "").strip(), el.get("href")
     if rel.lower().startswith("schema.") or href is None:
         return "", None
-    return rel, doc.resolve(href)
+    return rel, href
 
 
 def extract(doc: Document) -> list[Record]:
     prefixes = _prefixes(doc)
     rec: Record | None = None
     values = 0
-    for el in doc.root.iter("meta", "link"):
-        name, content = _name_and_value(doc, el)
+    for el in doc.index().named("meta", "link"):
+        name, content = _name_and_value(el)
         prefix, dot, term = name.partition(".")
         if not dot or not term or prefix.lower() not in prefixes or content is None:
             continue
+        if el.tag == "link":
+            content = doc.resolve(content)
         values += 1
         if values > doc.limits.max_items:
             error = error_record(

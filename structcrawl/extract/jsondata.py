@@ -46,18 +46,22 @@ def _is_data_block(script_type: str | None) -> bool:
 
 def typed_nodes(value: Any, path: str = "$") -> Iterator[tuple[str, dict[str, Any]]]:
     """``(json_path, node)`` for outermost objects carrying ``@type`` (bounded walk)."""
-    stack: list[tuple[str, Any]] = [(path, value)]
+    # (parent's path, key, node): a node's own path is spelled only if it is an object or an
+    # array (most nodes are strings and numbers, which need none)
+    stack: list[tuple[str, str | int | None, Any]] = [(path, None, value)]
     seen = 0
     while stack and seen < _MAX_WALK:
-        p, v = stack.pop()
+        parent, key, v = stack.pop()
         seen += 1
         if isinstance(v, dict):
+            p = parent if key is None else json_path(parent, key)
             if "@type" in v:
                 yield p, v
                 continue
-            stack.extend((json_path(p, k), c) for k, c in reversed(list(v.items())))
+            stack.extend((p, k, c) for k, c in reversed(list(v.items())))
         elif isinstance(v, list):
-            stack.extend((json_path(p, i), c) for i, c in reversed(list(enumerate(v))))
+            p = parent if key is None else json_path(parent, key)
+            stack.extend((p, i, c) for i, c in reversed(list(enumerate(v))))
 
 
 def _document_record(
@@ -202,7 +206,7 @@ def _records(
 def extract(doc: Document) -> list[Record]:
     limits = doc.limits
     records: list[Record] = []
-    blocks = [s for s in doc.root.iter("script") if _is_data_block(s.get("type"))]
+    blocks = [s for s in doc.index().named("script") if _is_data_block(s.get("type"))]
     for index, script in enumerate(blocks):
         if index == limits.max_blocks or len(records) >= limits.max_items:
             bound = "max_blocks" if index == limits.max_blocks else "max_items"

@@ -38,7 +38,7 @@ PARSER = "structcrawl.extract.jsonld"
 def ld_json_scripts(doc: Document) -> list:
     """The ``<script type="application/ld+json">`` elements, in document order."""
     found = []
-    for script in doc.root.iter("script"):
+    for script in doc.index().named("script"):
         mime, _ = split_content_type(script.get("type"))
         if mime == "application/ld+json":
             found.append(script)

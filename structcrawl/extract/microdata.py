@@ -80,11 +80,7 @@ _VALUE_ATTR = {"data": "value", "meter": "value"}
 _URL_ATTRS = frozenset(("href", "src", "data"))
 _string = etree.XPath("string()")
 # Attribute nodes, then their elements: libxml2 answers //@a far faster than //*[@a].
-_ITEMSCOPES = etree.XPath("//@itemscope")
 _IDS = etree.XPath("//@id")
-_ITEMPROPS = etree.XPath("//@itemprop")
-# both at once, in document order: one scan of the tree instead of two
-_ITEM_ATTRIBUTES = etree.XPath("//@itemscope|//@itemprop")
 
 
 class Sighting(NamedTuple):
@@ -160,7 +156,7 @@ class ItemCrawler:
         self.limits = doc.limits
         self._ids: dict[str, etree._Element] | None = None
         self._order: dict[etree._Element, int] | None = None
-        self._scan: tuple[list[etree._Element], list[Any]] | None = None
+        self._sets: tuple[set[etree._Element], set[etree._Element]] | None = None
         self.items = 0  # items built, nested ones included
         self.visits = 0  # elements visited by the property crawl
         self.too_deep = 0  # nested items left as references for depth
@@ -185,24 +181,24 @@ class ItemCrawler:
         if len(elements) < 2:
             return elements
         if self._order is None:  # property elements are all elements with itemprop
-            self._order = {a.getparent(): i for i, a in enumerate(self.itemprops())}
+            self._order = {el: i for i, el in enumerate(self.itemprops())}
         return sorted(elements, key=self._order.__getitem__)
 
-    def scan(self) -> tuple[list[etree._Element], list[Any]]:
-        """``(itemscope elements, itemprop attribute values)`` of the page, in document order
-        (one scan of the tree, kept)."""
-        if self._scan is None:
-            scopes, props = [], []
-            for attribute in _ITEM_ATTRIBUTES(self.doc.root):
-                if attribute.attrname == "itemprop":
-                    props.append(attribute)
-                else:
-                    scopes.append(attribute.getparent())
-            self._scan = (scopes, props)
-        return self._scan
+    def scan(self) -> tuple[list[etree._Element], list[etree._Element]]:
+        """``(itemscope elements, itemprop elements)`` of the page, in document order (from
+        the page's shared index: one walk of the tree for every layer)."""
+        index = self.doc.index()
+        return index.having("itemscope"), index.having("itemprop")
 
-    def itemprops(self) -> list[Any]:
-        return self.scan()[1] if self._scan is not None else _ITEMPROPS(self.doc.root)
+    def scan_sets(self) -> tuple[set[etree._Element], set[etree._Element]]:
+        """:meth:`scan` as sets, for membership tests (built once)."""
+        if self._sets is None:
+            scopes, props = self.scan()
+            self._sets = (set(scopes), set(props))
+        return self._sets
+
+    def itemprops(self) -> list[etree._Element]:
+        return self.doc.index().having("itemprop")
 
     def crawl(self, root: etree._Element) -> list[etree._Element]:
         """The property elements of the item rooted at ``root`` (WHATWG 'crawl the properties')."""
@@ -216,19 +212,22 @@ class ItemCrawler:
             else:
                 self.missing_refs[(root, ref)] = None
         budget = self.limits.max_visits
+        scopes, props = self.scan_sets()
+        visits = self.visits
         while pending:
             current = pending.pop()
             if current in memory:
                 continue
             memory.add(current)
-            self.visits += 1
-            if self.visits >= budget:
+            visits += 1
+            if visits >= budget:
                 self.refused += 1
                 break
-            if current.get("itemscope") is None:
-                pending.extend(c for c in current if isinstance(c.tag, str))
-            if (current.get("itemprop") or "").split():
+            if current not in scopes:
+                pending.extend(current.iterchildren(etree.Element))
+            if current in props and (current.get("itemprop") or "").split():
                 results.append(current)
+        self.visits = visits
         self.owned.update(results)
         ordered = self.doc_order(results) if len(results) > 1 else results
         return ordered
@@ -330,7 +329,7 @@ def extract(doc: Document, mode: str = "practical") -> list[Record]:
 
 def item_scopes(doc: Document) -> list[etree._Element]:
     """Every element carrying ``itemscope``, in document order."""
-    return [a.getparent() for a in _ITEMSCOPES(doc.root)]
+    return list(doc.index().having("itemscope"))
 
 
 def in_item(el: etree._Element) -> bool:
@@ -346,10 +345,10 @@ def _item_attributes(el: etree._Element) -> dict[str, str]:
 def _warnings(doc: Document, ex: ItemCrawler, orphans: set[etree._Element]) -> list[Record]:
     """Warnings for ``itemprop`` that no item owns and ``itemref`` naming no element."""
     outside = []
-    for attribute in ex.itemprops():
-        el = attribute.getparent()
-        if el not in ex.owned and el not in orphans and str(attribute).strip() and not in_item(el):
-            outside.append((str(attribute).strip(), doc.path_of(el)))
+    for el in ex.itemprops():
+        names = (el.get("itemprop") or "").strip()
+        if el not in ex.owned and el not in orphans and names and not in_item(el):
+            outside.append((names, doc.path_of(el)))
     missing = [(ref, doc.path_of(el)) for el, ref in ex.missing_refs]
     return page_warnings(doc, outside, missing)
 

@@ -73,6 +73,9 @@ def extract(doc: Document) -> list[Record]:
         max_items=limits.max_items,
         max_nesting=limits.max_nesting,
         rels=False,  # rels are not records
+        classed=doc.index().having("class"),
+        linked=doc.index().having("rel"),
+        base=doc.base_url,  # <base href> applied as mf2's document_base does
     )
     records = [_record(doc, item, True) for item in parsed.get("items", [])]
     bounds = parsed.get("_limits", {})

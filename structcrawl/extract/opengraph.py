@@ -60,12 +60,15 @@ def _curie(key: str) -> str:
 def _meta_tags(doc: Document) -> list[tuple[Any, str, str, str]]:
     """``(element, attribute, key, content)`` for og/twitter meta tags in document order."""
     found = []
-    for el in doc.root.iter("meta"):
+    for el in doc.index().named("meta"):
         content = el.get("content")
         if content is None:
             continue
         for attr in ("property", "name"):
-            key = _curie((el.get(attr) or "").strip())
+            key = (el.get(attr) or "").strip()
+            if ":" not in key:  # neither a prefixed name nor an Open Graph IRI
+                continue
+            key = _curie(key)
             prefix = key.partition(":")[0].lower()
             if ":" in key and (prefix in OG_PREFIXES or prefix == "twitter"):
                 found.append((el, attr, prefix + key[len(prefix) :], content))
@@ -98,7 +101,9 @@ def extract(doc: Document) -> list[Record]:
             rec.repairs.append("og-name-attribute")
         path = doc.path_of(el)
         value: Any = content.strip()
-        base = next((s for s in _STRUCTURED if key == s or key.startswith(s + ":")), None)
+        base = None
+        if key.startswith(_STRUCTURED):  # (most keys are not: og:title, twitter:card...)
+            base = next((s for s in _STRUCTURED if key == s or key.startswith(s + ":")), None)
         if base is not None:
             sub = key[len(base) + 1 :] or "url"
             if sub in _URL_SUBKEYS and value:

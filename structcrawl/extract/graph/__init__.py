@@ -88,7 +88,11 @@ def page_graph(
     if "rdfa" in wanted:
         limits = doc.limits
         triples, reached = rdfa_triples_bounded(
-            doc.root, doc.url, max_elements=limits.max_rdfa_elements, max_copies=limits.max_visits
+            doc.root,
+            doc.url,
+            max_elements=limits.max_rdfa_elements,
+            max_copies=limits.max_visits,
+            index=doc.index(),
         )
         graph = LAYER_GRAPHS["rdfa"]
         out.quads.extend(Quad(t.subject, t.predicate, t.object, graph) for t in triples)

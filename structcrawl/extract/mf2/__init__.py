@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from lxml import etree
@@ -53,6 +54,9 @@ def parse_mf2(
     max_items: int | None = None,
     max_nesting: int = MAX_NESTING,
     rels: bool = True,
+    classed: Iterable[etree._Element] | None = None,
+    linked: Iterable[etree._Element] | None = None,
+    base: str | None = None,
 ) -> dict[str, Any]:
     """Parse the document under ``root`` (the ``<html>`` element) for microformats.
 
@@ -65,10 +69,23 @@ def parse_mf2(
 
     Bounds: items nested deeper than ``max_nesting`` are ignored with their subtree; after
     ``max_items`` items nothing more is parsed. ``rels=False`` skips ``rels``/``rel-urls``.
+    ``classed``/``linked``: the elements under ``root`` with a class / a rel attribute, in
+    document order, when the caller already has them (saves a walk of the tree; with both,
+    the walk of each microformat enters only subtrees where a class or rel may mean
+    something); ``base``: the document base when the caller already applied ``<base href>``
+    to ``base_url`` (saves another walk).
     """
-    base = document_base(root, base_url)
+    if base is None:
+        base = document_base(root, base_url)
     parser = Mf2Parser(
-        root, base, with_paths, max_items=max_items, max_nesting=max_nesting, rels=rels
+        root,
+        base,
+        with_paths,
+        max_items=max_items,
+        max_nesting=max_nesting,
+        rels=rels,
+        classed=classed,
+        linked=linked,
     )
     result = parser.parse()
     if with_paths:

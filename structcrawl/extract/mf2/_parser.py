@@ -9,7 +9,7 @@ implied properties are computed.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable
 from typing import Any, Final
 
 from lxml import etree
@@ -19,10 +19,16 @@ from structcrawl.core.document import ElementPaths
 from ._implied import implied_name, implied_photo, implied_url
 from ._item import Item, document_base
 from ._rels import parse_rels
+from ._scan import (
+    CANDIDATES_XPATH,
+    MEANINGFUL,
+    ROOT_TOKEN,
+    class_scan,
+    scan_classes,
+)
 from ._text import tag_last_segment
 from ._values import Boundary, parse_dt, parse_e, parse_p, parse_u
 from ._vocab import (
-    BACKCOMPAT_CLASS_NAMES,
     BACKCOMPAT_ROOTS,
     BACKCOMPAT_TYPES,
     ITEM_CONTEXT_ROOTS,
@@ -47,46 +53,6 @@ __all__ = [
 MAX_NESTING: Final = 100
 _MAX_INCLUDE_DEPTH: Final = 8
 _MAX_INCLUDES: Final = 512
-_BC_NAMES: Final = sorted(BACKCOMPAT_ROOTS)
-#: Elements that may be microformat roots (cheap pre-filter; exact checks follow in Python).
-#: Kept for callers of the XPath; :func:`scan_classes` is the faster equivalent the parser uses
-#: (libxml2 evaluates ``contains()`` by copying each attribute value, about ten times slower
-#: than reading the class attributes from Python on real pages).
-CANDIDATES_XPATH: Final = etree.XPath(
-    "descendant-or-self::*[@class]["
-    "contains(@class, 'h-') or "
-    + " or ".join(f"contains(@class, '{name}')" for name in _BC_NAMES if name != "geo")
-    + " or contains(@class, 'geo')][not(ancestor-or-self::template)]"
-)
-_WS: Final = "[ \\t\\n\\f\\r]"  # ASCII whitespace: what class tokens are split on
-_CLASSIC: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, reverse=True))
-#: A class token that opens a microformat: ``h-*`` or a classic root (a superset of the exact
-#: checks: ``mf2_roots`` and membership in ``BACKCOMPAT_ROOTS``).
-ROOT_TOKEN: Final = re.compile(rf"(?:^|{_WS})(?:h-|(?:{_CLASSIC})(?:{_WS}|$))")
-_NAMED: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_CLASS_NAMES), key=len, reverse=True))
-#: A class token that may mean something to the walk: an mf2 root or property prefix, or a
-#: class name of the classic vocabularies. A class attribute without one is skipped at once.
-_MEANINGFUL: Final = re.compile(rf"(?:^|{_WS})(?:(?:h|p|u|dt|e)-|(?:{_NAMED})(?:{_WS}|$))")
-
-
-def scan_classes(root: etree._Element) -> tuple[list[etree._Element], bool]:
-    """One pass over the class attributes under ``root`` (itself included): the elements
-    that may open a microformat (a class token starting with ``h-`` or a classic root, not
-    inside a ``<template>``), in document order, and whether any class contains ``value``
-    (the value class pattern may apply)."""
-    candidates: list[etree._Element] = []
-    has_value = False
-    search = ROOT_TOKEN.search
-    for el in root.iter(etree.Element):
-        cls = el.get("class")
-        if not cls:
-            continue
-        if not has_value and "value" in cls:
-            has_value = True
-        if search(cls) and el.tag != "template":
-            if next(el.iterancestors("template"), None) is None:
-                candidates.append(el)
-    return candidates, has_value
 
 
 class Mf2Parser:
@@ -101,6 +67,8 @@ class Mf2Parser:
         max_items: int | None = None,
         max_nesting: int = MAX_NESTING,
         rels: bool = True,
+        classed: Iterable[etree._Element] | None = None,
+        linked: Iterable[etree._Element] | None = None,
     ) -> None:
         self.root = root
         self.base = base
@@ -115,7 +83,20 @@ class Mf2Parser:
         self._visited: set[etree._Element] = set()
         self._includes_used = 0
         self._ids: dict[str, etree._Element] | None = None
-        self._candidates, self._vcp = scan_classes(root)
+        self._candidates, self._vcp, self._classes, makers = class_scan(root, classed)
+        # The elements the walk must enter: those whose class may mean something to it, those
+        # with a rel (a classic property), and their ancestors. Under any other element the
+        # walk would only hand its context down to elements that do nothing with it.
+        self._on_path: set[etree._Element] = set()
+        if self._candidates:
+            if linked is None:
+                linked = (el for el in root.iter(etree.Element) if el.get("rel") is not None)
+            on_path = self._on_path
+            for el in (*makers, *linked):
+                node: etree._Element | None = el
+                while node is not None and node not in on_path:
+                    on_path.add(node)
+                    node = node.getparent()
 
     def _boundary(self, item: Item) -> Boundary:
         """The value-class-pattern boundary of ``item`` (None: no value classes in document)."""
@@ -143,6 +124,7 @@ class Mf2Parser:
         # frame: [element, children iterator, opened item or None, context item,
         #         include depth, elements still to include after the children]
         stack: list[list[Any]] = []
+        on_path = self._on_path
         self._enter(start, None, 0, stack, items)
         while stack:
             frame = stack[-1]
@@ -158,6 +140,8 @@ class Mf2Parser:
                 continue
             if not isinstance(child.tag, str) or child.tag == "template":
                 continue
+            if child not in on_path:
+                continue  # nothing below has a class or rel that means anything here
             ctx: Item | None = frame[3]
             if ctx is not None and ctx.backcompat and child.get("class"):
                 target = self._include_target(child, ctx, depth)
@@ -173,9 +157,9 @@ class Mf2Parser:
         stack: list[list[Any]],
         items: list[dict[str, Any]],
     ) -> None:
-        cls = el.get("class")
+        cls = self._classes.get(el)
         rel = el.get("rel") if ctx is not None and ctx.backcompat else None
-        if rel is None and (cls is None or _MEANINGFUL.search(cls) is None):
+        if rel is None and (cls is None or MEANINGFUL.search(cls) is None):
             # no root, no property, no classic name: nothing here but the children
             stack.append([el, iter(el), None, ctx, depth, None])
             return

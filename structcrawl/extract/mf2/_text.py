@@ -136,33 +136,40 @@ def parse_srcset(srcset: str, base: str) -> dict[str, str]:
     return sources
 
 
+def _url_rewrites(node: etree._Element, base: str) -> list[tuple[str, str]]:
+    """``(attribute, value)`` for the URL attributes of ``node``, resolved, in setting order."""
+    out = []
+    for attr in _URL_ATTRS:
+        value = node.get(attr)
+        if value is not None:
+            out.append((attr, resolve_url(base, value)))
+    srcset = node.get("srcset")
+    if srcset:
+        resolved = ((resolve_url(base, u), d) for u, d in _SRCSET_RE.findall(srcset) if u)
+        out.append(("srcset", ", ".join(f"{u} {d}" if d else u for u, d in resolved)))
+    return out
+
+
 def inner_html(el: etree._Element, base: str) -> str:
     """Serialise the children of ``el`` as HTML, with relative URL attributes resolved.
 
-    The caller's tree is never modified: URL rewriting happens on a copy, and only when the
-    subtree carries URL attributes at all.
+    The caller's tree is never modified: URL rewriting happens on a copy, and only when some
+    URL attribute of the subtree changes (a page whose URLs are all absolute is serialised
+    as it is).
     """
     target = el
-    urls = _URL_XPATH(el)
-    if urls:
-        target = copy.deepcopy(el)
-        for node in _URL_XPATH(target):
-            for attr in _URL_ATTRS:
-                value = node.get(attr)
-                if value is not None:
-                    _set_attr(node, attr, resolve_url(base, value))
-            srcset = node.get("srcset")
-            if srcset:
-                _set_attr(
-                    node,
-                    "srcset",
-                    ", ".join(
-                        f"{u} {d}" if d else u
-                        for u, d in (
-                            (resolve_url(base, u), d) for u, d in _SRCSET_RE.findall(srcset) if u
-                        )
-                    ),
-                )
+    nodes = _URL_XPATH(el)
+    if nodes:
+        rewrites = [_url_rewrites(node, base) for node in nodes]
+        if any(
+            node.get(attr) != value or _NOT_XML.search(value)
+            for node, changes in zip(nodes, rewrites, strict=True)
+            for attr, value in changes
+        ):
+            target = copy.deepcopy(el)
+            for node, changes in zip(_URL_XPATH(target), rewrites, strict=True):
+                for attr, value in changes:
+                    _set_attr(node, attr, value)
     parts = [html.escape(target.text, quote=False)] if target.text else []
     for child in target:
         parts.append(lxml.html.tostring(child, encoding="unicode", method="html", with_tail=True))

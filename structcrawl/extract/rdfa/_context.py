@@ -16,6 +16,7 @@ from ._model import IRI, XHV_NS, BNode, Resource
 __all__ = [
     "INITIAL_PREFIXES",
     "INITIAL_TERMS",
+    "TERMS_LOWER",
     "PrefixMap",
     "INITIAL_PREFIX_MAP",
     "parse_prefix_attribute",
@@ -79,7 +80,8 @@ INITIAL_TERMS: dict[str, str] = {
     "license": XHV_NS + "license",
     "role": XHV_NS + "role",
 }
-_TERMS_LOWER: dict[str, str] = {k.lower(): v for k, v in INITIAL_TERMS.items()}
+#: The initial-context terms by lower-case name (terms match case-insensitively).
+TERMS_LOWER: dict[str, str] = {k.lower(): v for k, v in INITIAL_TERMS.items()}
 
 # NCName approximations (Unicode-aware through \w); a term may also contain "/".
 _NCNAME = re.compile(r"[^\W\d][\w.\-\u00b7]*\Z")
@@ -198,7 +200,7 @@ class PrefixMap:
                 return None
             if vocab:
                 return IRI(vocab + token)
-            iri = INITIAL_TERMS.get(token) or _TERMS_LOWER.get(token.lower())
+            iri = INITIAL_TERMS.get(token) or TERMS_LOWER.get(token.lower())
             return IRI(iri) if iri is not None else None
         resolved = self.curie(token)
         if resolved is not None:

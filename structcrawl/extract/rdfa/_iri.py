@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from urllib.parse import urljoin
 
 from lxml import etree
 
-__all__ = ["document_base", "resolve_iri"]
+__all__ = ["BASE_TAGS", "document_base", "resolve_iri"]
 
 _XHTML = "{http://www.w3.org/1999/xhtml}"
+#: The names of the base element: HTML, and XHTML in a tree parsed as XML.
+BASE_TAGS = ("base", _XHTML + "base")
 _UNSAFE_BASE_SCHEMES = ("javascript:", "data:")
 # An absolute http(s) reference that urljoin returns as written (it keeps an absolute
 # reference's path as is; nothing here for urlsplit to strip, no ';' params, no IPv6 brackets):
@@ -17,10 +20,14 @@ _UNSAFE_BASE_SCHEMES = ("javascript:", "data:")
 _AS_WRITTEN = re.compile(r"https?://[^\x00-\x20\[\]/?#;\x7f]+(?:[/?][^\x00-\x20#;\x7f]*)?\Z")
 
 
-def document_base(root: etree._Element, url: str) -> str:
-    """The base IRI: the first ``<base href>`` resolved against ``url``, fragment removed."""
+def document_base(
+    root: etree._Element, url: str, bases: Iterable[etree._Element] | None = None
+) -> str:
+    """The base IRI: the first ``<base href>`` resolved against ``url``, fragment removed.
+    ``bases``: the ``<base>`` elements under ``root`` in document order, when the caller
+    knows them (saves a walk of the tree)."""
     base = url.strip()
-    for element in root.iter("base", _XHTML + "base"):
+    for element in root.iter(*BASE_TAGS) if bases is None else bases:
         href = element.get("href")
         if href is None:
             continue

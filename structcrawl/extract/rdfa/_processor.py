@@ -9,9 +9,11 @@ one method per group of steps, the state-free pieces in :mod:`._steps`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lxml import etree
+
+from structcrawl.core._index import ElementIndex
 
 from ._context import INITIAL_PREFIX_MAP, PrefixMap, is_ncname, parse_prefix_attribute
 from ._iri import resolve_iri
@@ -37,10 +39,12 @@ from ._steps import (
     Context,
     Incomplete,
     ListMapping,
+    Verdicts,
     child_context,
     curies_only,
     generating_paths,
     has_xmlns,
+    only_skipped_properties,
     predicates,
     property_value,
 )
@@ -55,8 +59,17 @@ _Subjects = tuple[bool, Resource | None, Resource | None, Resource | None]
 class _Processor:
     """State for one document: base IRI, output, blank node counter, IRI cache."""
 
-    def __init__(self, root: etree._Element, base: str, max_elements: int | None = None) -> None:
+    def __init__(
+        self,
+        root: etree._Element,
+        base: str,
+        max_elements: int | None = None,
+        index: ElementIndex | None = None,
+        skip: Callable[[str], bool] | None = None,
+    ) -> None:
         self.root = root
+        self.index = index
+        self.skip = skip  # predicates whose triples the caller drops (None: keep all)
         self.max_elements = max_elements  # RDFa elements processed, at most (None: all)
         self.processed = 0
         self.truncated = False
@@ -116,7 +129,9 @@ class _Processor:
         root = self.root
         relevant = RELEVANT
         inert_leaf = INERT_LEAF
-        on_path = generating_paths(root)
+        on_path = generating_paths(root, self.index)
+        skip = self.skip
+        verdicts: Verdicts = {}
         while stack:
             children, ctx, pending = stack[-1]
             for element in children:
@@ -146,6 +161,9 @@ class _Processor:
                 if self.max_elements is not None and self.processed > self.max_elements:
                     self.truncated = True  # bounded: the rest of the document is not read
                     return self.triples
+                if skip and not (ctx.incomplete or len(element) or element is root):
+                    if only_skipped_properties(keys, element.get("property"), ctx, skip, verdicts):
+                        continue  # it would only state values of predicates the caller drops
                 child_ctx, lists = self.element(element, ctx, element is root)
                 if len(element):
                     stack.append((element.iterchildren(), child_ctx, lists))
@@ -367,9 +385,15 @@ def process(root: etree._Element, base: str) -> list[Triple]:
 
 
 def process_bounded(
-    root: etree._Element, base: str, max_elements: int | None
+    root: etree._Element,
+    base: str,
+    max_elements: int | None,
+    index: ElementIndex | None = None,
+    skip: Callable[[str], bool] | None = None,
 ) -> tuple[list[Triple], bool]:
     """:func:`process`, stopping after ``max_elements`` elements carrying RDFa attributes;
-    the flag says whether it stopped early."""
-    processor = _Processor(root, base, max_elements)
+    the flag says whether it stopped early. ``index``: the elements under ``root`` by
+    attribute, if known. ``skip``: predicates the caller drops (a leaf that would only state
+    their values is counted but not processed)."""
+    processor = _Processor(root, base, max_elements, index, skip)
     return processor.run(), processor.truncated

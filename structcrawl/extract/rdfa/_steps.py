@@ -5,9 +5,13 @@ property value of step 11 (with the HTML5 ``@datetime``/``<time>`` rules).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lxml import etree
 
-from ._context import PrefixMap
+from structcrawl.core._index import ElementIndex
+
+from ._context import TERMS_LOWER, PrefixMap
 from ._literals import html_literal, temporal_datatype, text_content, xml_literal
 from ._model import IRI, RDF_HTML, RDF_XMLLITERAL, Literal, Node, Resource
 
@@ -21,10 +25,12 @@ __all__ = [
     "Context",
     "Incomplete",
     "ListMapping",
+    "Verdicts",
     "child_context",
     "curies_only",
     "generating_paths",
     "has_xmlns",
+    "only_skipped_properties",
     "predicates",
     "property_value",
 ]
@@ -171,26 +177,94 @@ def predicates(resolved: tuple[Resource, ...]) -> tuple[IRI, ...]:
     return tuple(r for r in resolved if isinstance(r, IRI))
 
 
-# attribute nodes, then their elements: ~4x faster in libxml2 than //*[@a or @b ...]. One
-# XPath per attribute: libxml2 merges the node sets of a union (``a | b``) in quadratic time,
-# which took minutes on a page of 100,000 RDFa elements.
-_GENERATING = tuple(
-    etree.XPath(f"//@{name}") for name in ("property", "rel", "rev", "typeof", "vocab")
-)
+#: Attributes that make an element generate triples itself (@rel/@rev unless dead, below).
+_GENERATING = ("property", "typeof", "vocab")
+_LINKING = ("rel", "rev")
 
 
-def generating_paths(root: etree._Element) -> set[etree._Element]:
+def _dead_links(value: str | None) -> bool:
+    """Whether a @rel/@rev value can never give a predicate when no @vocab is in scope: every
+    token is a plain word (no CURIE, no IRI) that is not an initial-context term
+    (``nofollow``, ``stylesheet``, ``noopener noreferrer``...)."""
+    if value is None:
+        return True
+    return all(":" not in t and t.lower() not in TERMS_LOWER for t in value.split())
+
+
+def generating_paths(
+    root: etree._Element, index: ElementIndex | None = None
+) -> set[etree._Element]:
     """Elements that generate triples themselves (@property, @rel, @rev, @typeof, @vocab) and
     their ancestors: the only subtrees the walk must enter while no incomplete triple is
     pending. On typical pages (navigation, text, a few Open Graph tags) this leaves most of
-    the tree unvisited."""
+    the tree unvisited. ``index``: the elements of the tree under ``root`` by attribute, when
+    the caller has them (else one walk finds them).
+
+    On a page without @vocab, an element whose only such attributes are @rel/@rev of plain
+    words that are not terms (``<a rel="nofollow">``, ``<link rel="stylesheet">``) generates
+    nothing: its @rel gives no predicate, so no triple and no incomplete triple; what it
+    changes for its children (their subject) matters only if one of them generates, which
+    puts it on a path anyway.
+    """
+    if index is None:
+        index = ElementIndex(root)
     found: set[etree._Element] = set()
-    for attribute in (a for xpath in _GENERATING for a in xpath(root)):
-        node: etree._Element | None = attribute.getparent()
+    generating = [el for name in _GENERATING for el in index.having(name)]
+    if index.having("vocab"):
+        generating.extend(el for name in _LINKING for el in index.having(name))
+    else:
+        dead: dict[str | None, bool] = {None: True}  # verdicts by value (pages repeat them)
+        any_rev = bool(index.having("rev"))
+        for name in _LINKING:
+            for el in index.having(name):
+                links = [el.get("rel"), el.get("rev")] if any_rev else [el.get("rel")]
+                for value in links:
+                    verdict = dead.get(value)
+                    if verdict is None:
+                        verdict = dead[value] = _dead_links(value)
+                    if not verdict:
+                        generating.append(el)
+                        break
+    for el in generating:
+        node: etree._Element | None = el
         while node is not None and node not in found:
             found.add(node)
             node = node.getparent()
     return found
+
+
+#: The RDFa attributes of a leaf that only states property values (any other one changes a
+#: subject, an object, the evaluation context or a value's datatype or language).
+_PROPERTY_ONLY = frozenset({"property", "content"})
+_RDFA_ATTRIBUTES = RELEVANT | {"content", "datatype", "inlist", "datetime"}
+#: verdicts of :func:`only_skipped_properties` by @property value, prefix map, vocabulary
+Verdicts = dict[tuple[str, PrefixMap, str | None], bool]
+
+
+def only_skipped_properties(
+    keys: list[str],
+    value: str | None,
+    ctx: Context,
+    skip: Callable[[str], bool],
+    verdicts: Verdicts,
+) -> bool:
+    """Whether a leaf (no element children, not the root, no incomplete triple pending from
+    ``ctx``) with attribute names ``keys`` and @property ``value`` would do nothing but emit
+    triples whose predicates all satisfy ``skip``: its only RDFa attributes are @property and
+    @content (so its subject is the parent object, it makes no blank node, changes no list,
+    completes nothing), and every predicate @property resolves to is skipped. ``verdicts``
+    caches the answer per value, prefix map and vocabulary."""
+    if value is None:
+        return False
+    for key in keys:
+        if (key in _RDFA_ATTRIBUTES or key.startswith("xmlns:")) and key not in _PROPERTY_ONLY:
+            return False
+    cache_key = (value, ctx.prefixes, ctx.vocab)
+    verdict = verdicts.get(cache_key)
+    if verdict is None:
+        resolved = predicates(ctx.prefixes.tokens(value, ctx.vocab))
+        verdict = verdicts[cache_key] = all(skip(p.value) for p in resolved)
+    return verdict
 
 
 def child_context(

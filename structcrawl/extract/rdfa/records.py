@@ -273,6 +273,8 @@ def extract(doc: Document) -> list[Record]:
         doc.url,
         max_elements=limits.max_rdfa_elements,
         max_copies=limits.max_visits,
+        index=doc.index(),
+        skip=skipped_predicate,  # records leave those triples out anyway
     )
     records = records_from_triples(triples, doc)
     if "max_elements" in reached:
