@@ -10,7 +10,8 @@ from lxml import etree
 __all__ = ["INDEXED_ATTRIBUTES", "INDEXED_TAGS", "ElementIndex"]
 
 #: Attributes whose elements the layers look for: microformats (``class``), RDFa (the ones
-#: that generate triples), Microdata.
+#: that generate triples), Microdata; and the render judgement's application mount points
+#: (``id``, React's ``data-reactroot``).
 INDEXED_ATTRIBUTES: Final = (
     "class",
     "property",
@@ -20,12 +21,17 @@ INDEXED_ATTRIBUTES: Final = (
     "vocab",
     "itemscope",
     "itemprop",
+    "id",
+    "data-reactroot",
 )
 #: Elements read by name: Open Graph and Dublin Core meta tags, DC ``<link>``, JSON-LD and
 #: data-block scripts, the document base (also as XHTML, for trees parsed as XML), and the
-#: void elements libxml2 does not know (the parse moves out what it nests inside them).
+#: void elements libxml2 does not know (the parse moves out what it nests inside them); for
+#: the render judgement, ``noscript`` notices and Angular's ``app-root``.
 INDEXED_TAGS: Final = frozenset(
     {
+        "noscript",
+        "app-root",
         "meta",
         "link",
         "script",

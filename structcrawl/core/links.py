@@ -128,7 +128,7 @@ def robots_directives(doc: Document | None, header_values: Iterable[str | bytes]
         text = value.decode("latin-1") if isinstance(value, bytes) else value
         found.update(_directives(text))
     if doc is not None:
-        for el in doc.root.iter("meta"):
+        for el in doc.index().named("meta"):  # the page's one shared walk
             name = (el.get("name") or "").strip().lower()
             if name in ("robots", "structcrawl"):
                 found.update(_directives(el.get("content") or ""))

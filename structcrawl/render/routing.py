@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from structcrawl.core._index import ElementIndex
 from structcrawl.core.document import Document, parse_html
 from structcrawl.core.payload import classify
 from structcrawl.extract.mf2 import has_microformats
@@ -68,6 +69,7 @@ _MOUNT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-ap
 # Separate paths, no union: libxml2 merges unions in document order, quadratic on big pages.
 _MOUNT_IDS_XPATH = etree.XPath("//@id[" + " or ".join(f".='{i}'" for i in _MOUNT_IDS) + "]")
 _REACT_ROOTS = etree.XPath("//@data-reactroot")
+_MOUNT_ID_SET = frozenset(_MOUNT_IDS)
 _JS_TYPES = frozenset(
     {
         "",
@@ -87,9 +89,8 @@ _NOSCRIPT_HINT = re.compile(
 )
 #: What XPath's ``translate(@type, 'LDJSON', 'ldjson')`` does to a script type.
 _LDJSON_CASE = str.maketrans("LDJSON", "ldjson")
-_LAYER_ATTRS = tuple(
-    etree.XPath(f"boolean(//@{name})") for name in ("itemscope", "typeof", "vocab")
-)
+_LAYER_ATTR_NAMES = ("itemscope", "typeof", "vocab")
+_LAYER_ATTRS = tuple(etree.XPath(f"boolean(//@{name})") for name in _LAYER_ATTR_NAMES)
 _TEXT_SKIP = frozenset({"script", "style", "noscript", "template"})
 
 
@@ -113,9 +114,10 @@ class _Scripts:
     app_roots: list[etree._Element] = field(default_factory=list)
 
 
-def _scripts(root: etree._Element) -> _Scripts:
+def _scripts(root: etree._Element, index: ElementIndex | None) -> _Scripts:
     found = _Scripts()
-    for el in root.iter("script", "noscript", "app-root"):
+    tags = ("script", "noscript", "app-root")
+    for el in root.iter(*tags) if index is None else index.named(*tags):
         tag = el.tag
         if tag == "noscript":
             found.noscripts.append(el)
@@ -140,9 +142,15 @@ def _scripts(root: etree._Element) -> _Scripts:
     return found
 
 
-def _empty_mount(root: etree._Element, app_roots: list[etree._Element]) -> str | None:
-    attributes = list(_MOUNT_IDS_XPATH(root)) + list(_REACT_ROOTS(root))
-    mounts = [a.getparent() for a in attributes] + app_roots
+def _empty_mount(
+    root: etree._Element, app_roots: list[etree._Element], index: ElementIndex | None
+) -> str | None:
+    if index is None:
+        attributes = list(_MOUNT_IDS_XPATH(root)) + list(_REACT_ROOTS(root))
+        mounts = [a.getparent() for a in attributes] + app_roots
+    else:
+        mounts = [el for el in index.having("id") if el.get("id") in _MOUNT_ID_SET]
+        mounts += [*index.having("data-reactroot"), *app_roots]
     for el in mounts:
         has_children = any(isinstance(c.tag, str) for c in el)
         if not has_children and not "".join(el.itertext()).strip():
@@ -150,15 +158,21 @@ def _empty_mount(root: etree._Element, app_roots: list[etree._Element]) -> str |
     return None
 
 
-def _content_layers(root: etree._Element, scripts: _Scripts) -> list[str]:
+def _content_layers(
+    root: etree._Element, scripts: _Scripts, index: ElementIndex | None
+) -> list[str]:
     layers = []
     if scripts.json_ld:
         layers.append("json-ld")
-    if any(has(root) for has in _LAYER_ATTRS):
+    if index is not None:
+        attributed = any(index.having(name) for name in _LAYER_ATTR_NAMES)
+    else:
+        attributed = any(has(root) for has in _LAYER_ATTRS)
+    if attributed:
         layers.append("microdata/rdfa")
     if scripts.data_block:
         layers.append("data-block")
-    if has_microformats(root):
+    if has_microformats(root, index.having("class") if index is not None else None):
         layers.append("microformats")
     return layers
 
@@ -188,8 +202,11 @@ def _any_match(root: etree._Element, selectors: Sequence[str]) -> bool:
     return False
 
 
-def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict:
-    """Judge one parsed HTML page (the HTTP version) for JS-only-ness.
+def judge_html(
+    root: etree._Element, expect: Sequence[str] = (), index: ElementIndex | None = None
+) -> ShellVerdict:
+    """Judge one parsed HTML page (the HTTP version) for JS-only-ness (``index``: the page's
+    element index, ``Document.index()``, read instead of searching the tree again).
 
     >>> from structcrawl.core.document import Document, parse_html
     >>> shell = parse_html(b'<html><body><div id="root"></div>'
@@ -203,7 +220,7 @@ def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict
     >>> judge_html(plain.root, expect=["h1.product"]).reason
     'missing-expected'
     """
-    found = _scripts(root)  # one pass for the script facts, noscript hints and app roots
+    found = _scripts(root, index)  # one pass: script facts, noscript hints, app roots
     scripts = found.count
     signals = [f"scripts:{scripts}"]
     if not scripts:
@@ -212,11 +229,11 @@ def judge_html(root: etree._Element, expect: Sequence[str] = ()) -> ShellVerdict
         if _any_match(root, expect):
             return ShellVerdict(False, None, (*signals, "expected-present"))
         signals.append("expected-missing")
-    mount = _empty_mount(root, found.app_roots)
+    mount = _empty_mount(root, found.app_roots, index)
     hint = _noscript_hint(found.noscripts)
     # the content layers only matter beside a JS-only sign (or to explain a missing-expected):
     # not worth their searches on every other page
-    layers = _content_layers(root, found) if mount or hint or expect else []
+    layers = _content_layers(root, found, index) if mount or hint or expect else []
     signals.extend(f"layer:{name}" for name in layers)
     if mount:
         signals.append(f"empty-mount:{mount}")
@@ -270,7 +287,7 @@ def judge_and_parse(
     if kind not in ("html", "xhtml"):
         return ShellVerdict(False, None, (f"payload:{kind}",)), None
     doc = parse_html(body, url, content_type=content_type)
-    return judge_html(doc.root, expect), doc
+    return judge_html(doc.root, expect, doc.index()), doc
 
 
 @dataclass(frozen=True, slots=True)

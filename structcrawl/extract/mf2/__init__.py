@@ -29,17 +29,21 @@ from ._parser import MAX_NESTING, ROOT_TOKEN, Mf2Parser, document_base
 __all__ = ["has_microformats", "parse_mf2"]
 
 
-def has_microformats(root: etree._Element) -> bool:
+def has_microformats(
+    root: etree._Element, classed: Iterable[etree._Element] | None = None
+) -> bool:
     """Cheap check: does any element have a class token starting with ``h-``, or a classic
     root class (``vcard``, ``hentry``, ``hreview``, ``vevent``, ``hproduct``, ``hfeed``, ``adr``,
     ``geo``, ``hresume``, ``hrecipe``, ``hnews``, ``hreview-aggregate``)?
 
     The class attributes are read in one pass that stops at the first root token (tokens split
     on ASCII whitespace, as the parser does). A False answer guarantees that :func:`parse_mf2`
-    finds no items (rels may still exist).
+    finds no items (rels may still exist). ``classed``: the elements of ``root`` that have a
+    ``class`` attribute, when known (``Document.index().having("class")``), read instead of
+    walking the tree.
     """
     search = ROOT_TOKEN.search
-    for el in root.iter(etree.Element):
+    for el in root.iter(etree.Element) if classed is None else classed:
         cls = el.get("class")
         if cls and search(cls):
             return True
