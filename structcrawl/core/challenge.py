@@ -180,21 +180,24 @@ def _thin(html: str) -> bool:
     return visible_text_length(html) < _THIN_TEXT and not _STRUCTURED.search(html)
 
 
-def _structured(low: bytes) -> bool:
-    """Whether the lowercased prefix carries structured data (what ``_STRUCTURED`` matches):
+def _structured(prefix: bytes) -> bool:
+    """Whether the scanned prefix carries structured data (what ``_STRUCTURED`` matches):
     substring tests first (each stops at its first hit, usually in the ``<head>``), the
-    regular expression only from where one of them hit."""
-    for needle in _STRUCTURED_NEEDLES:
-        at = low.find(needle)
-        if at >= 0 and _STRUCTURED_BYTES.search(low, at):
-            return True
+    regular expression only from where one of them hit. The prefix is read as it is (markup
+    is written in lowercase, mostly), then lowercased only when that finds nothing."""
+    for text in (prefix, None):
+        text = prefix.lower() if text is None else text
+        for needle in _STRUCTURED_NEEDLES:
+            at = text.find(needle)
+            if at >= 0 and _STRUCTURED_BYTES.search(text, at):
+                return True
     return False
 
 
 def _prefix(body: bytes | str) -> bytes:
-    """The scanned prefix as bytes (text encoded as UTF-8), lowercased: every marker is ASCII."""
+    """The scanned prefix as bytes (text encoded as UTF-8): every marker is ASCII."""
     raw = body[:SCAN_BYTES]
-    return (raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")).lower()
+    return raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
 
 
 def detect_challenge(
