@@ -36,9 +36,10 @@ def _nodes(record):
                 yield from _nodes(item)
 
 
-def test_fast_and_reference_engines_agree():
+def _checked_nodes():
+    """(url, type name, its check, properties) of every node of the corpus that has a check,
+    each record read raw and normalized."""
     checks = Validator.default().checks
-    compared = disagreements = 0
     for url, records in _records():
         ctx = NormalizeContext(page_url=url)
         for raw in records:
@@ -47,17 +48,22 @@ def test_fast_and_reference_engines_agree():
                     props = node.get("properties")
                     for name in node.get("type") or []:
                         check = checks.get(name)
-                        if check is None or not isinstance(props, dict):
-                            continue
-                        pairs = [(check.errors_ok, check.errors)]
-                        if check.warnings is not None:
-                            pairs.append((check.warnings_ok, check.warnings))
-                        for fast, reference in pairs:
-                            assert fast is not None, f"{name}: no fast engine"
-                            compared += 1
-                            if fast(props) != (not any(True for _ in reference(props))):
-                                disagreements += 1
-                                print("disagree:", url, name, props)
+                        if check is not None and isinstance(props, dict):
+                            yield url, name, check, props
+
+
+def test_fast_and_reference_engines_agree():
+    compared = disagreements = 0
+    for url, name, check, props in _checked_nodes():
+        pairs = [(check.errors_ok, check.errors)]
+        if check.warnings is not None:
+            pairs.append((check.warnings_ok, check.warnings))
+        for fast, reference in pairs:
+            assert fast is not None, f"{name}: no fast engine"
+            compared += 1
+            if fast(props) != (not any(True for _ in reference(props))):
+                disagreements += 1
+                print("disagree:", url, name, props)
     assert compared > 500
     assert disagreements == 0
 
@@ -69,31 +75,19 @@ def test_split_tiers_find_what_the_whole_walk_finds():
     gives (same order, same repeats), on every node of the corpus, raw and normalized."""
     from structcrawl.validate._schemas import _issues, _prune, _tier_issues
 
-    checks = Validator.default().checks
     split = compared = 0
-    for url, records in _records():
-        ctx = NormalizeContext(page_url=url)
-        for raw in records:
-            for record in (raw, normalize_record(copy.deepcopy(raw), ctx)):
-                for node in _nodes(record):
-                    props = node.get("properties")
-                    for name in node.get("type") or []:
-                        check = checks.get(name)
-                        if check is None or not isinstance(props, dict):
-                            continue
-                        tiers = [(check.errors, check.errors_split, False)]
-                        if check.warnings is not None:
-                            tiers.append((check.warnings, check.warnings_split, True))
-                        for reference, tier, warning in tiers:
-                            if tier is None:
-                                continue
-                            compared += 1
-                            split += tier.errors(props) is not None
-                            expected = [
-                                i
-                                for e in _prune(reference(props))
-                                for i in _issues(e, props, "x[0]", warning)
-                            ]
-                            got = _tier_issues(reference, None, tier, props, "x[0]", warning)
-                            assert got == expected, (url, name, warning)
+    for url, name, check, props in _checked_nodes():
+        tiers = [(check.errors, check.errors_split, False)]
+        if check.warnings is not None:
+            tiers.append((check.warnings, check.warnings_split, True))
+        for reference, tier, warning in tiers:
+            if tier is None:
+                continue
+            compared += 1
+            split += tier.errors(props) is not None
+            expected = [
+                i for e in _prune(reference(props)) for i in _issues(e, props, "x[0]", warning)
+            ]
+            got = _tier_issues(reference, None, tier, props, "x[0]", warning)
+            assert got == expected, (url, name, warning)
     assert compared > 1000 and split > 500
