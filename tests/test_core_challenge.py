@@ -48,3 +48,18 @@ def test_the_cloudflare_header_alone_is_enough_and_bodies_are_read_in_bounds() -
     huge = b"<p>" + b"x" * 2_000_000 + b"</p>captcha-delivery.com"
     assert detect_challenge(403, {}, huge) is None  # the marker is past the scanned prefix
     assert visible_text_length("<style>p{}</style><p> a  b </p>") == 3
+
+
+def test_anchored_marker_search_finds_what_the_plain_search_finds():
+    """The challenge markers are looked for under shared anchors (fewer scans of a page that
+    has none): every marker, alone, in pairs and inside ordinary text, gives the vendors the
+    plain search gives, in the same order."""
+    from structcrawl.core.challenge import _CHALLENGE_MARKERS, _found, _found_challenges
+
+    needles = [n for _, ns in _CHALLENGE_MARKERS for n in ns]
+    page = "<html><body><p>verify your order; checking out; a captcha-free form</p>{}</body>"
+    cases = [page.format(n) for n in needles]
+    cases += [page.format(a + " " + b) for a, b in zip(needles, reversed(needles), strict=True)]
+    cases.append(page.format(""))
+    for text in cases:
+        assert _found_challenges(text) == _found(text, _CHALLENGE_MARKERS), text

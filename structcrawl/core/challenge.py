@@ -157,6 +157,38 @@ def _found(text: str, markers: tuple[tuple[str, tuple[str, ...]], ...]) -> list[
     return [vendor for vendor, needles in markers if any(n in text for n in needles)]
 
 
+#: Substrings shared by several challenge markers: a page without one of them holds none of
+#: the markers that contain it, so a scan for the anchor spares a scan for each of those.
+_ANCHORS = ("captcha", "challenge", "verif", "cloudflare", "incapsula", "waf",
+            "unusual traffic", "checking", "cookies to continue", "turnstile")  # fmt: skip
+
+
+def _anchored(
+    markers: tuple[tuple[str, tuple[str, ...]], ...],
+) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """``(anchor, ((vendor, marker), ...))``: each marker under the first anchor it contains,
+    else under itself."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for vendor, needles in markers:
+        for needle in needles:
+            anchor = next((a for a in _ANCHORS if a in needle), needle)
+            groups.setdefault(anchor, []).append((vendor, needle))
+    return tuple((anchor, tuple(pairs)) for anchor, pairs in groups.items())
+
+
+_CHALLENGE_GROUPS = _anchored(_CHALLENGE_MARKERS)
+
+
+def _found_challenges(text: str) -> list[str]:
+    """:func:`_found` over the challenge markers (the same vendors, in the same order), with
+    about half the scans of a page that holds none: one per anchor, not one per marker."""
+    hit: set[str] = set()
+    for anchor, pairs in _CHALLENGE_GROUPS:
+        if anchor in text:
+            hit.update(vendor for vendor, needle in pairs if needle in text)
+    return [vendor for vendor, _ in _CHALLENGE_MARKERS if vendor in hit]
+
+
 def _header(headers: Mapping[str, Iterable[str] | str] | None, name: str) -> str:
     if not headers:
         return ""
@@ -226,7 +258,7 @@ def detect_challenge(
         if _structured(_prefix(body)):
             return None
     html = _text(body, status)
-    found = _found(html, _CHALLENGE_MARKERS)
+    found = _found_challenges(html)
     if _header(headers, "x-datadome") and status in BLOCKING_STATUSES and "datadome" not in found:
         found.append("datadome")
     if not found and not signals:
