@@ -64,12 +64,9 @@ SETTLE_SELECTOR = (
     + DEFAULT_DATA_SELECTOR
 )
 
-_MOUNT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-app", "app-root")
-# attribute-node paths (one pass each in libxml2) rather than one element scan per mount id
-# Separate paths, no union: libxml2 merges unions in document order, quadratic on big pages.
-_MOUNT_IDS_XPATH = etree.XPath("//@id[" + " or ".join(f".='{i}'" for i in _MOUNT_IDS) + "]")
-_REACT_ROOTS = etree.XPath("//@data-reactroot")
-_MOUNT_ID_SET = frozenset(_MOUNT_IDS)
+_MOUNT_IDS = frozenset(
+    {"root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-app", "app-root"}
+)
 _JS_TYPES = frozenset(
     {
         "",
@@ -89,8 +86,7 @@ _NOSCRIPT_HINT = re.compile(
 )
 #: What XPath's ``translate(@type, 'LDJSON', 'ldjson')`` does to a script type.
 _LDJSON_CASE = str.maketrans("LDJSON", "ldjson")
-_LAYER_ATTR_NAMES = ("itemscope", "typeof", "vocab")
-_LAYER_ATTRS = tuple(etree.XPath(f"boolean(//@{name})") for name in _LAYER_ATTR_NAMES)
+_LAYER_ATTRS = ("itemscope", "typeof", "vocab")
 _TEXT_SKIP = frozenset({"script", "style", "noscript", "template"})
 
 
@@ -114,10 +110,9 @@ class _Scripts:
     app_roots: list[etree._Element] = field(default_factory=list)
 
 
-def _scripts(root: etree._Element, index: ElementIndex | None) -> _Scripts:
+def _scripts(index: ElementIndex) -> _Scripts:
     found = _Scripts()
-    tags = ("script", "noscript", "app-root")
-    for el in root.iter(*tags) if index is None else index.named(*tags):
+    for el in index.named("script", "noscript", "app-root"):
         tag = el.tag
         if tag == "noscript":
             found.noscripts.append(el)
@@ -142,15 +137,9 @@ def _scripts(root: etree._Element, index: ElementIndex | None) -> _Scripts:
     return found
 
 
-def _empty_mount(
-    root: etree._Element, app_roots: list[etree._Element], index: ElementIndex | None
-) -> str | None:
-    if index is None:
-        attributes = list(_MOUNT_IDS_XPATH(root)) + list(_REACT_ROOTS(root))
-        mounts = [a.getparent() for a in attributes] + app_roots
-    else:
-        mounts = [el for el in index.having("id") if el.get("id") in _MOUNT_ID_SET]
-        mounts += [*index.having("data-reactroot"), *app_roots]
+def _empty_mount(index: ElementIndex, app_roots: list[etree._Element]) -> str | None:
+    mounts = [el for el in index.having("id") if el.get("id") in _MOUNT_IDS]
+    mounts += [*index.having("data-reactroot"), *app_roots]
     for el in mounts:
         has_children = any(isinstance(c.tag, str) for c in el)
         if not has_children and not "".join(el.itertext()).strip():
@@ -158,21 +147,15 @@ def _empty_mount(
     return None
 
 
-def _content_layers(
-    root: etree._Element, scripts: _Scripts, index: ElementIndex | None
-) -> list[str]:
+def _content_layers(root: etree._Element, scripts: _Scripts, index: ElementIndex) -> list[str]:
     layers = []
     if scripts.json_ld:
         layers.append("json-ld")
-    if index is not None:
-        attributed = any(index.having(name) for name in _LAYER_ATTR_NAMES)
-    else:
-        attributed = any(has(root) for has in _LAYER_ATTRS)
-    if attributed:
+    if any(index.having(name) for name in _LAYER_ATTRS):
         layers.append("microdata/rdfa")
     if scripts.data_block:
         layers.append("data-block")
-    if has_microformats(root, index.having("class") if index is not None else None):
+    if has_microformats(root, index.having("class")):
         layers.append("microformats")
     return layers
 
@@ -205,8 +188,8 @@ def _any_match(root: etree._Element, selectors: Sequence[str]) -> bool:
 def judge_html(
     root: etree._Element, expect: Sequence[str] = (), index: ElementIndex | None = None
 ) -> ShellVerdict:
-    """Judge one parsed HTML page (the HTTP version) for JS-only-ness (``index``: the page's
-    element index, ``Document.index()``, read instead of searching the tree again).
+    """Judge one parsed HTML page (the HTTP version) for JS-only-ness from its element index
+    (``index``: the page's ``Document.index()``; built from ``root`` when not given).
 
     >>> from structcrawl.core.document import Document, parse_html
     >>> shell = parse_html(b'<html><body><div id="root"></div>'
@@ -220,7 +203,9 @@ def judge_html(
     >>> judge_html(plain.root, expect=["h1.product"]).reason
     'missing-expected'
     """
-    found = _scripts(root, index)  # one pass: script facts, noscript hints, app roots
+    if index is None:
+        index = ElementIndex(root)
+    found = _scripts(index)  # script facts, noscript hints, app roots
     scripts = found.count
     signals = [f"scripts:{scripts}"]
     if not scripts:
@@ -229,7 +214,7 @@ def judge_html(
         if _any_match(root, expect):
             return ShellVerdict(False, None, (*signals, "expected-present"))
         signals.append("expected-missing")
-    mount = _empty_mount(root, found.app_roots, index)
+    mount = _empty_mount(index, found.app_roots)
     hint = _noscript_hint(found.noscripts)
     # the content layers only matter beside a JS-only sign (or to explain a missing-expected):
     # not worth their searches on every other page
