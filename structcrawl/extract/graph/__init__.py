@@ -33,7 +33,7 @@ from structcrawl.extract.graph._nquads import Quad, relabel, serialize_nquads
 from structcrawl.extract.graph._records import record_quads
 from structcrawl.extract.options import DEFAULT_OPTIONS, ExtractOptions
 from structcrawl.extract.rdfa._model import IRI
-from structcrawl.extract.rdfa.triples import rdfa_triples_bounded
+from structcrawl.extract.rdfa.triples import document_triples
 
 __all__ = [
     "GRAPH_FORMATS",
@@ -86,14 +86,7 @@ def page_graph(
         graph = LAYER_GRAPHS["microdata"]
         out.quads.extend(microdata_quads(doc, graph, options.microdata_mode))
     if "rdfa" in wanted:
-        limits = doc.limits
-        triples, reached = rdfa_triples_bounded(
-            doc.root,
-            doc.url,
-            max_elements=limits.max_rdfa_elements,
-            max_copies=limits.max_visits,
-            index=doc.index(),
-        )
+        triples, reached = document_triples(doc)
         graph = LAYER_GRAPHS["rdfa"]
         out.quads.extend(Quad(t.subject, t.predicate, t.object, graph) for t in triples)
         out.problems.extend(("rdfa", "", f"bound reached: {bound}") for bound in reached)

@@ -33,7 +33,7 @@ from structcrawl.core.records import Provenance, Record, error_record, short_sch
 from structcrawl.core.values import make_literal, make_ref
 from structcrawl.extract._schemacontext import iri_as_string
 from structcrawl.extract.rdfa._model import IRI, BNode, Literal, Triple
-from structcrawl.extract.rdfa.triples import rdfa_triples_bounded
+from structcrawl.extract.rdfa.triples import document_triples
 
 __all__ = ["FORMAT", "PARSER", "extract", "records_from_triples", "skipped_predicate"]
 
@@ -268,14 +268,8 @@ def _error(doc: Document, code: str, message: str) -> Record:
 
 def extract(doc: Document) -> list[Record]:
     limits = doc.limits
-    triples, reached = rdfa_triples_bounded(
-        doc.root,
-        doc.url,
-        max_elements=limits.max_rdfa_elements,
-        max_copies=limits.max_visits,
-        index=doc.index(),
-        skip=skipped_predicate,  # records leave those triples out anyway
-    )
+    # records leave the Open Graph / Twitter triples out anyway
+    triples, reached = document_triples(doc, skip=skipped_predicate)
     records = records_from_triples(triples, doc)
     if "max_elements" in reached:
         records.append(

@@ -7,13 +7,14 @@ from collections.abc import Callable
 from lxml import etree
 
 from structcrawl.core._index import ElementIndex
+from structcrawl.core.document import Document
 
 from ._copy import copy_properties_bounded, deduplicate
 from ._iri import BASE_TAGS, document_base
 from ._model import RDFA_COPY, Triple
 from ._processor import process_bounded
 
-__all__ = ["rdfa_triples", "rdfa_triples_bounded"]
+__all__ = ["document_triples", "rdfa_triples", "rdfa_triples_bounded"]
 
 
 def rdfa_triples(root: etree._Element, base_url: str) -> list[Triple]:
@@ -54,3 +55,19 @@ def rdfa_triples_bounded(
     if cut:
         reached.append("max_copies")
     return deduplicate(triples), reached
+
+
+def document_triples(
+    doc: Document, skip: Callable[[str], bool] | None = None
+) -> tuple[list[Triple], list[str]]:
+    """:func:`rdfa_triples_bounded` of a parsed page, within its bounds (``max_rdfa_elements``
+    elements, ``max_visits`` copies) and over its shared element index."""
+    limits = doc.limits
+    return rdfa_triples_bounded(
+        doc.root,
+        doc.url,
+        max_elements=limits.max_rdfa_elements,
+        max_copies=limits.max_visits,
+        index=doc.index(),
+        skip=skip,
+    )
