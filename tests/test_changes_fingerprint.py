@@ -151,7 +151,7 @@ def test_hashed_text_is_what_earlier_runs_hashed(value):
     the text hashed now is the same, byte for byte."""
     import json
 
-    from structcrawl.changes.fingerprint import _compact_json
+    from structcrawl.core.jsontext import sorted_compact
 
     expected = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    assert _compact_json(value) == expected
+    assert sorted_compact(value) == expected

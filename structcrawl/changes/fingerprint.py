@@ -34,14 +34,13 @@ True
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fnmatch import fnmatchcase
 from typing import Any
 
-import orjson
+from structcrawl.core.jsontext import sorted_compact
 
 __all__ = [
     "FINGERPRINT_VERSION",
@@ -94,24 +93,9 @@ def canonical(value: Any, *, unordered: bool = False) -> Any:
     if isinstance(value, (list, tuple)):
         items = [canonical(v) for v in value]
         if unordered:
-            items.sort(key=_compact_json)  # the same order as the spaced form sorts in
+            items.sort(key=sorted_compact)  # the same order as the spaced form sorts in
         return items
     return repr(value)
-
-
-def _compact_json(value: Any) -> str:
-    """``json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, the
-    text every stored fingerprint hashed, written by orjson (the same text for the strings,
-    lists, objects, booleans and nulls canonical forms are made of; the standard library for
-    what orjson refuses, such as a lone surrogate).
-
-    >>> _compact_json({"b": ["é", None], "a": True})
-    '{"a":true,"b":["é",null]}'
-    """
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-    except TypeError:
-        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def value_hash(value: Any, *, unordered: bool = False) -> str:
@@ -129,7 +113,7 @@ def value_hash(value: Any, *, unordered: bool = False) -> str:
     elif isinstance(value, (str, int, float)):
         text = "s" + canonical(value)  # a number and its string spelling agree
     else:
-        text = "j" + _compact_json(canonical(value, unordered=unordered))
+        text = "j" + sorted_compact(canonical(value, unordered=unordered))
     return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
 
@@ -193,7 +177,7 @@ def _disputed(conflicts: Any) -> dict[str, list[Any]]:
 
 
 def _digest(fields: Mapping[str, str]) -> str:
-    text = _compact_json(sorted(fields.items()))
+    text = sorted_compact(sorted(fields.items()))
     return f"v{FINGERPRINT_VERSION}:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 

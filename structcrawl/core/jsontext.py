@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dumps", "loads", "sorted_compact"]
 
 #: Reads JSON text (str or UTF-8 bytes); raises ``ValueError`` on malformed input.
 loads = orjson.loads
@@ -25,3 +25,19 @@ def dumps(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:
         return json.dumps(value, ensure_ascii=False)
+
+
+# what json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")) builds on
+# every call, built once
+_SORTED_COMPACT = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def sorted_compact(value: Any) -> str:
+    """The JSON text structcrawl hashes (entity keys, change fingerprints): keys sorted, no
+    spaces, non-ASCII kept; exactly ``json.dumps(value, ensure_ascii=False, sort_keys=True,
+    separators=(",", ":"))``, so hashes stay those of earlier runs.
+
+    >>> sorted_compact({"b": ["é", None], "a": 1.5e16})
+    '{"a":1.5e+16,"b":["é",null]}'
+    """
+    return _SORTED_COMPACT.encode(value)

@@ -34,11 +34,11 @@ Error and skip records get ``<kind>:<sha1>`` over page, layer, element and error
 from __future__ import annotations
 
 import hashlib
-import json
 import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
+from structcrawl.core.jsontext import sorted_compact
 from structcrawl.normalize.dates import normalize_date
 from structcrawl.normalize.identifiers import GTIN_PROPERTIES, gtin14, isbn13
 from structcrawl.normalize.urls import canonical_url
@@ -133,13 +133,8 @@ def _site(url: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
-# what json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":")) builds on
-# every call, built once
-_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
 def _sha1(parts: Any) -> str:
-    return hashlib.sha1(_ENCODER.encode(parts).encode("utf-8")).hexdigest()
+    return hashlib.sha1(sorted_compact(parts).encode("utf-8")).hexdigest()
 
 
 def _content(props: dict[str, Any]) -> dict[str, Any]:
