@@ -43,6 +43,11 @@ clean:
 bench-extract: venv
 	$(PY) -m bench.bench_extract
 
+# Items and entities of one crawl of the real product pages agree (docs/entities-feeds-report.md)
+.PHONY: bench-agreement
+bench-agreement: venv
+	$(PY) -m bench.bench_agreement
+
 .PHONY: bench-crawl
 bench-crawl: venv
 	$(PY) -m bench.bench_crawl

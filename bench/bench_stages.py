@@ -39,7 +39,7 @@ from structcrawl.crawl.pipelines.extraction import ExtractionPipeline
 from structcrawl.crawl.pipelines.normalization import NormalizationPipeline
 from structcrawl.crawl.pipelines.selectors import SelectorPipeline
 from structcrawl.crawl.pipelines.validation import ValidationPipeline
-from structcrawl.rules.visible import LazyVisibleFacts
+from structcrawl.visible.facts import LazyVisibleFacts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 _FIXED_TIME = "2026-01-01T00:00:00.000Z"  # retrieved_at, so that dumps compare byte for byte

@@ -111,12 +111,15 @@ def test_a_repaired_record_ranks_after_every_layer_read_as_written():
     assert [c["field"] for c in view["conflicts"]] == ["name"]
 def test_a_language_tagged_literal_agrees_with_the_same_plain_text() -> None:
     """The value model keeps RDFa's language ({"@value", "@language"}); the same text from
-    another layer is not a conflict."""
-    from structcrawl.entities.merge import _cmp_key
+    another layer is not a conflict; nor is a reference and the same IRI written as text, or
+    one value and a list of just that value."""
+    from structcrawl.entities.sameness import cmp_key
 
-    assert _cmp_key({"@value": "Atlas", "@language": "en"}) == _cmp_key("Atlas")
-    assert _cmp_key({"@value": "28.00", "@type": "x"}) == _cmp_key(28)
-    assert _cmp_key({"@id": "https://a.example/"}) != _cmp_key("https://a.example/")
+    assert cmp_key({"@value": "Atlas", "@language": "en"}) == cmp_key("Atlas")
+    assert cmp_key({"@value": "28.00", "@type": "x"}) == cmp_key(28)
+    assert cmp_key({"@id": "https://a.example/"}) == cmp_key("https://a.example/")
+    assert cmp_key(["https://a.example/x.svg"]) == cmp_key("https://a.example/x.svg")
+    assert cmp_key(["a", "b"]) == cmp_key(["b", "a"]) != cmp_key(["a"])
 
 
 def test_sqlite_store_writes_behind_in_the_order_of_last_change(tmp_path, monkeypatch):

@@ -127,7 +127,7 @@ def test_the_redis_store_resolves_the_same(tmp_path):
 
 @pytest.mark.parametrize(("a", "b"), [("gtin12", "614141100019"), ("gtin13", "0614141100019")])
 def test_gtin_lengths_are_one_identifier(a, b):
-    from structcrawl.typed.identity import record_identity
+    from structcrawl.entities.identity import record_identity
 
     rec = {"type": ["Product"], "properties": {a: b}}
     assert record_identity(rec, "https://x.example/") == ["Product|gtin:00614141100019"]

@@ -12,7 +12,7 @@ from structcrawl.crawl.config import DEFAULTS, ValidateConfig
 from structcrawl.crawl.items import PageItem
 from structcrawl.crawl.pipelines.extraction import ExtractionPipeline
 from structcrawl.crawl.pipelines.validation import ValidationPipeline
-from structcrawl.validate import VisibleFacts
+from structcrawl.visible.facts import VisibleFacts
 
 HTML = b"""<html><head><title>Trail Runner X | Northwind</title>
 <meta property="og:title" content="Trail Runner X">

@@ -6,8 +6,8 @@ import dataclasses
 from pathlib import Path
 
 from structcrawl.core.document import parse_html
-from structcrawl.rules import VisibleFacts, visible_facts
-from structcrawl.rules.visible import find_prices
+from structcrawl.visible.facts import VisibleFacts, visible_facts
+from structcrawl.visible.prices import find_prices
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 BASE = "http://127.0.0.1:8765/"
@@ -93,8 +93,8 @@ def test_find_prices_is_conservative():
 
 
 def test_lazy_facts_equal_the_eager_ones_and_are_read_only_when_checked():
-    from structcrawl.rules.visible import LazyVisibleFacts
     from structcrawl.validate import check_visible
+    from structcrawl.visible.facts import LazyVisibleFacts
 
     for path in ("products/trail-runner-x.html", "products/gipfelstuermer-touring-set.html"):
         doc = parse_html((SITE / path).read_bytes(), BASE + path)
@@ -116,7 +116,7 @@ def test_price_candidates_are_what_the_xpath_selects():
     the XPath over the whole body, on the demo site and on markup made to tell them apart."""
     from lxml import etree
 
-    from structcrawl.rules.visible import _PRICE_PREDICATE, _price_candidates
+    from structcrawl.visible.facts import _PRICE_PREDICATE, _price_candidates
 
     xpath = etree.XPath(f"//body//*[{_PRICE_PREDICATE}]")
     tricky = [

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from structcrawl.cli import main
-from structcrawl.entities.resolve import resolve
+from structcrawl.entities.identity import resolve
 from structcrawl.typed import build_items, page_items
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "items"

@@ -16,7 +16,7 @@ from structcrawl.crawl.pipelines.typeditems import TypedItemsPipeline
 from structcrawl.extract import extract_payload
 from structcrawl.typed import page_items
 from structcrawl.typed.merged import merged_item
-from structcrawl.typed.visiblecheck import FLAG_CODE, LazyPage, check_fallbacks
+from structcrawl.validate.fallbacks import FLAG_CODE, LazyPage, check_fallbacks
 
 URL = "https://shop.example/p/lamp"
 HEAD = '<html><head><title>Desk Lamp</title><meta property="og:type" content="product">'

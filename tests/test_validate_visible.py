@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from structcrawl.validate import VisibleFacts, check_visible
+from structcrawl.validate import check_visible
+from structcrawl.visible.facts import VisibleFacts
 
 
 def rec(types: str | list[str], **props: Any) -> dict[str, Any]:

@@ -32,7 +32,7 @@ __all__ = ["HISTORY_FIELDS", "ItemTracker", "item_entity", "item_key", "page_ite
 _META = frozenset(
     {
         "kind", "type", "role", "provenance", "conflicts", "sources", "schemaTypes", "page_url",
-        "change", "history", "validation",
+        "change", "history", "validation", "entityKey",
     }
 )  # fmt: skip
 #: The fields whose every observation is kept in the history.
@@ -64,15 +64,20 @@ def item_key(item: Mapping[str, Any], page_url: str = "") -> str:
 
 
 def page_item_key(item: Mapping[str, Any], page_url: str = "") -> str:
-    """:func:`item_key` on the page it was seen on (``<key> @<page>``): the key of an item of
-    one page's items, so one thing shown on two pages (one GTIN, two URLs, two prices) is two
-    series instead of one that flips between them with the page order.
+    """The key of an item of one page's items: its entity (``entityKey``, the key of its line
+    in the entities feed; :func:`item_key` for an item without one) on the page it was seen
+    on (``<key> @<page>``), so one thing shown on two pages (one GTIN, two URLs, two prices)
+    is two series instead of one that flips between them with the page order.
 
+    >>> page_item_key({"type": "Product", "entityKey": "id:https://shop.example/p/a#p"},
+    ...               "https://shop.example/p/a")
+    'id:https://shop.example/p/a#p @https://shop.example/p/a'
     >>> page_item_key({"type": "Product", "sku": "A-1"}, "https://shop.example/p/a")
     'Product|sku:shop.example:a-1 @https://shop.example/p/a'
     """
     page = str(item.get("page_url") or page_url or "")
-    return f"{item_key(item, page)} @{page}"
+    entity = item.get("entityKey")
+    return f"{entity if isinstance(entity, str) and entity else item_key(item, page)} @{page}"
 
 
 def item_entity(

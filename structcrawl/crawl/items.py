@@ -14,7 +14,7 @@ from typing import Any
 __all__ = ["TRANSIENT_FIELDS", "EntityItem", "PageItem"]
 
 #: Fields that carry in-process data (bytes, the parsed tree) and are never exported.
-TRANSIENT_FIELDS = frozenset({"body", "server_body", "document", "network"})
+TRANSIENT_FIELDS = frozenset({"body", "server_body", "document", "network", "resolution"})
 
 
 @dataclass(kw_only=True)
@@ -92,6 +92,14 @@ class PageItem:
         default=b"", repr=False, metadata={"doc": "Transient: the server's HTML (rendered pages)."}
     )
     document: Any = field(default=None, repr=False, metadata={"doc": "Transient parsed tree."})
+    resolution: Any = field(
+        default=None,
+        repr=False,
+        metadata={
+            "doc": "Transient: the page's things resolved once, shared by the entity merge and "
+            "the typed items (structcrawl.crawl.pipelines._resolution)."
+        },
+    )
 
     def page_info(self) -> dict[str, Any]:
         """The page's fetch facts, as attached to each exported record."""
@@ -117,6 +125,13 @@ class EntityItem:
     """
 
     key: str = field(metadata={"doc": "Stable key: canonical @id, else derived (type + ids)."})
+    keys: list[str] = field(
+        default_factory=list,
+        metadata={
+            "doc": "Every key the entity was stored under (its pages named it by different "
+            "identifiers); an item's entityKey is one of them."
+        },
+    )
     id: str | None = field(
         default=None, metadata={"doc": "The entity's @id, if any source gave one."}
     )

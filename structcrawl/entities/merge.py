@@ -3,23 +3,26 @@
 The merge state of an entity keeps, per dotted field, every *distinct* value seen (compared
 after whitespace/case folding and numeric normalization), each with the best precedence of the
 layers that gave it, how often it was seen and its first few sightings. The entity view picks,
-per field, the value of the highest-precedence layer (ties: the first seen), and lists a
-conflict wherever sources disagree. Sightings are bounded per value so that an entity seen on
+per field, the value a page's arbitration chose (the page's typed items and the entity
+agree by construction), else the value of the highest-precedence layer (ties: the value seen
+most often, then the smallest: never the order of the pages), and lists a conflict wherever
+sources disagree. Sightings are bounded per value so that an entity seen on
 many pages does not grow without limit; the full list of sources is kept by the store.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from structcrawl.entities.flatten import flatten, unflatten
+from structcrawl.entities.identity import preferred_key
+from structcrawl.entities.sameness import cmp_key
 
 __all__ = [
     "DEFAULT_PRECEDENCE",
     "MAX_SIGHTINGS",
+    "add_choice",
     "add_identity",
     "add_record",
     "entity_view",
@@ -78,34 +81,6 @@ def new_state(key: str) -> dict[str, Any]:
     }
 
 
-def _cmp_key(value: Any) -> str:
-    """What makes two values 'the same' for conflict detection."""
-    if isinstance(value, str):
-        text = " ".join(value.split())
-        if not text or not (text[0].isdecimal() or text[0] in "+-."):
-            # not a finite number (Decimal reads one only from a sign, a digit or a point):
-            # spared the cost of Decimal's exception
-            return "s:" + text.casefold()
-        try:
-            number = Decimal(text)
-        except (InvalidOperation, ValueError):
-            return "s:" + text.casefold()
-        if number.is_finite():
-            return "n:" + format(number.normalize(), "f")
-        return "s:" + text.casefold()
-    if isinstance(value, bool) or value is None:
-        return "j:" + json.dumps(value)
-    if isinstance(value, (int, float)):
-        return _cmp_key(str(value))
-    if isinstance(value, list):
-        return "l:" + json.dumps([_cmp_key(v) for v in value])
-    if isinstance(value, dict) and "@value" in value:  # a typed or language-tagged literal:
-        return _cmp_key(value["@value"])  # the same text as a plain one (no conflict)
-    if isinstance(value, dict):
-        return "d:" + json.dumps({k: _cmp_key(v) for k, v in sorted(value.items())})
-    return "r:" + repr(value)
-
-
 def add_record(
     state: dict[str, Any],
     record: Mapping[str, Any],
@@ -141,7 +116,7 @@ def add_record(
         state["last_seen"] = when
     for s in flatten(dict(record)):
         candidates = state["fields"].setdefault(s.field, [])
-        key = _cmp_key(s.value)
+        key = cmp_key(s.value)
         for cand in candidates:
             if cand["cmp"] == key:
                 break
@@ -165,7 +140,33 @@ def _choose_id(state: dict[str, Any], iri: str, rank: int) -> None:
 
 
 def _winner(candidates: list[dict[str, Any]]) -> dict[str, Any]:
-    return min(enumerate(candidates), key=lambda ic: (ic[1]["rank"], ic[0]))[1]
+    """The value a field takes: the one a page's arbitration chose (``arb``: -2 on a page the
+    entity is the primary thing of, -1 on another), then the best layer, then the value seen
+    most often, then the smallest comparison key: never the order the pages came in."""
+    return min(candidates, key=lambda c: (c.get("arb", 0), c["rank"], -c["count"], c["cmp"]))
+
+
+def add_choice(
+    state: dict[str, Any],
+    field: str,
+    value: Any,
+    *,
+    arb: int,
+    seen: Mapping[str, Any],
+    rank: int,
+) -> None:
+    """Record that a page's arbitration (:mod:`structcrawl.typed`) chose ``value`` for
+    ``field`` of this entity: an equal value already sighted is marked chosen; a value no
+    layer gave (a fallback read from the page) is added with its sighting ``seen``."""
+    key = cmp_key(value)
+    candidates = state["fields"].setdefault(field, [])
+    for cand in candidates:
+        if cand["cmp"] == key:
+            cand["arb"] = min(cand.get("arb", 0), arb)
+            return
+    candidates.append(
+        {"cmp": key, "value": value, "rank": rank, "count": 1, "seen": [dict(seen)], "arb": arb}
+    )
 
 
 def entity_view(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -175,7 +176,8 @@ def entity_view(state: Mapping[str, Any]) -> dict[str, Any]:
     provenance: dict[str, list[dict[str, Any]]] = {}
     for field, candidates in state["fields"].items():
         win = _winner(candidates)
-        chosen[field] = win["value"]
+        if win["value"] is not None:  # None: a page read the layers' value as no value
+            chosen[field] = win["value"]
         provenance[field] = [
             {**seen, "value": cand["value"]} for cand in candidates for seen in cand["seen"]
         ]
@@ -213,7 +215,7 @@ def entity_view(state: Mapping[str, Any]) -> dict[str, Any]:
 
 def add_identity(state: dict[str, Any], keys: Sequence[str]) -> None:
     """Remember the strong identifier keys an entity was seen with (sorted, bounded), by which
-    entities stored under different keys are resolved into one (:mod:`.resolve`)."""
+    entities stored under different keys are resolved into one (:mod:`.identity`)."""
     known = state.setdefault("identity", [])
     for key in keys:
         if key not in known and len(known) < MAX_IDENTITY:
@@ -223,10 +225,15 @@ def add_identity(state: dict[str, Any], keys: Sequence[str]) -> None:
 
 def merge_states(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One merge state for entities found to be one (states in key order; the result keeps
-    the smallest key). Per field, equal values are one candidate: best rank, summed counts,
-    sightings joined (bounded)."""
+    the key of the state that was the primary thing of the most pages, then the preferred
+    key, :func:`~structcrawl.entities.identity.preferred_key`). Per field,
+    equal values are one candidate: best rank and choice, summed counts, sightings joined
+    (bounded)."""
     ordered = sorted(states, key=lambda s: s["key"])
-    out = new_state(ordered[0]["key"])
+    # named by the key its pages' own items name it by: the state that was the primary thing
+    # of the most pages, then the preferred key
+    most = max(int(s.get("primary") or 0) for s in ordered)
+    out = new_state(preferred_key(s["key"] for s in ordered if int(s.get("primary") or 0) == most))
     out["identity"] = []
     for state in ordered:
         if state.get("id"):
@@ -236,6 +243,7 @@ def merge_states(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 if value not in out[name]:
                     out[name].append(value)
         out["sightings"] += state.get("sightings") or 0
+        out["primary"] = int(out.get("primary") or 0) + int(state.get("primary") or 0)
         for when, pick in (("first_seen", min), ("last_seen", max)):
             both = [w for w in (out[when], state.get(when)) if w]
             out[when] = pick(both) if both else None
@@ -245,6 +253,7 @@ def merge_states(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 for mine in merged:
                     if mine["cmp"] == cand["cmp"]:
                         mine["rank"] = min(mine["rank"], cand["rank"])
+                        mine["arb"] = min(mine.get("arb", 0), cand.get("arb", 0))
                         mine["count"] += cand["count"]
                         room = MAX_SIGHTINGS - len(mine["seen"])
                         mine["seen"].extend(cand["seen"][: max(room, 0)])

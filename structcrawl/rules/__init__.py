@@ -1,4 +1,4 @@
-"""Site rules: extraction (selector fallback) and render rules, loaded once; visible-page facts.
+"""Site rules: extraction (selector fallback) and render rules, loaded once.
 
 * :func:`load_rules` reads one TOML file per site (``STRUCTCRAWL_RULES_DIR``, else the packaged
   ``structcrawl/sites/*.toml``) into a :class:`RuleSet`; :meth:`RuleSet.for_url` picks a page's
@@ -8,7 +8,6 @@
 * :func:`apply_rules` fills, from CSS/XPath selectors over the page's one parsed tree, the fields
   the semantic layers left empty, or creates ``selector`` records when they found nothing; every
   value carries its selector in provenance (:mod:`structcrawl.rules.apply`).
-* :func:`visible_facts` collects what the page shows (title, h1, canonical, prices, times).
 
 Pure package: no Scrapy imports. The Scrapy side is
 :class:`structcrawl.crawl.pipelines.selectors.SelectorPipeline` (and the render handler,
@@ -21,7 +20,6 @@ from structcrawl.rules.apply import RulesOutcome, apply_rules, run_rules
 from structcrawl.rules.loader import load_rules, parse_site
 from structcrawl.rules.model import EntityRule, FieldRule, RulesError, RuleSet, SiteRules
 from structcrawl.rules.render import Action, RenderRule, css_to_xpath
-from structcrawl.rules.visible import VisibleFacts, visible_facts
 
 __all__ = [
     "Action",
@@ -32,11 +30,9 @@ __all__ = [
     "RulesError",
     "RulesOutcome",
     "SiteRules",
-    "VisibleFacts",
     "apply_rules",
     "css_to_xpath",
     "load_rules",
     "parse_site",
     "run_rules",
-    "visible_facts",
 ]

@@ -14,6 +14,8 @@ from lxml import etree
 from parsel import Selector
 from parsel.csstranslator import css2xpath
 
+from structcrawl.visible.tree import element_text
+
 __all__ = [
     "SelectorSpec",
     "element_text",
@@ -99,14 +101,6 @@ def _run(spec: SelectorSpec, context: Selector) -> list[Selector]:
 def select_elements(spec: SelectorSpec, context: Selector) -> list[Selector]:
     """The elements ``spec`` selects under ``context`` (text and attribute results ignored)."""
     return [s for s in _run(spec, context) if isinstance(s.root, etree._Element)]
-
-
-_TEXT = etree.XPath(".//text()[not(ancestor::script) and not(ancestor::style)]")
-
-
-def element_text(element: etree._Element) -> str:
-    """The text content of an element, scripts and styles left out."""
-    return "".join(str(t) for t in _TEXT(element))  # type: ignore[union-attr]
 
 
 def select_values(spec: SelectorSpec, context: Selector) -> list[Any]:

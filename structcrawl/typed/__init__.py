@@ -20,6 +20,7 @@ from structcrawl.core.document import Document, parse_html
 from structcrawl.core.payload import classify
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.extract import extract_payload
+from structcrawl.normalize import NormalizeContext, normalize_record
 from structcrawl.typed.page import build_items
 
 __all__ = ["build_items", "page_items"]
@@ -33,7 +34,8 @@ def page_items(
     precedence: Sequence[str] = DEFAULT_PRECEDENCE,
     document: Document | None = None,
 ) -> list[dict[str, Any]]:
-    """The items of one page, primary first (``[]`` for a payload that carries none)."""
+    """The items of one page, primary first (``[]`` for a payload that carries none), from
+    its records normalized as the crawl normalizes them (site rules and time zones aside)."""
     kind = classify(content_type, body)
     doc = document
     if doc is None and kind in ("html", "xhtml"):
@@ -43,6 +45,13 @@ def page_items(
             doc = None
     result = extract_payload(body, url, content_type, document=doc)
     records = [r.to_dict() for r in result.records]
+    context = NormalizeContext(
+        page_url=url,
+        base_url=getattr(doc, "base_url", None) or None,
+        language=((doc.root.get("lang") or "").strip() or None) if doc is not None else None,
+    )
+    for record in records:  # the crawl's normalization: one normalized value everywhere
+        normalize_record(record, context)
     return build_items(
         records, url, doc if result.payload_kind != "json" else None, precedence=precedence
     )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from structcrawl.core.readers import literal, ref, text
 from structcrawl.normalize.enums import normalize_enum
 from structcrawl.normalize.identifiers import normalize_gtin
 from structcrawl.normalize.prices import _minor_digits, normalize_currency, normalize_price
-from structcrawl.typed._values import literal, ref, text
 
 __all__ = ["availability", "currency", "gtin", "price"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from structcrawl.typed._values import props, text, values
+from structcrawl.core.readers import props, text, values
 from structcrawl.typed.fallbacks import fallback
 from structcrawl.typed.fields import Candidate
 

@@ -3,23 +3,24 @@
 
 Page metadata describes the page's main thing, not a thing of its own. :func:`corroborate`
 rewrites each ``opengraph`` / ``twitter`` / ``dublincore`` record of a page as a sighting of
-the page's primary structured entity (same type and key, properties under schema.org names:
+the entity of the page's primary item (same type and key, properties under schema.org names:
 ``og:title`` -> ``name``, ``og:price:amount`` -> ``offers.price``, ...), so that the entity
-merge sees it as one more layer that agrees or disagrees. A page without a structured entity
-to corroborate gets one entity from its metadata, typed by ``og:type`` with a schema.org type
-(``product`` -> ``Product``, ``article`` -> ``Article``, ``website`` -> ``WebPage``: the page
-itself).
+merge sees it as one more layer that agrees or disagrees; only when that item is of the kind
+``og:type`` names (or the page gives no ``og:type``). A page without such an item (a listing,
+a page whose ``og:type`` says ``website``) gets one entity from its metadata, typed by
+``og:type`` with a schema.org type (``product`` -> ``Product``, ``article`` -> ``Article``,
+``website`` -> ``WebPage``: the page itself).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from structcrawl.typed._values import props, text, values
-from structcrawl.typed.other import TYPE_ORDER, item_type
+from structcrawl.core.readers import props, text, values
+from structcrawl.entities.kinds import item_type
+from structcrawl.typed.pageentities import PageEntity
 
-__all__ = ["META_FORMATS", "OG_TYPES", "corroborate", "primary_record"]
+__all__ = ["META_FORMATS", "OG_TYPES", "corroborate"]
 
 META_FORMATS = frozenset({"opengraph", "twitter", "dublincore"})
 OG_TYPES = {
@@ -44,23 +45,6 @@ _OFFER = {
     "product:price:currency": "priceCurrency", "og:price:currency": "priceCurrency",
     "product:availability": "availability", "og:availability": "availability",
 }  # fmt: skip
-_SUPPORTING = ("Organization", "BreadcrumbList", "ItemList", "Person")
-
-
-def primary_record(records: list[dict[str, Any]]) -> int | None:
-    """Index of the page's primary structured record: the first of the most specific item
-    type (:data:`~structcrawl.typed.other.TYPE_ORDER`, organizations and lists excluded)."""
-    best: tuple[int, int] | None = None
-    for i, rec in enumerate(records):
-        if rec.get("kind") != "entity" or rec.get("format") in META_FORMATS:
-            continue
-        kind = item_type([str(t).rsplit("/", 1)[-1] for t in rec.get("type") or []])
-        if kind is None or kind in _SUPPORTING:
-            continue
-        rank = (TYPE_ORDER.index(kind), i)
-        if best is None or rank < best:
-            best = rank
-    return None if best is None else best[1]
 
 
 def _properties(meta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
@@ -87,19 +71,40 @@ def _properties(meta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[di
     return out, fields
 
 
+def _as_references(
+    properties: dict[str, Any], primary: PageEntity, records: list[dict[str, Any]]
+) -> None:
+    """Where the primary's own record names a value by a reference to another node of the
+    page (``"image": {"@id": "#primaryimage"}``, an ImageObject whose ``url`` is the
+    ``og:image``), the metadata's value is that reference: the same thing, not a conflict."""
+    own = props(primary.records[0]) if primary.records else {}
+    index = {str(r["id"]): r for r in records if r.get("id") and r.get("kind") == "entity"}
+    for name, value in list(properties.items()):
+        theirs = own.get(name)
+        target = theirs.get("@id") if isinstance(theirs, dict) and len(theirs) == 1 else None
+        node = index.get(target) if isinstance(target, str) else None
+        if node is None:
+            continue
+        node_props = props(node)
+        urls = {text(node_props.get(k)) for k in ("url", "contentUrl")} - {None}
+        if text(value) in urls:
+            properties[name] = theirs
+
+
 def corroborate(
-    records: list[dict[str, Any]], key_of: Callable[[dict[str, Any]], str]
+    records: list[dict[str, Any]], primary: PageEntity | None, page_url: str = ""
 ) -> list[dict[str, Any]]:
     """The page's records with its metadata records rewritten (see the module doc); other
-    records are returned unchanged, in order. ``key_of`` gives a record's entity key."""
+    records are returned unchanged, in order. ``primary`` is the entity of the page's primary
+    item (:func:`structcrawl.typed.page.resolve_page`), None when the page has none."""
     if not any(r.get("format") in META_FORMATS and r.get("kind") == "entity" for r in records):
         return records
-    index = primary_record(records)
-    primary = records[index] if index is not None else None
     og_type = next(
         (text(props(r).get("og:type")) for r in records if r.get("format") == "opengraph"), None
     )
     own_type = [OG_TYPES.get((og_type or "").casefold(), "WebPage")]
+    if primary is not None and og_type is not None and item_type(own_type) != primary.kind:
+        primary = None  # the page says it is about another kind of thing
     own_key: str | None = None
     out = []
     for rec in records:
@@ -111,8 +116,8 @@ def corroborate(
             continue
         copy = {**rec, "properties": properties, "provenance": {"fields": fields}}
         if primary is not None:
-            copy.update(type=list(primary.get("type") or []), id=primary.get("id"))
-            copy["key"] = key_of(primary)
+            copy.update(type=list(primary.types), id=primary.id, key=primary.key)
+            _as_references(properties, primary, records)
         else:
             copy.update(type=own_type, id=None)
             copy["key"] = own_key = own_key or f"page:{own_type[0]}:{rec.get('source_url')}"

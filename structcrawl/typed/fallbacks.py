@@ -12,7 +12,7 @@ which arrive as ``selector`` records). In order:
   recognizable product fields (a name or title with a price, SKU or variants); integer prices
   in a block shaped like a Shopify product (``handle``, ``compare_at_price``, ``price_min``)
   or matching a visible price once divided by 100 are read as minor units;
-* ``visible-page``: :mod:`structcrawl.typed.visible`.
+* ``visible-page``: :mod:`structcrawl.visible.evidence`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import structcrawl.typed._norm as _norm
 from structcrawl.core.document import Document
-from structcrawl.typed._values import props, text, values
+from structcrawl.core.readers import props, text, values
 from structcrawl.typed.fields import Candidate
 
 __all__ = [

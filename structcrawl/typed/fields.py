@@ -8,13 +8,12 @@ generic fallbacks last) and lists the disagreeing others as conflicts.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
+from structcrawl.entities.sameness import same
 
 __all__ = ["FALLBACK_RULES", "Candidate", "choose", "layer_rank"]
 
@@ -62,21 +61,6 @@ def layer_rank(c: Candidate, precedence: Sequence[str] = DEFAULT_PRECEDENCE) -> 
         )
     base = precedence.index(c.layer) if c.layer in precedence else n
     return base + (n + 1 if c.repaired else 0)
-
-
-def same(a: Any, b: Any) -> bool:
-    """Two values are the same after whitespace/case folding and numeric normalization."""
-    return _cmp(a) == _cmp(b)
-
-
-def _cmp(value: Any) -> str:
-    if isinstance(value, str):
-        text = " ".join(value.split()).casefold()
-        try:
-            return "n:" + format(Decimal(text).normalize(), "f")
-        except (InvalidOperation, ValueError):
-            return "s:" + text
-    return json.dumps(value, sort_keys=True, default=str)
 
 
 def choose(

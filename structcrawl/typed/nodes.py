@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from structcrawl.typed._values import is_node, node_type, props, values
+from structcrawl.core.readers import is_node, node_type, props, values
 
 __all__ = ["Node", "page_nodes", "type_names"]
 
@@ -35,6 +35,7 @@ class Node:
     repaired: bool = False
     provenance: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     parent: int | None = None  # ordinal of the node holding it
+    data: dict[str, Any] = field(default_factory=dict, repr=False)  # the record (or node) itself
 
     @property
     def layer(self) -> str:
@@ -98,6 +99,7 @@ def page_nodes(records: list[dict[str, Any]]) -> list[Node]:
                         repaired,
                         _provenance(node),
                         parent,
+                        node,
                     )
                 )
                 here: int | None = ordinal

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import structcrawl.typed._norm as _norm
-from structcrawl.typed._values import node_type, nodes_of, props, ref, text, values
+from structcrawl.core.readers import node_type, nodes_of, props, ref, text, values
 
 __all__ = ["OfferReading", "default_offer", "offer_nodes"]
 

@@ -10,108 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from structcrawl.typed._values import nodes_of, props, ref, text, values
+from structcrawl.core.readers import nodes_of, props, ref, text, values
+from structcrawl.entities.kinds import ITEM_TYPES, TYPE_ORDER, item_type
 from structcrawl.typed.fields import Candidate
 from structcrawl.typed.nodes import Node
 from structcrawl.typed.offers import default_offer
-from structcrawl.typed.product import PRODUCT_TYPES
 
-__all__ = ["ITEM_TYPES", "item_type", "other_candidates"]
-
-#: item type -> schema.org types that map to it
-ITEM_TYPES: dict[str, frozenset[str]] = {
-    "Product": PRODUCT_TYPES,
-    "Article": frozenset(
-        {
-            "Article",
-            "NewsArticle",
-            "BlogPosting",
-            "Report",
-            "ScholarlyArticle",
-            "TechArticle",
-            "AnalysisNewsArticle",
-            "ReportageNewsArticle",
-            "OpinionNewsArticle",
-            "LiveBlogPosting",
-            "SocialMediaPosting",
-        }
-    ),
-    "Event": frozenset(
-        {
-            "Event",
-            "MusicEvent",
-            "TheaterEvent",
-            "SportsEvent",
-            "Festival",
-            "ExhibitionEvent",
-            "BusinessEvent",
-            "EducationEvent",
-            "SocialEvent",
-            "ComedyEvent",
-            "DanceEvent",
-            "ScreeningEvent",
-            "LiteraryEvent",
-            "FoodEvent",
-        }
-    ),
-    "Recipe": frozenset({"Recipe"}),
-    "JobPosting": frozenset({"JobPosting"}),
-    "LocalBusiness": frozenset(
-        {
-            "LocalBusiness",
-            "Restaurant",
-            "Store",
-            "FoodEstablishment",
-            "Hotel",
-            "CafeOrCoffeeShop",
-            "Bakery",
-            "BarOrPub",
-            "AutoDealer",
-            "MedicalBusiness",
-            "Dentist",
-            "LodgingBusiness",
-            "ProfessionalService",
-            "HomeAndConstructionBusiness",
-            "HealthAndBeautyBusiness",
-        }
-    ),
-    "Organization": frozenset(
-        {
-            "Organization",
-            "Corporation",
-            "NewsMediaOrganization",
-            "OnlineStore",
-            "OnlineBusiness",
-            "EducationalOrganization",
-            "NGO",
-        }
-    ),
-    "Person": frozenset({"Person"}),
-    "BreadcrumbList": frozenset({"BreadcrumbList"}),
-    "ItemList": frozenset({"ItemList", "OfferCatalog"}),
-}
-#: the order deciding which type a page is about, first = most specific
-TYPE_ORDER = (
-    "Product",
-    "Article",
-    "Event",
-    "Recipe",
-    "JobPosting",
-    "LocalBusiness",
-    "Person",
-    "Organization",
-    "ItemList",
-    "BreadcrumbList",
-)
-
-
-def item_type(types: list[str]) -> str | None:
-    """The item type of a schema.org type list (the first in :data:`TYPE_ORDER`)."""
-    for name in TYPE_ORDER:
-        if ITEM_TYPES[name] & set(types):
-            return name
-    return None
-
+__all__ = ["ITEM_TYPES", "TYPE_ORDER", "item_type", "other_candidates"]
 
 def _names(value: Any) -> list[dict[str, str]]:
     out = []

@@ -2,9 +2,9 @@
 (pure).
 
 1. Every typed entity of every layer becomes a node (:mod:`~structcrawl.typed.nodes`).
-2. Nodes of one item type that share a strong identifier (:mod:`~structcrawl.typed.identity`),
+2. Nodes of one item type that share a strong identifier (:mod:`~structcrawl.entities.identity`),
    or top-level product nodes with the same name, are one entity (union-find,
-   :mod:`structcrawl.entities.resolve`).
+   :mod:`structcrawl.entities.identity`).
 3. The primary entity: the one a ``WebPage`` names as ``mainEntity`` or that names the page as
    its ``mainEntityOfPage``, else the one whose ``url`` is the page's canonical URL, else by type
    (:data:`~structcrawl.typed.other.TYPE_ORDER`), then the one named like the main heading,
@@ -16,25 +16,30 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import structcrawl.typed.articlemeta as articlemeta
 import structcrawl.typed.shown as shown
 from structcrawl.core.document import Document
+from structcrawl.core.readers import nodes_of, props, ref, text, values
+from structcrawl.entities.identity import identity_keys, resolve, url_key
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
-from structcrawl.entities.resolve import resolve
-from structcrawl.typed._values import nodes_of, props, ref, text, values
 from structcrawl.typed.fields import Candidate, choose
-from structcrawl.typed.identity import identity_keys, url_key
+from structcrawl.typed.graph import follow_references
+from structcrawl.typed.listing import listing_groups
 from structcrawl.typed.nodes import Node, page_nodes
 from structcrawl.typed.other import TYPE_ORDER, item_type, other_candidates
+from structcrawl.typed.pageentities import PageEntity, page_entity
 from structcrawl.typed.product import product_candidates, variant_summary
-from structcrawl.typed.visible import Evidence, page_evidence
+from structcrawl.visible.evidence import Evidence, page_evidence
+from structcrawl.visible.facts import canonical
 
-__all__ = ["build_items"]
+__all__ = ["PageResolution", "build_items", "resolve_page"]
 
 _NESTED_ONLY = frozenset(
     {
@@ -74,16 +79,12 @@ _FIELD_ORDER = (
 )
 
 
+#: Fields whose value is read from what a layer wrote; one that reads as nothing is reported.
+_READ = frozenset({"price", "currency", "availability"})
+
+
 def _canonical(doc: Document | None) -> str | None:
-    if doc is None:
-        return None
-    for link in doc.root.iter("link"):
-        if (
-            "canonical" in (link.get("rel") or "").lower().split()
-            and (link.get("href") or "").strip()
-        ):
-            return doc.resolve(link.get("href") or "")
-    return None
+    return canonical(doc) if doc is not None else None
 
 
 def _clusters(nodes: list[Node], page_url: str) -> list[tuple[str, list[Node]]]:
@@ -160,7 +161,7 @@ def _pathless(url_key_: str) -> str:
 
 def _item(
     kind: str, cands: list[Candidate], precedence: Sequence[str], prefer_price: str | None
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], dict[str, Candidate]]:
     fields: dict[str, list[Candidate]] = {}
     placeholders: list[dict[str, Any]] = []
     for c in cands:
@@ -194,15 +195,25 @@ def _item(
                 {"value": item.get("currency"), **provenance["currency"]}
             )
             item["currency"], provenance["currency"] = mates[0].value, mates[0].provenance()
-    if "price" not in item:  # a currency says what a price is in: none without a price
+            chosen["currency"] = mates[0]
+    if "price" not in item and item.get("availability") != "Discontinued":
+        # a currency says what a price is in: none without a price (a discontinued product
+        # keeps the currency it was sold in)
         for name in ("currency", "currencyRaw"):
+            chosen.pop(name, None)
             if name in item:
                 conflicts.setdefault(name, []).append(
                     {"value": item.pop(name), **provenance.pop(name)}
                 )
+    for c in cands:  # a value a layer gave that reads as none (availability "NOT SOLD")
+        if c.field in _READ and c.value is None and c.raw not in (None, "") and c.field not in item:
+            conflicts.setdefault(c.field, []).append(
+                {"value": c.raw, **c.provenance(), "rule": "unreadable"}
+            )
+            chosen.setdefault(c.field, c)
     item["provenance"] = provenance
     item["conflicts"] = conflicts
-    return item
+    return item, chosen
 
 
 def _is_zero(value: Any) -> bool:
@@ -212,35 +223,13 @@ def _is_zero(value: Any) -> bool:
         return False
 
 
-def _listed(nodes: list[Node], clusters: list[tuple[str, list[Node]]]) -> list[list[Node]]:
-    """Product clusters listed by an ItemList, in list order ([] when none)."""
-    listed: list[int] = []
-    for n in nodes:
-        if "ItemList" in n.types or "OfferCatalog" in n.types:
-            listed += [
-                m.ordinal
-                for m in nodes
-                if m.parent is not None
-                and _under(nodes, m, n.ordinal)
-                and item_type(m.types) == "Product"
-            ]
-    groups = [
-        g for kind, g in clusters if kind == "Product" and any(m.ordinal in listed for m in g)
-    ]
-    return sorted(groups, key=lambda g: min(m.ordinal for m in g)) if len(groups) >= 2 else []
+@dataclass(slots=True)
+class PageResolution:
+    """A page's things: its typed items, primary first, and the entity of each
+    (``entities[i]`` is the entity of ``items[i]``)."""
 
-
-def _under(nodes: list[Node], node: Node, ancestor: int) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent == ancestor:
-            return True
-        parent = (
-            nodes[parent].parent
-            if parent < len(nodes) and nodes[parent].ordinal == parent
-            else None
-        )
-    return False
+    items: list[dict[str, Any]]
+    entities: list[PageEntity]
 
 
 def build_items(
@@ -251,7 +240,19 @@ def build_items(
     precedence: Sequence[str] = DEFAULT_PRECEDENCE,
 ) -> list[dict[str, Any]]:
     """The page's items, primary first (see the module doc)."""
-    nodes = page_nodes(records)
+    return resolve_page(records, page_url, document, precedence=precedence).items
+
+
+def resolve_page(
+    records: list[dict[str, Any]],
+    page_url: str,
+    document: Document | None = None,
+    *,
+    precedence: Sequence[str] = DEFAULT_PRECEDENCE,
+) -> PageResolution:
+    """The page's items and their entities (see the module doc); each item carries its
+    entity's key as ``entityKey``."""
+    nodes = follow_references(page_nodes(records))
     clusters = _clusters(nodes, page_url)
     ev = page_evidence(document) if document is not None else Evidence()
     shown_price = shown.visible_price(ev)
@@ -266,65 +267,66 @@ def build_items(
         for g in products
         if not all(_score("Product", g, main, page_keys, ev.heading)[i] for i in (0, 1, 3))
     ]
-    listed = _listing(nodes, clusters, products, own)
-    items: list[dict[str, Any]] = []
+    listed = listing_groups(nodes, clusters, products, own)
+    built: list[tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]] = []
     used: set[int] = set()
-    if listed:
-        for group in listed:
-            item = _build("Product", group, page_url, None, precedence, [])
-            item["role"] = "listed"
-            items.append(item)
-            used.add(id(group))
+
+    def add(item: dict[str, Any], chosen: dict[str, Candidate], kind: str, group: list[Node]):
+        built.append((item, chosen, kind, group))
+
+    def has_primary() -> bool:
+        return any(b[0].get("role") == "primary" for b in built)
+
+    for group in listed:
+        item, chosen = _build("Product", group, page_url, None, precedence, [])
+        item["role"] = "listed"
+        add(item, chosen, "Product", group)
+        used.add(id(group))
     fb = shown.product_fallbacks(records, document, ev, ev.prices) if not listed else []
     primary_kind = scored[0][0] if scored else None
     if not listed and not products and shown.is_product_page(records, fb, ev, primary_kind):
-        item = _build("Product", [], page_url, shown_price, precedence, fb)
+        item, chosen = _build("Product", [], page_url, shown_price, precedence, fb)
         if any(k in item for k in ("price", "sku", "name")):
             item["role"] = "primary"
             item["canonicalUrl"] = canonical
-            items.append(item)
+            add(item, chosen, "Product", [])
     weak = not scored or scored[0][0] in ("Organization", "BreadcrumbList", "Person")
-    if not listed and not items and weak and articlemeta.is_article_meta(records):
+    if not listed and not built and weak and articlemeta.is_article_meta(records):
         extra = articlemeta.article_meta_candidates(records)
-        item = _build("Article", [], page_url, None, precedence, extra)
+        item, chosen = _build("Article", [], page_url, None, precedence, extra)
         item["role"], item["canonicalUrl"] = "primary", canonical
-        items.append(item)
+        add(item, chosen, "Article", [])
     for kind, group in scored:
         if id(group) in used or (listed and kind == "Product"):
             continue
-        has_primary = any(i.get("role") == "primary" for i in items)
-        extra = fb if (kind == "Product" and not has_primary) else []
-        if kind == "Article" and not has_primary:
+        extra = fb if (kind == "Product" and not has_primary()) else []
+        if kind == "Article" and not has_primary():
             extra = articlemeta.article_meta_candidates(records)
-        item = _build(kind, group, page_url, shown_price if extra else None, precedence, extra)
-        if (
-            not any(i.get("role") == "primary" for i in items)
-            and kind not in ("BreadcrumbList",)
-            and not (listed and kind != "ItemList")
-        ):
+        shows = shown_price if extra else None
+        item, chosen = _build(kind, group, page_url, shows, precedence, extra)
+        if not has_primary() and kind != "BreadcrumbList" and not (listed and kind != "ItemList"):
             item["role"] = "primary"
             item["canonicalUrl"] = canonical
         else:
             item["role"] = "supporting"
-        items.append(item)
-    return _ordered(items, bool(listed))
+        add(item, chosen, kind, group)
+    items = _ordered([b[0] for b in built], bool(listed))
+    of = {id(b[0]): b for b in built}
+    entities = []
+    for item in items:
+        _, chosen, kind, group = of[id(item)]
+        entity = page_entity(kind, str(item.get("role")), group, item, chosen, page_url)
+        _keyed(item, entity.key)
+        entities.append(entity)
+    return PageResolution(items, entities)
 
 
-def _listing(
-    nodes: list[Node],
-    clusters: list[tuple[str, list[Node]]],
-    products: list[list[Node]],
-    own: list[list[Node]],
-) -> list[list[Node]]:
-    """The product groups a listing page lists, in page order ([] for any other page)."""
-    listed = _listed(nodes, clusters)
-    if listed and any(all(g is not m for m in listed) for g in own):
-        return []  # the page's own product beside a list (related products): a product page
-    if listed or len(products) < 2 or own:
-        return listed
-    if all(min(n.depth for n in g) == 0 for g in products[:2]):
-        return sorted(products, key=lambda g: min(n.ordinal for n in g))
-    return []
+def _keyed(item: dict[str, Any], key: str) -> None:
+    """Put ``entityKey`` after the item's ``kind`` and ``type`` (in place)."""
+    rest = {k: v for k, v in item.items() if k not in ("kind", "type")}
+    head: dict[str, Any] = {k: item[k] for k in ("kind", "type") if k in item}
+    item.clear()
+    item.update(head, entityKey=key, **rest)
 
 
 def _ordered(items: list[dict[str, Any]], listing: bool) -> list[dict[str, Any]]:
@@ -349,14 +351,14 @@ def _build(
     shown: str | None,
     precedence: Sequence[str],
     extra: list[Candidate],
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], dict[str, Candidate]]:
     cands: list[Candidate] = []
     for n in sorted(group, key=lambda n: n.ordinal):
         if kind == "Product":
             cands += product_candidates(n, page_url, shown, lambda u: u)
         else:
             cands += other_candidates(n, kind)
-    item = _item(kind, cands + extra, precedence, shown)
+    item, chosen = _item(kind, cands + extra, precedence, shown)
     if kind == "Product" and item.get("availability") == "Discontinued" and "price" in item:
         # a discontinued product is no longer sold: its last price is not a current price
         dropped = {
@@ -365,6 +367,8 @@ def _build(
             "rule": "discontinued",
         }
         item["conflicts"].setdefault("price", []).insert(0, dropped)
+        if "price" in chosen:  # chosen as no price: the entity drops it too
+            chosen["price"] = dataclasses.replace(chosen["price"], value=None)
     if kind == "Product":
         variants = [v for n in group for v in variant_summary(n, page_url)]
         if variants:
@@ -374,4 +378,4 @@ def _build(
         item["schemaTypes"] = types
     item["sources"] = sorted({(n.format, n.path) for n in group})
     item["sources"] = [{"layer": f, "path": p} for f, p in item["sources"]]
-    return item
+    return item, chosen

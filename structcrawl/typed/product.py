@@ -17,25 +17,14 @@ from __future__ import annotations
 from typing import Any
 
 import structcrawl.typed._norm as _norm
-from structcrawl.typed._values import nodes_of, props, ref, text, values
+from structcrawl.core.readers import nodes_of, props, ref, text, values
+from structcrawl.entities.kinds import PRODUCT_TYPES
 from structcrawl.typed.fields import Candidate
 from structcrawl.typed.nodes import Node
 from structcrawl.typed.offers import OfferReading, default_offer
 
 __all__ = ["PRODUCT_TYPES", "product_candidates", "variant_summary"]
 
-PRODUCT_TYPES = frozenset(
-    {
-        "Product",
-        "ProductGroup",
-        "ProductModel",
-        "IndividualProduct",
-        "SomeProducts",
-        "Vehicle",
-        "Car",
-        "Motorcycle",
-    }
-)
 _GTIN_PROPS = ("gtin13", "gtin12", "gtin14", "gtin8", "gtin", "isbn")
 _IN_STOCK = (None, "InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly")
 

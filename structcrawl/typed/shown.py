@@ -2,7 +2,7 @@
 structured product is a product page (pure).
 
 The visible price nearest the main heading, the availability its wording or buy button
-implies, labelled SKU and EAN (:mod:`~structcrawl.typed.visible`) become ``visible-page``
+implies, labelled SKU and EAN (:mod:`~structcrawl.visible.evidence`) become ``visible-page``
 candidates; :func:`product_fallbacks` gathers every generic fallback of a page
 (:mod:`~structcrawl.typed.fallbacks` and these), best first.
 """
@@ -14,8 +14,7 @@ from typing import Any
 
 import structcrawl.typed._norm as _norm
 from structcrawl.core.document import Document
-from structcrawl.typed._values import props, text
-from structcrawl.typed._words import sign_currency
+from structcrawl.core.readers import props, text
 from structcrawl.typed.fallbacks import (
     data_block_candidates,
     fallback,
@@ -24,7 +23,8 @@ from structcrawl.typed.fallbacks import (
     shape,
 )
 from structcrawl.typed.fields import Candidate
-from structcrawl.typed.visible import Evidence
+from structcrawl.visible.evidence import Evidence
+from structcrawl.visible.prices import sign_currency
 
 __all__ = ["is_product_page", "product_fallbacks", "visible_candidates", "visible_price"]
 
@@ -101,7 +101,7 @@ def visible_candidates(ev: Evidence) -> list[Candidate]:
 
 def _visible_amount(ev: Evidence) -> tuple[str | None, str | None, str | None]:
     """The visible price read; an ambiguous sign (``$``, ``kr``, ``¥``) is read from what the
-    page says about its language and region (:func:`~structcrawl.typed._words.sign_currency`),
+    page says about its language and region (:func:`~structcrawl.visible.words.sign_currency`),
     else the amount is kept without a currency."""
     if not ev.price:
         return None, None, None

@@ -6,6 +6,6 @@ Pure package: nothing here imports Scrapy. The item pipeline is
 """
 
 from structcrawl.validate.validator import ValidationResult, Validator
-from structcrawl.validate.visible import VisibleFacts, check_visible
+from structcrawl.validate.visible import check_visible
 
-__all__ = ["ValidationResult", "Validator", "VisibleFacts", "check_visible"]
+__all__ = ["ValidationResult", "Validator", "check_visible"]

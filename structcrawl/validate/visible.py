@@ -33,18 +33,17 @@ Checks (each only when both sides have something to compare):
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from price_parser import Price
 from w3lib.url import canonicalize_url
 
 from structcrawl.validate._issues import join_path
 from structcrawl.validate.vocabulary import Vocabulary
+from structcrawl.visible.compare import agrees
+from structcrawl.visible.facts import VisibleFacts
+from structcrawl.visible.prices import amount
 
 __all__ = ["SUBJECT_TYPES", "FactsLike", "VisibleFacts", "check_visible"]
 
@@ -68,41 +67,7 @@ SUBJECT_TYPES = frozenset(
 )
 _DATE_FIELDS = ("datePublished", "startDate")
 _PRICE_FIELDS = ("price", "lowPrice", "highPrice")
-_PLAIN_DECIMAL = re.compile(r"^\s*[+-]?\d+(\.\d+)?\s*$")
 _ISO_DATE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})")
-_NON_WORD = re.compile(r"[\W_]+")
-
-
-@dataclass(frozen=True, slots=True)
-class VisibleFacts:
-    """What a person sees on the page (collected from the parsed document elsewhere)."""
-
-    title: str | None = None
-    h1: list[str] = field(default_factory=list)
-    canonical: str | None = None
-    prices: list[str] = field(default_factory=list)
-    times: list[str] = field(default_factory=list)
-
-    @classmethod
-    def coerce(cls, value: Any) -> VisibleFacts | None:
-        """A VisibleFacts from itself, a mapping of its fields, or None for anything else."""
-        if isinstance(value, VisibleFacts) or value is None:
-            return value
-        if isinstance(value, Mapping):
-
-            def texts(name: str) -> list[str]:
-                items = value.get(name) or []
-                return [s for s in items if isinstance(s, str)] if isinstance(items, list) else []
-
-            title, canonical = value.get("title"), value.get("canonical")
-            return cls(
-                title=title if isinstance(title, str) else None,
-                h1=texts("h1"),
-                canonical=canonical if isinstance(canonical, str) else None,
-                prices=texts("prices"),
-                times=texts("times"),
-            )
-        return None
 
 
 #: What :func:`check_visible` reads facts from: a :class:`VisibleFacts`, or any mapping of its
@@ -164,15 +129,6 @@ def _first_text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def _norm(text: str) -> str:
-    return _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
-
-
-def _agrees(a: str, b: str) -> bool:
-    na, nb = _norm(a), _norm(b)
-    return bool(na and nb) and (f" {na} " in f" {nb} " or f" {nb} " in f" {na} ")
-
-
 def _conflict(
     field_: str, record_value: Any, visible: Any, source: str, code: str
 ) -> dict[str, Any]:
@@ -190,31 +146,15 @@ def _name_conflict(name: str, value: str | None, facts: FactsLike) -> list[dict[
         return []
     title = _text(facts, "title")
     title = title if title and title.strip() else None
-    if title is not None and _agrees(value, title):
+    if title is not None and agrees(value, title):
         return []  # the h1s are read only when the title does not agree
     headings = [h for h in _texts(facts, "h1") if h.strip()]
     if title is None and not headings:
         return []
-    if any(_agrees(value, seen) for seen in headings):
+    if any(agrees(value, seen) for seen in headings):
         return []
     source, visible = ("title", title) if title else ("h1", headings[0])
     return [_conflict(name, value, visible, source, f"{name}-vs-title")]
-
-
-def _decimal(value: Any) -> Decimal | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return Decimal(str(value))
-    if not isinstance(value, str):
-        return None
-    try:
-        if _PLAIN_DECIMAL.match(value):
-            return Decimal(value.strip())
-        amount = Price.fromstring(value).amount
-    except (InvalidOperation, ValueError):
-        return None
-    return amount if isinstance(amount, Decimal) else None
 
 
 def _offer_prices(record: Mapping[str, Any], path: str) -> Iterator[tuple[str, Any]]:
@@ -252,10 +192,10 @@ def _price_conflicts(
     if not prices:
         return []
     shown = _texts(facts, "prices")
-    visible = {d for d in map(_decimal, shown) if d is not None}
+    visible = {d for d in map(amount, shown) if d is not None}
     if not visible:
         return []
-    amounts = [(path, raw, _decimal(raw)) for path, raw in prices]
+    amounts = [(path, raw, amount(raw)) for path, raw in prices]
     amounts = [(path, raw, amount) for path, raw, amount in amounts if amount is not None]
     if any(amount in visible for _, _, amount in amounts):
         return []  # the page shows one of the prices; the others may simply not be shown

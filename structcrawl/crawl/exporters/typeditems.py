@@ -19,8 +19,8 @@ from structcrawl.crawl.exporters._base import (
 )
 from structcrawl.crawl.exporters.tables import EntitiesCsvExporter, _scalar
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
-from structcrawl.typed import build_items
 from structcrawl.typed.merged import merged_item
+from structcrawl.typed.page import resolve_page
 
 # --- typed items feeds (``items``, ``items-csv``): one line per item per page -------------
 
@@ -57,7 +57,7 @@ def build_page_items(
     document = document if isinstance(document, Document) else None
     try:
         records = list(adapter.get("records") or [])
-        items = build_items(records, url, document, precedence=precedence)
+        items = resolve_page(records, url, document, precedence=precedence).items
     except Exception:  # a bug must not lose the feed: the page's records stay in `records`
         logger.exception("typed items of %s could not be built", url)
         return []

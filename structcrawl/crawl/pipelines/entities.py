@@ -24,21 +24,18 @@ from scrapy.http import Response
 from structcrawl.crawl.items import EntityItem
 from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.pipelines._changes import ChangeDetector
+from structcrawl.crawl.pipelines._resolution import add_choices, page_resolution, page_sightings
 from structcrawl.entities import (
     DEFAULT_PRECEDENCE,
     SqliteEntityStore,
     add_record,
     entity_view,
-    hoist,
-    is_entity,
     new_state,
     precedence_ranks,
 )
+from structcrawl.entities.identity import record_identity, resolve, store_key
 from structcrawl.entities.merge import add_identity, merge_states
-from structcrawl.entities.resolve import resolve
 from structcrawl.entities.store import EntityStore, SourceRow
-from structcrawl.typed.corroborate import corroborate
-from structcrawl.typed.identity import record_identity
 
 __all__ = [
     "INTERNAL_META",
@@ -61,15 +58,8 @@ def register_shared_entity_store(opener: SharedStoreOpener) -> None:
         _SHARED_STORES.append(opener)
 
 
-def record_key(record: dict[str, Any]) -> str:
-    """The record's key from normalization, or (normalization off) its id or its location."""
-    key = record.get("key")
-    if key:
-        return str(key)
-    if record.get("id"):
-        return f"id:{record['id']}"
-    types = ",".join(record.get("type") or [])
-    return f"at:{types}@{record.get('source_url')}{record.get('source_element')}"
+#: A record's store key (kept under this name for callers of the pipeline module).
+record_key = store_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,13 +135,8 @@ class EntityPipeline:
                 self.coordinator.see_page(item)
         page_url = str(adapter.get("final_url") or adapter.get("url") or "")
         when = adapter.get("retrieved_at")
-        sightings: list[tuple[str, dict[str, Any]]] = []
-        # page metadata (Open Graph, Twitter, Dublin Core) corroborates the primary entity
-        for record in corroborate(list(adapter.get("records") or []), record_key):
-            if not is_entity(record):
-                continue
-            for found in hoist(record):
-                sightings.append((record_key(found), found))
+        resolution = page_resolution(item, self.config.precedence)
+        sightings = page_sightings(resolution, list(adapter.get("records") or []), page_url)
         if not sightings:
             return item
         # a store kept across the runs of a job (JOBDIR) merges each requested page once: a
@@ -176,6 +161,10 @@ class EntityPipeline:
                     created += 1
                 add_record(state, record, page_url=page_url, retrieved_at=when, ranks=self.ranks)
                 add_identity(state, record_identity(record, page_url))
+            for entity in resolution.entities:  # the values the page's items took
+                state = states.get(entity.key)
+                if state is not None:
+                    add_choices(state, entity, page_url, self.ranks)
             return created
 
         update = getattr(self.store, "update", None)
@@ -219,7 +208,8 @@ class EntityPipeline:
 
     def _resolved_states(self) -> Iterator[tuple[dict[str, Any], list[str]]]:
         """Each entity once, entities that share a strong identifier merged into one (the
-        grouping is independent of the order pages came in; :mod:`structcrawl.entities.resolve`)."""
+        grouping is independent of the order pages came in,
+        :mod:`structcrawl.entities.identity`)."""
         identities = {
             state["key"]: [f"key|{state['key']}", *(state.get("identity") or [])]
             for state in self.store.states()
@@ -245,6 +235,7 @@ class EntityPipeline:
                 self.stats.inc_value("structcrawl/entities/with_conflicts")
             yield EntityItem(
                 key=view["key"],
+                keys=sorted(keys),
                 id=view["id"],
                 type=view["type"],
                 properties=view["properties"],

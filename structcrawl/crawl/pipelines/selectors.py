@@ -21,7 +21,7 @@ from scrapy.exceptions import NotConfigured
 
 from structcrawl.crawl.config import RulesConfig
 from structcrawl.rules import RuleSet, load_rules, run_rules
-from structcrawl.rules.visible import LazyVisibleFacts
+from structcrawl.visible.facts import LazyVisibleFacts
 
 __all__ = ["SelectorPipeline"]
 

@@ -1,14 +1,16 @@
-"""Typed items in the crawl: each page's items are built here, while the page item still holds
-its parsed page, and carried on the page item (``typed_items``) for the ``items`` feeds to write
-as they are (no second parse, and the visible-page fallbacks survive a released document).
+"""Typed items in the crawl: each page's items are the projection of its resolution (the one the
+entity merge used, :mod:`structcrawl.crawl.pipelines._resolution`), made while the page item
+still holds its parsed page, and carried on the page item (``typed_items``) for the ``items``
+feeds to write as they are (no second parse, and the visible-page fallbacks survive a released
+document). Each item carries ``entityKey``, the key of its line in the ``entities`` feed.
 
-* Fallback values are checked against the visible page (:mod:`structcrawl.typed.visiblecheck`:
+* Fallback values are checked against the visible page (:mod:`structcrawl.validate.fallbacks`:
   ``validation.flags`` of code ``fallback-not-visible``); the page's visible facts are computed
   only for pages whose items have a fallback value.
 * With change detection on (``STRUCTCRAWL_CHANGES_ENABLED`` and a SQLite
   ``STRUCTCRAWL_CHANGE_STORE``), every item gets ``change`` (``{"status": new|changed|unchanged,
   "fields": [...]}``, compared with the previous finished run under the scope
-  ``items:<change scope>``, keyed by the item's identity on its page,
+  ``items:<change scope>``, keyed by the item's entity on its page,
   :func:`structcrawl.changes.items.page_item_key`) and, when it has
   a price, currency or availability, ``history``: its latest observations (at most
   ``STRUCTCRAWL_ITEM_HISTORY_LIMIT``, this run's last). The run is committed under the entity
@@ -34,11 +36,11 @@ from scrapy.exceptions import NotConfigured
 from structcrawl.changes.config import ChangeConfig
 from structcrawl.changes.items import HISTORY_FIELDS, ItemTracker
 from structcrawl.crawl.config import DEFAULTS
-from structcrawl.crawl.exporters import build_page_items
 from structcrawl.crawl.pipelines._changes import default_scope
 from structcrawl.crawl.pipelines._commit import in_thread, may_commit
+from structcrawl.crawl.pipelines._resolution import page_resolution
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
-from structcrawl.typed.visiblecheck import LazyPage, check_fallbacks
+from structcrawl.validate.fallbacks import LazyPage, check_fallbacks
 
 __all__ = ["ITEM_FEED_FORMATS", "TypedItemsPipeline", "item_store_path"]
 
@@ -115,7 +117,11 @@ class TypedItemsPipeline:
         adapter = ItemAdapter(item)
         if "typed_items" not in adapter.field_names():
             return item
-        items = build_page_items(item, self.precedence)
+        try:
+            items = page_resolution(item, self.precedence).items
+        except Exception:  # a bug must not lose the page: its records stay in `records`
+            logger.exception("typed items of %s could not be built", adapter.get("url"))
+            items = []
         try:
             flagged = check_fallbacks(items, LazyPage(adapter.get("document")))
         except Exception:  # a bug must not lose the page: its items go out unchecked

@@ -21,10 +21,11 @@ from scrapy.exceptions import NotConfigured
 
 from structcrawl.core.records import short_schema_name
 from structcrawl.crawl.config import ValidateConfig
-from structcrawl.validate import Validator, VisibleFacts, check_visible
+from structcrawl.validate import Validator, check_visible
 from structcrawl.validate._issues import stat_field
 from structcrawl.validate.visible import FactsLike
 from structcrawl.validate.vocabulary import is_schema_term
+from structcrawl.visible.facts import VisibleFacts
 
 __all__ = ["ValidationPipeline", "entity_record", "stat_type"]
 

@@ -24,7 +24,8 @@ __all__ = [
     "UNIT_AFTER",
     "KRONA_PRICE",
     "SIGN_BY_LANGUAGE",
-    "sign_currency",
+    "DOLLAR_BY_REGION",
+    "YEN_BY_LANGUAGE",
 ]
 
 
@@ -137,28 +138,3 @@ DOLLAR_BY_REGION = {
     "ar": "ARS", "cl": "CLP", "co": "COP", "tw": "TWD", "br": "BRL",
 }  # fmt: skip
 YEN_BY_LANGUAGE = {"ja": "JPY", "zh": "CNY"}
-
-
-def sign_currency(sign: str, language: str | None, region: str | None, host: str) -> str | None:
-    """The currency an ambiguous sign stands for on this page, or ``None`` when the page does
-    not say: ``kr`` by language, ``$`` by region or country domain (an English page on a
-    generic domain reads it as US dollars), ``¥`` by language.
-
-    >>> sign_currency("$", "en", "ca", "shop.example"), sign_currency("$", "en", None, "x.com.au")
-    ('CAD', 'AUD')
-    >>> sign_currency("kr", "sv", None, "x.se"), sign_currency("$", "es", None, "x.com")
-    ('SEK', None)
-    """
-    key = sign.strip().casefold()
-    lang = (language or "").casefold()
-    if key in ("kr", "kr."):
-        return SIGN_BY_LANGUAGE.get((key, lang))
-    if key == "$":
-        tld = host.rsplit(".", 1)[-1].casefold() if "." in host else ""
-        place = (region or "").casefold() or (tld if tld in DOLLAR_BY_REGION else "")
-        if place:
-            return DOLLAR_BY_REGION.get(place)
-        return "USD" if lang == "en" else None
-    if key in ("¥", "￥"):
-        return YEN_BY_LANGUAGE.get(lang)
-    return None

@@ -1,8 +1,9 @@
 """Visible-page evidence for a product: the price nearest the main heading, availability from
 buy controls and stock wording, labelled SKU / article numbers and EANs (pure, no site code).
 
-The page is read once, in document order, as a list of visible text pieces (not inside
-``script``/``style``/``nav``/``footer``/``aside``/hidden elements). The main heading is the
+The page is read once, in document order, as a list of visible text pieces
+(:mod:`structcrawl.visible.tree` says what is visible; the product is not read from
+navigation, asides, footers, form controls or drawings). The main heading is the
 first visible ``<h1>``. A price is a text piece that reads as an amount with a currency; it is
 skipped when struck through (``del``/``s``/``strike`` or a class naming an old, compare or list
 price) or when its own text or the words just before it say it is something else (instalments,
@@ -20,42 +21,21 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from structcrawl.core.document import Document
-from structcrawl.rules.visible import find_prices
-from structcrawl.typed._words import (
+from structcrawl.visible.prices import find_prices, price_texts
+from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of, struck
+from structcrawl.visible.words import (
     BUY,
     DECOY_WORDS,
     GTIN_LABEL,
-    HIDDEN_STYLE,
     IN_STOCK,
-    KRONA_PRICE,
-    OLD_CLASS,
     OUT_OF_STOCK,
     PREORDER,
     REGULAR_CLASS,
     SKU_LABEL,
-    STRUCK,
-    STRUCK_STYLE,
     UNIT_AFTER,
 )
 
 __all__ = ["Evidence", "Piece", "page_evidence"]
-
-_SKIP = frozenset(
-    {
-        "script",
-        "style",
-        "template",
-        "noscript",
-        "head",
-        "nav",
-        "footer",
-        "aside",
-        "select",
-        "option",
-        "svg",
-    }
-)
-
 
 @dataclass(slots=True)
 class Piece:
@@ -88,28 +68,12 @@ _CONTROLS = etree.XPath(
 )
 
 
-def _hidden(el: etree._Element) -> bool:
-    return (
-        el.get("hidden") is not None
-        or (el.get("aria-hidden") or "").strip().lower() == "true"
-        or bool(HIDDEN_STYLE.search(el.get("style") or ""))
-    )
-
-
 def _regular(el: etree._Element) -> bool:
     """Whether the price sits in an element (or its parent) classed as the regular price."""
     for node in (el, el.getparent()):
         if node is not None and REGULAR_CLASS.search(f"{node.get('class') or ''}"):
             return True
     return False
-
-
-def _old(el: etree._Element) -> bool:
-    return (
-        el.tag in STRUCK
-        or bool(OLD_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}"))
-        or bool(STRUCK_STYLE.search(el.get("style") or ""))
-    )
 
 
 def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
@@ -121,16 +85,18 @@ def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
         (bodies[0] if bodies else root, False, None)
     ]
     while stack:
-        node, struck, owner = stack.pop()
+        node, is_struck, owner = stack.pop()
         if isinstance(node, str):
             if node.strip() and owner is not None:
-                pieces.append(Piece(" ".join(node.split()), owner, len(pieces), struck))
+                pieces.append(Piece(" ".join(node.split()), owner, len(pieces), is_struck))
             continue
-        if not isinstance(node.tag, str) or node.tag in _SKIP or _hidden(node):
+        if not isinstance(node.tag, str) or node.tag in NOT_RENDERED or hidden(node):
+            continue
+        if region_of(node):  # navigation, asides, footers, controls, drawings: not the product
             continue
         if node.tag == "h1" and h1_at is None:
             h1_at = len(pieces)
-        inner = struck or _old(node)
+        inner = is_struck or struck(node)
         kids: list[tuple[etree._Element | str, bool, etree._Element | None]] = []
         if node.text:
             kids.append((node.text, inner, node))
@@ -166,9 +132,7 @@ def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piec
     out: list[tuple[int, str, Piece]] = []
     shown: list[str] = []
     for i, piece in enumerate(pieces):
-        found = find_prices(piece.text) or [
-            " ".join(m.group(0).split()) for m in KRONA_PRICE.finditer(piece.text)
-        ]
+        found = price_texts(piece.text)
         if not found or piece.struck:
             continue
         # a label just before (not a price of its own: "statt 13,99 €" says nothing of the next)

@@ -2,11 +2,12 @@
 
 Values a typed item took from a generic fallback (provenance ``fallback: true``, see
 :mod:`structcrawl.typed.fallbacks`) are checked against what a reader of the page sees, the way
-records are (:mod:`structcrawl.validate.visible`):
+records are (:mod:`structcrawl.validate.visible`), by the same comparisons
+(:mod:`structcrawl.visible.compare`):
 
 * a value read from the visible page itself (layer ``visible-page``) passes trivially;
 * ``price``: agrees when its amount is among the visible prices (the price containers of
-  :func:`structcrawl.rules.visible.visible_facts`, else any amount with a currency in the
+  :func:`structcrawl.visible.facts.visible_facts`, else any amount with a currency in the
   visible text of ``<body>``);
 * ``name`` / ``headline``: agrees with the ``<title>`` or an ``<h1>`` (word for word, as for
   records), or appears in the visible text;
@@ -32,16 +33,13 @@ check (:class:`LazyPage`), once per page.
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections.abc import Iterable
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from price_parser import Price
-
 from structcrawl.core.document import Document
-from structcrawl.rules.visible import VisibleFacts, _visible_text, find_prices, visible_facts
+from structcrawl.visible.compare import agrees, amount_shown, code_shown
+from structcrawl.visible.facts import VisibleFacts, visible_facts
+from structcrawl.visible.prices import amount, find_prices
+from structcrawl.visible.tree import visible_text
 
 __all__ = ["FLAG_CODE", "LazyPage", "check_fallbacks", "fallback_fields"]
 
@@ -49,32 +47,6 @@ __all__ = ["FLAG_CODE", "LazyPage", "check_fallbacks", "fallback_fields"]
 FLAG_CODE = "fallback-not-visible"
 _VISIBLE_LAYER = "visible-page"
 _CHECKED = ("price", "name", "headline", "sku", "mpn")
-_NON_WORD = re.compile(r"[\W_]+")
-_PLAIN_DECIMAL = re.compile(r"^\s*[+-]?\d+(\.\d+)?\s*$")
-
-
-def _decimal(value: Any) -> Decimal | None:
-    """The amount of a price value or visible price text (as the records' visible check)."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return None
-    text = str(value)
-    try:
-        if _PLAIN_DECIMAL.match(text):
-            return Decimal(text.strip())
-        amount = Price.fromstring(text).amount
-    except (InvalidOperation, ValueError):
-        return None
-    return amount if isinstance(amount, Decimal) else None
-
-
-def _norm(text: str) -> str:
-    return _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
-
-
-def _agrees(a: str, b: str) -> bool:
-    """Word for word, one contains the other (as the records' name check)."""
-    na, nb = _norm(a), _norm(b)
-    return bool(na and nb) and (f" {na} " in f" {nb} " or f" {nb} " in f" {na} ")
 
 
 class LazyPage:
@@ -101,7 +73,7 @@ class LazyPage:
                 body = self.document.root.find(".//body")
                 root = body if body is not None else self.document.root
                 self.computed = True
-                self._text = " ".join(_visible_text(root).split())
+                self._text = " ".join(visible_text(root).split())
         return self._text
 
 
@@ -118,31 +90,26 @@ def fallback_fields(item: dict[str, Any]) -> list[str]:
 
 
 def _price_shown(value: Any, page: LazyPage) -> tuple[bool, list[str]]:
-    amount = _decimal(value)
-    if amount is None:
+    if amount(value) is None:
         return True, []  # nothing to compare
     facts = page.facts
     shown = list(facts.prices) if facts is not None else []
-    if _within(amount, shown):
+    if amount_shown(value, shown):
         return True, shown
     anywhere = find_prices(page.text)
-    return _within(amount, anywhere), shown or anywhere
-
-
-def _within(amount: Decimal, texts: Iterable[str]) -> bool:
-    return any(_decimal(t) == amount for t in texts)
+    return amount_shown(value, anywhere), shown or anywhere
 
 
 def _name_shown(value: Any, page: LazyPage) -> tuple[bool, list[str]]:
     facts = page.facts
     seen = ([facts.title] if facts and facts.title else []) + (list(facts.h1) if facts else [])
-    if any(_agrees(str(value), s) for s in seen):
+    if any(agrees(str(value), s) for s in seen):
         return True, seen
-    return _agrees(str(value), page.text) or str(value).casefold() in page.text.casefold(), seen
+    return agrees(str(value), page.text) or str(value).casefold() in page.text.casefold(), seen
 
 
 def _code_shown(value: Any, page: LazyPage) -> tuple[bool, list[str]]:
-    return str(value).strip().casefold() in page.text.casefold(), []
+    return code_shown(value, page.text), []
 
 
 def check_fallbacks(items: list[dict[str, Any]], page: LazyPage) -> int:

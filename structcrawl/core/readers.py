@@ -1,4 +1,4 @@
-"""Reading record values in both value models (pure).
+"""Reading record values in both value models, as items and identities read them (pure).
 
 Records today carry plain values (strings, numbers, nested records, bare IRIs for some RDFa
 objects); the value model being introduced wraps them: references ``{"@id": iri}``, typed

@@ -14,8 +14,7 @@ and collects:
   container inside a container already read is not read again; repeated texts are kept once;
 * ``times``: the ``datetime`` of every visible ``<time>`` (its text when it has none).
 
-:class:`VisibleFacts` is :class:`structcrawl.validate.VisibleFacts` (re-exported here), the
-shape the validation checks read.
+:class:`VisibleFacts` is the shape the validation checks read (:mod:`structcrawl.validate.visible`).
 
 "Visible" means: in ``<body>``, not inside ``script``/``style``/``template``/``noscript``, and
 not inside an element marked ``hidden``, ``aria-hidden="true"`` or an inline ``display: none`` /
@@ -37,58 +36,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from lxml import etree
 
 from structcrawl.core.document import Document
-from structcrawl.rules._select import element_text
-from structcrawl.validate import VisibleFacts
+from structcrawl.visible.prices import find_prices
+from structcrawl.visible.tree import NOT_RENDERED, element_text, hidden, visible_text
 
-__all__ = ["LazyVisibleFacts", "VisibleFacts", "find_prices", "visible_facts"]
+__all__ = ["LazyVisibleFacts", "VisibleFacts", "canonical", "visible_facts"]
 
 
-_SKIP_TAGS = frozenset({"script", "style", "template", "noscript", "head"})
 _PRICE_WORD = re.compile(r"(?:^|[-_\s])prices?(?:$|[-_\s])", re.I)
 _PRICE_ITEMPROPS = frozenset({"price", "lowprice", "highprice"})
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-
-_CODE = (
-    r"\b(?:USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|BGN|TRY|ILS|INR|BRL"
-    r"|MXN|ZAR|KRW|SGD|HKD|TWD|THB|MYR|IDR|PHP|AED|SAR|UAH|ARS|CLP|COP|PEN)\b"
-)
-# symbols, and currency words written beside amounts (zł, Kč, kr, Ft, lei, 円, 元, Rs)
-_SYMBOL = (
-    r"(?:\b[A-Z]{1,2})?\$|€|£|¥|₹|₩|₽|₺|₪|₫|₱|฿|₴|円|元"
-    r"|\bzł|\bKč|\bkr\b\.?|\bFt\b|\blei\b|\bRs\b\.?|\bFr\b\."
-)
-_AMOUNT = r"\d{1,3}(?:[.,'’ ]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
-_PRICE = re.compile(
-    rf"(?:{_SYMBOL}|{_CODE})\s?(?:{_AMOUNT})|(?<![\d.,])(?:{_AMOUNT})\s?(?:{_SYMBOL}|{_CODE})"
-)
-
-
-def find_prices(text: str) -> list[str]:
-    """Every amount-with-currency in ``text``, whitespace normalized.
-
-    >>> find_prices("from $349.00 (was 1.299,00\\xa0€), 129.99 USD; 42 pieces")
-    ['$349.00', '1.299,00 €', '129.99 USD']
-    >>> find_prices("1 299,00 zł · 4,980円(税込) · kr. 499,00 · CHF 1’299.00 · 1 290 Kč")
-    ['1 299,00 zł', '4,980円', 'kr. 499,00', 'CHF 1’299.00', '1 290 Kč']
-    """
-    return [" ".join(m.group(0).split()) for m in _PRICE.finditer(" ".join(text.split()))]
-
 
 def _tokens(value: str | None) -> list[str]:
     return value.split() if value else []
-
-
-def _hidden(el: etree._Element) -> bool:
-    if el.get("hidden") is not None or (el.get("aria-hidden") or "").strip().lower() == "true":
-        return True
-    if el.tag == "input" and (el.get("type") or "").lower() == "hidden":
-        return True
-    return bool(_HIDDEN_STYLE.search(el.get("style") or ""))
 
 
 def _price_container(el: etree._Element) -> bool:
@@ -104,6 +68,38 @@ def _price_container(el: etree._Element) -> bool:
         ):
             return True
     return False
+
+
+@dataclass(frozen=True, slots=True)
+class VisibleFacts:
+    """What a person sees on the page (:func:`visible_facts`), as the record checks read it."""
+
+    title: str | None = None
+    h1: list[str] = field(default_factory=list)
+    canonical: str | None = None
+    prices: list[str] = field(default_factory=list)
+    times: list[str] = field(default_factory=list)
+
+    @classmethod
+    def coerce(cls, value: Any) -> VisibleFacts | None:
+        """A VisibleFacts from itself, a mapping of its fields, or None for anything else."""
+        if isinstance(value, VisibleFacts) or value is None:
+            return value
+        if isinstance(value, Mapping):
+
+            def texts(name: str) -> list[str]:
+                items = value.get(name) or []
+                return [s for s in items if isinstance(s, str)] if isinstance(items, list) else []
+
+            title, canonical = value.get("title"), value.get("canonical")
+            return cls(
+                title=title if isinstance(title, str) else None,
+                h1=texts("h1"),
+                canonical=canonical if isinstance(canonical, str) else None,
+                prices=texts("prices"),
+                times=texts("times"),
+            )
+        return None
 
 
 class _Page:
@@ -136,7 +132,7 @@ class _Page:
             if node.tag == "body":
                 result = True
                 break
-            if not isinstance(node.tag, str) or node.tag in _SKIP_TAGS or _hidden(node):
+            if not isinstance(node.tag, str) or node.tag in NOT_RENDERED or hidden(node):
                 result = False
                 break
             walked.append(node)
@@ -190,7 +186,11 @@ def _local_name(el: etree._Element) -> str | None:
 
 
 def _canonical(page: _Page) -> str | None:
-    document = page.document
+    return canonical(page.document)
+
+
+def canonical(document: Document) -> str | None:
+    """The first ``<link rel="canonical" href>``, resolved against the document base."""
     for link in document.root.iter("link"):
         rels = [t.lower() for t in _tokens(link.get("rel"))]
         href = (link.get("href") or "").strip()
@@ -263,7 +263,7 @@ def _prices(page: _Page) -> list[str]:
         if any(a in read for a in el.iterancestors()):
             continue
         read.add(el)
-        for price in find_prices(_visible_text(el)):
+        for price in find_prices(visible_text(el)):
             _add(prices, price)
     return prices
 
@@ -318,23 +318,3 @@ class LazyVisibleFacts(Mapping[str, Any]):
     def __repr__(self) -> str:
         pending = [n for n in _FACTS if n not in self._values]
         return f"LazyVisibleFacts({self._values!r}, pending={pending})"
-
-
-def _visible_text(el: etree._Element) -> str:
-    """The text of ``el`` without its hidden or non-rendered descendants."""
-    parts: list[str] = []
-    stack: list[etree._Element | str] = [el]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            parts.append(node)
-            continue
-        if node.tail and node is not el:
-            stack.append(node.tail)
-        if not isinstance(node.tag, str) or node.tag in _SKIP_TAGS or _hidden(node):
-            continue
-        children: list[etree._Element | str] = list(node)
-        stack.extend(reversed(children))
-        if node.text:
-            stack.append(node.text)
-    return "".join(parts)

@@ -1,0 +1,112 @@
+"""One reader of prices as a page shows them, and one currency policy (pure).
+
+* :func:`find_prices`: every amount written with a currency in a text (``$129.99``,
+  ``1.299,00 €``, ``129.99 USD``, ``4,980円``, ``1 290 Kč``), conservatively: a bare number is
+  no price;
+* :func:`price_texts`: the same, and the local-currency amounts the general finder leaves out
+  (``499,00 kr``, ``kr 1.299``, ``129,99 zł``);
+* :func:`amount`: the decimal amount of a record value or a visible price text, for comparing
+  the two (``"1.299,00 €"`` -> ``Decimal("1299.00")``);
+* :func:`sign_currency`: the currency an ambiguous sign (``$``, ``kr``, ``¥``) stands for on a
+  page, from what the page says of its language and region, else ``None``.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from price_parser import Price
+
+from structcrawl.visible.words import (
+    DOLLAR_BY_REGION,
+    KRONA_PRICE,
+    SIGN_BY_LANGUAGE,
+    YEN_BY_LANGUAGE,
+)
+
+__all__ = ["amount", "find_prices", "price_texts", "sign_currency"]
+
+_CODE = (
+    r"\b(?:USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|BGN|TRY|ILS|INR|BRL"
+    r"|MXN|ZAR|KRW|SGD|HKD|TWD|THB|MYR|IDR|PHP|AED|SAR|UAH|ARS|CLP|COP|PEN)\b"
+)
+# symbols, and currency words written beside amounts (zł, Kč, kr, Ft, lei, 円, 元, Rs)
+_SYMBOL = (
+    r"(?:\b[A-Z]{1,2})?\$|€|£|¥|₹|₩|₽|₺|₪|₫|₱|฿|₴|円|元"
+    r"|\bzł|\bKč|\bkr\b\.?|\bFt\b|\blei\b|\bRs\b\.?|\bFr\b\."
+)
+_AMOUNT = r"\d{1,3}(?:[.,'’ ]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
+_PRICE = re.compile(
+    rf"(?:{_SYMBOL}|{_CODE})\s?(?:{_AMOUNT})|(?<![\d.,])(?:{_AMOUNT})\s?(?:{_SYMBOL}|{_CODE})"
+)
+
+
+def find_prices(text: str) -> list[str]:
+    """Every amount-with-currency in ``text``, whitespace normalized.
+
+    >>> find_prices("from $349.00 (was 1.299,00\\xa0€), 129.99 USD; 42 pieces")
+    ['$349.00', '1.299,00 €', '129.99 USD']
+    >>> find_prices("1 299,00 zł · 4,980円(税込) · kr. 499,00 · CHF 1’299.00 · 1 290 Kč")
+    ['1 299,00 zł', '4,980円', 'kr. 499,00', 'CHF 1’299.00', '1 290 Kč']
+    """
+    return [" ".join(m.group(0).split()) for m in _PRICE.finditer(" ".join(text.split()))]
+
+
+def price_texts(text: str) -> list[str]:
+    """:func:`find_prices`, else the local-currency amounts of ``text``.
+
+    >>> price_texts("499,00 kr"), price_texts("kr 1.299")
+    (['499,00 kr'], ['kr 1.299'])
+    """
+    return find_prices(text) or [" ".join(m.group(0).split()) for m in KRONA_PRICE.finditer(text)]
+
+
+_PLAIN_DECIMAL = re.compile(r"^\s*[+-]?\d+(\.\d+)?\s*$")
+
+
+def amount(value: Any) -> Decimal | None:
+    """The amount of a price value or a visible price text; ``None`` for anything else.
+
+    >>> amount("1.299,00 €"), amount(12), amount("12.50"), amount(True), amount("ask us")
+    (Decimal('1299.00'), Decimal('12'), Decimal('12.50'), None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return Decimal(str(value))
+    if not isinstance(value, str):
+        return None
+    try:
+        if _PLAIN_DECIMAL.match(value):
+            return Decimal(value.strip())
+        found = Price.fromstring(value).amount
+    except (InvalidOperation, ValueError):
+        return None
+    return found if isinstance(found, Decimal) else None
+
+
+def sign_currency(sign: str, language: str | None, region: str | None, host: str) -> str | None:
+    """The currency an ambiguous sign stands for on this page, or ``None`` when the page does
+    not say: ``kr`` by language, ``$`` by region or country domain (an English page on a
+    generic domain reads it as US dollars), ``¥`` by language.
+
+    >>> sign_currency("$", "en", "ca", "shop.example"), sign_currency("$", "en", None, "x.com.au")
+    ('CAD', 'AUD')
+    >>> sign_currency("kr", "sv", None, "x.se"), sign_currency("$", "es", None, "x.com")
+    ('SEK', None)
+    """
+    key = sign.strip().casefold()
+    lang = (language or "").casefold()
+    if key in ("kr", "kr."):
+        return SIGN_BY_LANGUAGE.get((key, lang))
+    if key == "$":
+        tld = host.rsplit(".", 1)[-1].casefold() if "." in host else ""
+        place = (region or "").casefold() or (tld if tld in DOLLAR_BY_REGION else "")
+        if place:
+            return DOLLAR_BY_REGION.get(place)
+        return "USD" if lang == "en" else None
+    if key in ("¥", "￥"):
+        return YEN_BY_LANGUAGE.get(lang)
+    return None

@@ -1,0 +1,102 @@
+"""What "visible" means, once for every reader of the page (pure).
+
+An element is visible when it is inside ``<body>`` and neither it nor an ancestor is a
+non-rendered element (``script``, ``style``, ``template``, ``noscript``, ``head``) or marked
+hidden (``hidden``, ``aria-hidden="true"``, ``<input type="hidden">``, an inline
+``display: none`` / ``visibility: hidden`` style; stylesheets are not evaluated). Visible text
+is not all alike: readers are told, not left to decide by a walk of their own, when a piece
+of it sits in navigation, an aside, a footer, a form control or an SVG drawing
+(:func:`region_of`), or is struck through (:func:`struck`).
+
+>>> from lxml import html
+>>> root = html.fromstring("<body><nav><a>Home</a></nav><p hidden>x</p><p>Shown</p></body>")
+>>> [visible_text(p) for p in root.iter("p")], hidden(root.find(".//p")), region_of(root[0])
+(['', 'Shown'], True, 'nav')
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from structcrawl.visible.words import HIDDEN_STYLE, OLD_CLASS, STRUCK, STRUCK_STYLE
+
+__all__ = [
+    "NOT_RENDERED",
+    "REGIONS",
+    "element_text",
+    "hidden",
+    "region_of",
+    "rendered",
+    "struck",
+    "visible_text",
+]
+
+#: Elements whose content is never rendered as text.
+NOT_RENDERED = frozenset({"script", "style", "template", "noscript", "head"})
+#: Elements whose text is visible but not the page's content: region name by tag.
+REGIONS = {
+    "nav": "nav", "aside": "aside", "footer": "footer", "select": "control",
+    "option": "control", "svg": "svg",
+}  # fmt: skip
+_TEXT = etree.XPath(".//text()[not(ancestor::script) and not(ancestor::style)]")
+_NS = re.compile(r"^\{[^}]*\}")
+
+
+def hidden(el: etree._Element) -> bool:
+    """Whether ``el`` is marked hidden (not whether an ancestor is)."""
+    if el.get("hidden") is not None or (el.get("aria-hidden") or "").strip().lower() == "true":
+        return True
+    if el.tag == "input" and (el.get("type") or "").lower() == "hidden":
+        return True
+    return bool(HIDDEN_STYLE.search(el.get("style") or ""))
+
+
+def rendered(el: etree._Element) -> bool:
+    """Whether ``el`` itself may render text (an element, not a non-rendered or hidden one)."""
+    return isinstance(el.tag, str) and el.tag not in NOT_RENDERED and not hidden(el)
+
+
+def region_of(el: etree._Element) -> str:
+    """The region an element opens (``nav``, ``aside``, ``footer``, ``control``, ``svg``), or
+    ``""`` for content."""
+    tag = el.tag
+    if not isinstance(tag, str):
+        return ""
+    return REGIONS.get(_NS.sub("", tag), "")
+
+
+def struck(el: etree._Element) -> bool:
+    """Whether ``el`` strikes its text through or names it an old, compare-at or unrelated
+    price (``del``/``s``/``strike``, such a class or id, a ``line-through`` style)."""
+    return (
+        el.tag in STRUCK
+        or bool(OLD_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}"))
+        or bool(STRUCK_STYLE.search(el.get("style") or ""))
+    )
+
+
+def element_text(element: etree._Element) -> str:
+    """The text content of an element, scripts and styles left out."""
+    return "".join(str(t) for t in _TEXT(element))  # type: ignore[union-attr]
+
+
+def visible_text(el: etree._Element) -> str:
+    """The text of ``el`` without its hidden or non-rendered descendants."""
+    parts: list[str] = []
+    stack: list[etree._Element | str] = [el]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        if node.tail and node is not el:
+            stack.append(node.tail)
+        if not rendered(node):
+            continue
+        children: list[etree._Element | str] = list(node)
+        stack.extend(reversed(children))
+        if node.text:
+            stack.append(node.text)
+    return "".join(parts)
