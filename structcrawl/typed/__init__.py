@@ -32,6 +32,7 @@ def page_items(
     *,
     precedence: Sequence[str] = DEFAULT_PRECEDENCE,
     document: Document | None = None,
+    article_body: bool = True,
 ) -> list[dict[str, Any]]:
     """The items of one page, primary first (``[]`` for a payload that carries none)."""
     kind = classify(content_type, body)
@@ -44,5 +45,9 @@ def page_items(
     result = extract_payload(body, url, content_type, document=doc)
     records = [r.to_dict() for r in result.records]
     return build_items(
-        records, url, doc if result.payload_kind != "json" else None, precedence=precedence
+        records,
+        url,
+        doc if result.payload_kind != "json" else None,
+        precedence=precedence,
+        article_body=article_body,
     )

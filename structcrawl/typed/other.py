@@ -207,6 +207,7 @@ _TABLE: dict[str, dict[str, tuple[str, Any]]] = {
             ),
         ),
         "publisher": ("publisher", _one_name),
+        "articleBody": ("articleBody", text),  # reshaped by structcrawl.articles (issue 22)
     },
     "Event": {
         "startDate": ("startDate", text),

@@ -23,6 +23,7 @@ from typing import Any
 
 import structcrawl.typed.articlemeta as articlemeta
 import structcrawl.typed.shown as shown
+from structcrawl.articles import complete_articles
 from structcrawl.core.document import Document
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.entities.resolve import resolve
@@ -249,8 +250,10 @@ def build_items(
     document: Document | None = None,
     *,
     precedence: Sequence[str] = DEFAULT_PRECEDENCE,
+    article_body: bool = True,
 ) -> list[dict[str, Any]]:
-    """The page's items, primary first (see the module doc)."""
+    """The page's items, primary first (see the module doc); ``article_body``: the primary
+    article's body from the page's main text when its markup has none."""
     nodes = page_nodes(records)
     clusters = _clusters(nodes, page_url)
     ev = page_evidence(document) if document is not None else Evidence()
@@ -307,7 +310,8 @@ def build_items(
         else:
             item["role"] = "supporting"
         items.append(item)
-    return _ordered(items, bool(listed))
+    # issue 22 hook, to be re-wired into the resolution stage: articles as a reader sees them
+    return complete_articles(_ordered(items, bool(listed)), records, document, body=article_body)
 
 
 def _listing(
