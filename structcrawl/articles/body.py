@@ -33,13 +33,24 @@ from structcrawl.articles._blocks import paragraphs
 from structcrawl.articles._shingles import covered, shingles
 from structcrawl.core.document import Document
 
-__all__ = ["MAX_HTML_CHARS", "VISIBLE_SHARE", "WHOLE_SHARE", "Body", "choose_body", "main_text"]
+__all__ = [
+    "MAX_HTML_CHARS",
+    "MIN_WORDS",
+    "VISIBLE_SHARE",
+    "WHOLE_SHARE",
+    "Body",
+    "choose_body",
+    "main_provenance",
+    "main_text",
+]
 
 logger = logging.getLogger(__name__)
 
 VISIBLE_SHARE = 0.9
 WHOLE_SHARE = 0.8
 MAX_HTML_CHARS = 4_000_000
+#: the least main text (in words) that makes a dated page without items an article
+MIN_WORDS = 100
 EXTRACTOR = "trafilatura"
 
 
@@ -107,6 +118,19 @@ def main_text(document: Document) -> str | None:
     return shape(text) if text else None
 
 
+def main_provenance() -> dict[str, Any]:
+    """The provenance of a body read by the main-text extractor."""
+    return {
+        "record": None,
+        "layer": "main-text",
+        "path": "",
+        "raw": None,
+        "rule": f"{EXTRACTOR} {extractor_version()}",
+        "extractor": EXTRACTOR,
+        "version": extractor_version(),
+    }
+
+
 def markup_text(value: Any, element: etree._Element | None) -> str | None:
     """The markup body as plain text: an element's shown paragraphs, else the string."""
     if element is not None:
@@ -152,15 +176,7 @@ def choose_body(
         # it (galleries, widgets, "read more" boxes): the main text read inside it is cleaner
     if main is None:
         return None
-    prov: dict[str, Any] = {
-        "record": None,
-        "layer": "main-text",
-        "path": "",
-        "raw": None,
-        "rule": f"{EXTRACTOR} {extractor_version()}",
-        "extractor": EXTRACTOR,
-        "version": extractor_version(),
-    }
+    prov = main_provenance()
     if checked:
         key = "within_markup" if checked.get("whole_share", 0) >= WHOLE_SHARE else "markup_rejected"
         prov[key] = {**(markup_provenance or {}), **checked}

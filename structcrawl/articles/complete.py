@@ -28,9 +28,16 @@ from typing import Any
 
 from lxml import etree
 
-from structcrawl.articles.body import choose_body, markup_text
+from structcrawl.articles.body import (
+    MIN_WORDS,
+    choose_body,
+    main_provenance,
+    main_text,
+    markup_text,
+)
 from structcrawl.articles.meta import MetaValue, meta_fallbacks
 from structcrawl.articles.people import clean_byline, graph_names
+from structcrawl.articles.shown import shown_fallbacks
 from structcrawl.core.document import Document
 from structcrawl.core.values import is_record, values_of
 from structcrawl.normalize.dates import normalize_date
@@ -57,27 +64,71 @@ def complete_articles(
     body: bool = True,
 ) -> list[dict[str, Any]]:
     """The items with their articles completed (see the module doc), empty items dropped."""
+    made = _page_article(items, document) if body else None
+    if made is not None:
+        items = [made[0], *items]
+    if not any(i.get("type") == "Article" for i in items):
+        return [i for i in items if not is_empty(i)]
     names = graph_names(records)
-    meta = meta_fallbacks(document) if document is not None else {}
+    fallbacks = _fallbacks(document)
     out = []
     for item in items:
         if item.get("type") == "Article":
-            _people(item, names, meta)
-            _dates(item, meta, _language(item, document))
-            _body(item, records, document, extract=body and item.get("role") == "primary")
+            _people(item, names, fallbacks)
+            _dates(item, fallbacks, _language(item, document))
+            if made is not None and item is made[0]:
+                item["articleBody"], item["provenance"]["articleBody"] = made[1], _main_source()
+            else:
+                _body(item, records, document, extract=body and item.get("role") == "primary")
         if not is_empty(item):
             out.append(item)
     return out
 
 
+def _fallbacks(document: Document | None) -> dict[str, list[MetaValue]]:
+    """Per field, the meta tags' value, else the visible page's."""
+    if document is None:
+        return {}
+    return {**shown_fallbacks(document), **meta_fallbacks(document)}
+
+
+def _main_source() -> dict[str, Any]:
+    return main_provenance()
+
+
+def _page_article(
+    items: list[dict[str, Any]], document: Document | None
+) -> tuple[dict[str, Any], str] | None:
+    """An Article made from the page alone, with its main text, for a page whose items name
+    nothing it is about but whose meta tags date it as a publication (``article:published_time``,
+    ``date``, ``DC.date``, ...) and whose main text has at least ``MIN_WORDS`` words."""
+    if document is None or any(i.get("role") == "primary" for i in items):
+        return None
+    meta = meta_fallbacks(document)
+    if "datePublished" not in meta:
+        return None
+    text = main_text(document)
+    if not text or len(text.split()) < MIN_WORDS:
+        return None
+    item: dict[str, Any] = {"kind": "item", "type": "Article", "role": "primary"}
+    found = meta.get("headline") or shown_fallbacks(document).get("headline")
+    prov: dict[str, Any] = {}
+    if found:
+        item["headline"] = item["name"] = found[0].value
+        prov["headline"] = prov["name"] = _fallback("headline", found, found[0].value)
+    item.update(provenance=prov, conflicts={}, sources=[])
+    return item, text
+
+
 def _fallback(field: str, found: list[MetaValue], value: Any) -> dict[str, Any]:
     first = found[0]
+    meta = first.layer == "meta-tags"
     return {
         "record": None,
-        "layer": "meta-tags",
+        "layer": first.layer,
         "path": first.path,
         "raw": first.value if len(found) == 1 else [v.value for v in found],
-        "rule": f'<meta name="{first.key}">',
+        "rule": f'<meta name="{first.key}">' if meta else f"{first.layer}:{first.key}",
         "fallback": True,
         "evidence": f"{first.key}={first.value}",
     }

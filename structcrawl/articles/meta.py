@@ -14,7 +14,9 @@ outside any Microdata item, compared case-insensitively) that has a usable value
 * dateModified: ``article:modified_time``, ``og:updated_time``, ``dcterms.modified``,
   ``DC.date.modified``, ``last-modified``;
 * publisher: ``DC.publisher``, ``dcterms.publisher``, ``citation_publisher``,
-  ``og:site_name``.
+  ``og:site_name``;
+* headline (for an article made from the page alone): ``og:title``, ``twitter:title``,
+  ``DC.title``, ``citation_title``.
 
 >>> from structcrawl.core.document import parse_html
 >>> doc = parse_html(b'<head><meta name="author" content="By Ada Roe">'
@@ -48,6 +50,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "last-modified",
     ),
     "publisher": ("dc.publisher", "dcterms.publisher", "citation_publisher", "og:site_name"),
+    "headline": ("og:title", "twitter:title", "dc.title", "citation_title"),
 }  # fmt: skip
 
 
@@ -56,6 +59,7 @@ class MetaValue:
     key: str  # the key as written
     value: str
     path: str
+    layer: str = "meta-tags"
 
 
 def _key(el: object) -> str | None:

@@ -13,6 +13,8 @@ their names, bylines cleaned (pure).
 
 >>> clean_byline("By Jane Doe and John Roe, Staff Writers")
 ['Jane Doe', 'John Roe']
+>>> clean_byline("By Jon Porter @JonPorty"), clean_byline("Published by")
+(['Jon Porter'], [])
 >>> clean_byline("by Jake Goulding"), clean_byline("Lindsey O&#039;Donnell")
 (['Jake Goulding'], ["Lindsey O'Donnell"])
 >>> clean_byline("Letters To The Editor"), clean_byline("Von Miller"), clean_byline("von Ada Roe")
@@ -31,7 +33,11 @@ from structcrawl.core.values import is_record, text_of, values_of
 
 __all__ = ["clean_byline", "graph_names", "is_iri", "name_of"]
 
-_BY = re.compile(r"^(?:by|from)\s*[:\s]\s*", re.I)  # always a prefix
+_BY = re.compile(  # always a prefix
+    r"^(?:(?:written|posted|published|geschrieben|verfasst|veröffentlicht)\s+(?:by|von)|by|from)"
+    r"(?:\s*[:\s]\s*|$)",
+    re.I,
+)
 _BY_WORD = re.compile(r"^(?:von|par|por|door)\s+(?=\S+\s+\S)", re.I)  # also a particle
 _SPLIT = re.compile(r"\s*(?:,|;|\s\|\s|\s[-–—]\s)\s*")
 _AND = re.compile(r"\s+(?:and|&|und|et|y|e|en|og|och)\s+", re.I)
@@ -45,6 +51,7 @@ _ROLE_WORDS = frozenset(
         "redacteur verslaggever"
     ).split()
 )
+_HANDLE = re.compile(r"(?:^|\s)@\w+")  # a social media handle beside the name
 _IRI = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|_:|#|/)\S*$", re.I)
 _NAME_KEYS = ("name", "legalName", "alternateName")
 
@@ -112,7 +119,7 @@ def clean_byline(value: str | None) -> list[str]:
     text = " ".join(html.unescape(value or "").split())
     if not text or is_iri(text):
         return []
-    text = _BY_WORD.sub("", _BY.sub("", text))
+    text = _BY_WORD.sub("", _BY.sub("", _HANDLE.sub("", text))).strip()
     segments = [s for s in _SPLIT.split(text) if s]
     names: list[str] = []
     for index, segment in enumerate(segments):
