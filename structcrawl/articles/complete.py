@@ -158,7 +158,7 @@ def _people(item: dict[str, Any], names: dict[str, str], meta: dict[str, list[Me
         if iri:
             followed[iri] = names[iri]
         for name in found:
-            _add(authors, name, raw)
+            _add(authors, name, names.get(raw, raw))
     if not authors and "authors" in meta:
         for value in meta["authors"]:
             for name in clean_byline(value.value):
