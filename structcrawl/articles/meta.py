@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lxml import etree
+
 from structcrawl.core.document import Document
 
 __all__ = ["FIELDS", "MetaValue", "meta_fallbacks"]
@@ -62,10 +64,9 @@ class MetaValue:
     layer: str = "meta-tags"
 
 
-def _key(el: object) -> str | None:
-    get = el.get
+def _key(el: etree._Element) -> str | None:
     for attribute in ("name", "property", "itemprop"):
-        found = get(attribute)
+        found = el.get(attribute)
         if found and found.strip():
             return str(found).strip()
     return None
