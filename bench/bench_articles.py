@@ -19,10 +19,13 @@ page (``articleBody``, ``authors``, ``datePublished``), written by hand.
    expectation of ``null`` means the page does not show it). A command that fails counts as an error.
 2. Cost, in process: :func:`structcrawl.typed.page_items` on every case page with the body on
    and off (``article_body``), medians over ``--rounds``; ``body_ms`` is the median per-page
-   difference, ``ms_per_page`` the median time with the body.
+   difference, ``ms_per_page`` the median time with the body; the same over all the shared
+   real pages (``shared_*``: shops and public sites too, where no body is read;
+   ``shared_body_mean_ms`` the mean difference, what a crawl of such pages pays per page).
 
 Ends with one line ``pages= errors= body_f1= body_precision= body_recall= mean_page_f1=
-authors_ok= date_ok= ms_per_page= body_ms=``.
+authors_ok= date_ok= ms_per_page= body_ms= body_mean_ms= shared_pages= shared_ms_per_page=
+shared_body_ms= shared_body_mean_ms=``.
 """
 
 from __future__ import annotations
@@ -120,8 +123,7 @@ def quality(cases: list[dict[str, Any]], pages: Path, jobs: int) -> dict[str, An
     }
 
 
-def cost(cases: list[dict[str, Any]], pages: Path, rounds: int) -> dict[str, float]:
-    bodies = [(c["url"], (pages / c["page"]).read_bytes()) for c in cases]
+def cost(bodies: list[tuple[str, bytes]], rounds: int) -> dict[str, float]:
     page_items(bodies[0][1], bodies[0][0], "text/html")  # imports and caches warmed
     with_body: list[list[float]] = [[] for _ in bodies]
     without: list[list[float]] = [[] for _ in bodies]
@@ -133,9 +135,11 @@ def cost(cases: list[dict[str, Any]], pages: Path, rounds: int) -> dict[str, flo
                 into[i].append((time.perf_counter() - start) * 1000)
     on = [statistics.median(t) for t in with_body]
     off = [statistics.median(t) for t in without]
+    diff = [a - b for a, b in zip(on, off, strict=True)]
     return {
         "ms_per_page": statistics.median(on),
-        "body_ms": statistics.median(a - b for a, b in zip(on, off, strict=True)),
+        "body_ms": statistics.median(diff),
+        "body_mean_ms": statistics.mean(diff),
     }
 
 
@@ -148,10 +152,14 @@ def main(argv: list[str] | None = None) -> int:
     cases = load_cases(args.cases)
     pages = corpus_dir()
     found = quality(cases, pages, args.jobs)
-    found.update(cost(cases, pages, args.rounds))
+    found.update(cost([(c["url"], (pages / c["page"]).read_bytes()) for c in cases], args.rounds))
+    shared = [(f"https://{p.stem}/", p.read_bytes()) for p in sorted(pages.glob("*.html"))]
+    every = cost(shared, args.rounds)
+    found.update(shared_pages=len(shared), shared_ms_per_page=every["ms_per_page"])
+    found.update(shared_body_ms=every["body_ms"], shared_body_mean_ms=every["body_mean_ms"])
     print(
         " ".join(
-            f"{k}={v:.3f}" if isinstance(v, float) and k not in ("ms_per_page", "body_ms")
+            f"{k}={v:.3f}" if isinstance(v, float) and not k.endswith("ms_per_page") and "_ms" not in k
             else f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
             for k, v in found.items()
         )
