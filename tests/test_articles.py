@@ -215,8 +215,36 @@ def test_dated_page_without_items_is_an_article_from_its_main_text() -> None:
     assert article["role"] == "primary" and article["headline"] == "The pier is back"
     assert article["datePublished"] == "2024-03-05T08:00:00+01:00"
     assert "Paragraph 3" in article["articleBody"]
-    # undated: no article is made up
+    # neither dated nor signed: no article is made up
     assert page_items(_page(), "https://bay.example/p", "text/html") == []
+
+
+def test_page_its_scripts_fill_in_takes_the_markup_body_unchecked() -> None:
+    data = {
+        "@context": "https://schema.org",
+        "@type": "NewsArticle",
+        "headline": "The pier is back",
+        "articleBody": "\n".join(PARAGRAPHS),
+    }
+    shell = (
+        "<html><head><title>Pier</title>" + _jsonld(data) + "</head><body><div id='app'>"
+        "<h1>The pier is back</h1><p>The harbour town rebuilt its pier after the storm, with "
+        "the help of volunteers who worked through the winter nights.</p></div>"
+        "<script src='/app.js'></script></body></html>"
+    ).encode()
+    article = _article(page_items(shell, "https://bay.example/p", "text/html"))
+    assert article["articleBody"] == "\n\n".join(PARAGRAPHS)
+    prov = article["provenance"]["articleBody"]
+    assert (prov["layer"], prov["checked"]) == ("json-ld", False)
+
+
+def test_page_with_a_byline_and_no_items_is_an_article() -> None:
+    byline = "<p class='byline'>By <a href='/people/ada'>Ada Roe</a></p>"
+    page = _page(article=byline)
+    article = _article(page_items(page, "https://bay.example/p", "text/html"))
+    assert article["authors"] == [{"name": "Ada Roe", "nameRaw": "By Ada Roe"}]
+    assert article["provenance"]["authors"]["layer"] == "visible-page"
+    assert article["provenance"]["articleBody"]["layer"] == "main-text"
 
 
 def test_a_page_nested_thousands_deep_gives_no_article_and_no_error() -> None:

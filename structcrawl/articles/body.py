@@ -12,7 +12,10 @@ paragraphs separated by a blank line.
   the template puts in it (galleries, widgets, "read more" boxes): when the main text lies
   within it, the main text is the body (``within_markup`` in its provenance); the element's
   shown text (:mod:`structcrawl.articles._blocks`) is the body only when the extractor finds
-  nothing.
+  nothing. A page whose HTML shows fewer than :data:`MIN_WORDS` words of main text (its
+  scripts fill the text in), or whose main text lies within a markup body the page does not
+  show (the extractor read it from the page's data), cannot be checked: a markup body of at
+  least that many words is taken then, with ``"checked": false``.
 * **Main text.** Otherwise the page's main text, by trafilatura (``fast`` mode: its own
   extraction without the readability/jusText fallbacks, no comments, tables kept), from the
   page's parsed tree serialized once. A page larger than :data:`MAX_HTML_CHARS` is not read.
@@ -118,6 +121,19 @@ def main_text(document: Document) -> str | None:
     return shape(text) if text else None
 
 
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _unshown(main: str, mark: Any, markup: str) -> bool:
+    """The markup body cannot be checked against a page whose HTML shows little text: the
+    main text is under :data:`MIN_WORDS` words, or lies within the markup's (the extractor
+    read it from the page's data) while the markup has at least that many words."""
+    if _words(markup) < MIN_WORDS:
+        return False
+    return _words(main) < MIN_WORDS or covered(shingles(main), mark) >= WHOLE_SHARE
+
+
 def main_provenance() -> dict[str, Any]:
     """The provenance of a body read by the main-text extractor."""
     return {
@@ -174,6 +190,13 @@ def choose_body(
                                  **checked})  # fmt: skip
         # an element marked articleBody holds the article and whatever the template put in
         # it (galleries, widgets, "read more" boxes): the main text read inside it is cleaner
+    elif markup and main is not None and _unshown(main, mark, markup):
+        # the page's HTML shows next to no text (a page its scripts fill in), or only a part
+        # of the markup's: nothing to check the markup against, and it is the better reading
+        checked["main_words"] = _words(main)
+        checked["whole_share"] = round(covered(shingles(main), mark), 3)
+        prov = {**(markup_provenance or {}), "rule": "markup-articleBody", **checked}
+        return Body(markup, {**prov, "checked": False})
     if main is None:
         return None
     prov = main_provenance()

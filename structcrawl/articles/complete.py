@@ -100,18 +100,21 @@ def _page_article(
     items: list[dict[str, Any]], document: Document | None
 ) -> tuple[dict[str, Any], str] | None:
     """An Article made from the page alone, with its main text, for a page whose items name
-    nothing it is about but whose meta tags date it as a publication (``article:published_time``,
-    ``date``, ``DC.date``, ...) and whose main text has at least ``MIN_WORDS`` words."""
+    nothing it is about but which says it is authored or dated (a ``<meta>`` author or
+    publication date, a shown byline or marked publication ``<time>``) and whose main text has
+    at least ``MIN_WORDS`` words."""
     if document is None or any(i.get("role") == "primary" for i in items):
         return None
     meta = meta_fallbacks(document)
-    if "datePublished" not in meta:
+    shown = shown_fallbacks(document)
+    signals = {"authors", "datePublished"}
+    if not (signals & set(meta) or signals & set(shown)):
         return None
     text = main_text(document)
     if not text or len(text.split()) < MIN_WORDS:
         return None
     item: dict[str, Any] = {"kind": "item", "type": "Article", "role": "primary"}
-    found = meta.get("headline") or shown_fallbacks(document).get("headline")
+    found = meta.get("headline") or shown.get("headline")
     prov: dict[str, Any] = {}
     if found:
         item["headline"] = item["name"] = found[0].value

@@ -15,6 +15,10 @@ their names, bylines cleaned (pure).
 ['Jane Doe', 'John Roe']
 >>> clean_byline("By Jon Porter @JonPorty"), clean_byline("Published by")
 (['Jon Porter'], [])
+>>> clean_byline("John Walk -"), clean_byline("Süddeutsche.de GmbH, Munich, Germany")
+(['John Walk'], ['Süddeutsche.de GmbH, Munich, Germany'])
+>>> clean_byline("CDU - Fraktion Erfurt")
+['CDU - Fraktion Erfurt']
 >>> clean_byline("by Jake Goulding"), clean_byline("Lindsey O&#039;Donnell")
 (['Jake Goulding'], ["Lindsey O'Donnell"])
 >>> clean_byline("Letters To The Editor"), clean_byline("Von Miller"), clean_byline("von Ada Roe")
@@ -51,6 +55,7 @@ _ROLE_WORDS = frozenset(
         "redacteur verslaggever"
     ).split()
 )
+_TRIM = " .:,;|-–—"
 _HANDLE = re.compile(r"(?:^|\s)@\w+")  # a social media handle beside the name
 _IRI = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|_:|#|/)\S*$", re.I)
 _NAME_KEYS = ("name", "legalName", "alternateName")
@@ -120,15 +125,17 @@ def clean_byline(value: str | None) -> list[str]:
     if not text or is_iri(text):
         return []
     text = _BY_WORD.sub("", _BY.sub("", _HANDLE.sub("", text))).strip()
-    segments = [s for s in _SPLIT.split(text) if s]
+    segments = [s for s in _SPLIT.split(text) if s.strip(_TRIM)]
+    kept = [s for i, s in enumerate(segments) if not (i and _is_role(s))]
+    if len(kept) > 1 and any(len(s.split()) < 2 for s in kept):
+        # not a list of people: "Süddeutsche.de GmbH, Munich, Germany", "CDU - Fraktion Erfurt"
+        kept = [text] if len(kept) == len(segments) else [", ".join(kept)]
     names: list[str] = []
-    for index, segment in enumerate(segments):
-        if index and _is_role(segment):
-            continue
+    for segment in kept:
         parts = _AND.split(segment)
         if len(parts) > 1 and not all(p[:1].isupper() for p in parts):
             parts = [segment]
-        names += [p.strip(" .:") for p in parts if p.strip(" .:")]
+        names += [p.strip(_TRIM) for p in parts if p.strip(_TRIM)]
     out: list[str] = []
     for name in names:
         if not is_iri(name) and name.casefold() not in {n.casefold() for n in out}:

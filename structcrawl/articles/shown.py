@@ -7,7 +7,7 @@ Nothing inside a comment thread counts (an element whose class or id, or an ance
 * byline: the first link marked ``rel="author"``, else the first element whose ``class`` names
   an author or a byline (``author``, ``byline``, ``entry-author``, ``post-author``, ...), whose
   text reads as one to three names (:func:`~structcrawl.articles.people.clean_byline`; at most
-  five words each, no digits);
+  five words each, capitalized, no digits);
 * dates: the first ``<time datetime>`` whose class (or its parent's) says published /
   posted / entry date (``datePublished``), or updated / modified (``dateModified``).
 
@@ -55,7 +55,7 @@ def _names(text: str) -> list[str]:
     names = clean_byline(_TRAILING_DATE.sub("", text))
     if not 1 <= len(names) <= 3:
         return []
-    if any(len(n.split()) > 5 or re.search(r"\d", n) for n in names):
+    if any(len(n.split()) > 5 or re.search(r"\d", n) or not n[:1].isupper() for n in names):
         return []
     return names
 
