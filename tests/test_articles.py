@@ -258,6 +258,31 @@ def test_a_page_nested_thousands_deep_gives_no_article_and_no_error() -> None:
     assert complete_articles([], [], parse_html(page, "https://b.example/")) == []
 
 
+@pytest.mark.parametrize("setting", [True, False])
+def test_the_crawl_reads_the_body_unless_the_setting_is_off(setting: bool) -> None:
+    from scrapy.utils.test import get_crawler
+
+    from structcrawl.crawl.items import PageItem
+    from structcrawl.crawl.pipelines.typeditems import TypedItemsPipeline
+
+    url = "https://bay.example/p"
+    data = {"@context": "https://schema.org", "@type": "Article", "headline": "The pier is back"}
+    body = _page(_jsonld(data))
+    doc = parse_html(body, url)
+    records = [r.to_dict() for r in extract_payload(body, url, "text/html", document=doc).records]
+    crawler = get_crawler(
+        settings_dict={
+            "STRUCTCRAWL_TYPED_ITEMS": True,
+            "STRUCTCRAWL_CHANGES_ENABLED": False,
+            "STRUCTCRAWL_ARTICLE_BODY": setting,
+        }
+    )
+    pipeline = TypedItemsPipeline.from_crawler(crawler)
+    page = PageItem(url=url, final_url=url, records=records, document=doc, body=body)
+    (article,) = pipeline.process_item(page).typed_items
+    assert ("articleBody" in article) is setting
+
+
 # -- the hand-labelled real pages ----------------------------------------------------------------
 
 

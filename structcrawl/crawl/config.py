@@ -344,8 +344,8 @@ DEFAULTS.update(
         "STRUCTCRAWL_ARTICLE_BODY": Setting(
             True,
             "Read the primary article's body from the page's main text (trafilatura) when its "
-            "markup has no whole articleBody: about 30-60 ms per article page, only where typed "
-            "items are built; False = the markup's articleBody only (docs/items.md).",
+            "markup has no whole articleBody: about 15 ms per page, only where typed items are "
+            "built (docs/speed.md); False = the markup's articleBody only (docs/items.md).",
         ),
     }
 )

@@ -111,7 +111,9 @@ class TypedItemsPipeline:
             scope = changes.scope or default_scope(getattr(crawler, "spider", None))
             tracker = ItemTracker(path, scope=scope, per_page=True)
         limit = int(_setting(crawler, "STRUCTCRAWL_ITEM_HISTORY_LIMIT") or 0)
-        body = crawler.settings.getbool("STRUCTCRAWL_ARTICLE_BODY", True)
+        body = crawler.settings.getbool(
+            "STRUCTCRAWL_ARTICLE_BODY", DEFAULTS["STRUCTCRAWL_ARTICLE_BODY"].default
+        )
         return cls(crawler, precedence, tracker, history_limit=limit, article_body=body)
 
     def process_item(self, item: Any) -> Any:
