@@ -157,14 +157,17 @@ def test_empty_organization_is_no_item() -> None:
     assert [i["type"] for i in items] == ["Article"]
 
 
+#: a NewsArticle whose markup carries the whole text
+WHOLE = {
+    "@context": "https://schema.org",
+    "@type": "NewsArticle",
+    "headline": "The pier is back",
+    "articleBody": "\n".join(PARAGRAPHS),
+}
+
+
 def test_whole_markup_body_is_the_body() -> None:
-    data = {
-        "@context": "https://schema.org",
-        "@type": "NewsArticle",
-        "headline": "The pier is back",
-        "articleBody": "\n".join(PARAGRAPHS),
-    }
-    article = _article(page_items(_page(_jsonld(data)), "https://bay.example/p", "text/html"))
+    article = _article(page_items(_page(_jsonld(WHOLE)), "https://bay.example/p", "text/html"))
     assert article["articleBody"] == "\n\n".join(PARAGRAPHS)
     prov = article["provenance"]["articleBody"]
     assert (prov["layer"], prov["rule"]) == ("json-ld", "markup-articleBody")
@@ -220,14 +223,8 @@ def test_dated_page_without_items_is_an_article_from_its_main_text() -> None:
 
 
 def test_page_its_scripts_fill_in_takes_the_markup_body_unchecked() -> None:
-    data = {
-        "@context": "https://schema.org",
-        "@type": "NewsArticle",
-        "headline": "The pier is back",
-        "articleBody": "\n".join(PARAGRAPHS),
-    }
     shell = (
-        "<html><head><title>Pier</title>" + _jsonld(data) + "</head><body><div id='app'>"
+        "<html><head><title>Pier</title>" + _jsonld(WHOLE) + "</head><body><div id='app'>"
         "<h1>The pier is back</h1><p>The harbour town rebuilt its pier after the storm, with "
         "the help of volunteers who worked through the winter nights.</p></div>"
         "<script src='/app.js'></script></body></html>"
