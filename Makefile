@@ -123,3 +123,9 @@ settings-doc: venv
 
 docs: venv settings-doc
 	$(BIN)/mkdocs build --strict
+
+# Article bodies, authors and dates on the hand-labelled real pages (fixtures/articles), and the
+# body extraction's cost per page (docs/items.md, docs/speed.md)
+.PHONY: bench-articles
+bench-articles: venv
+	$(PY) -m bench.bench_articles

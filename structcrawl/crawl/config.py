@@ -341,5 +341,11 @@ DEFAULTS.update(
             "Price and availability observations each line of the items feed carries as "
             "`history` (the latest; the change store keeps up to 100 per item); 0 = none.",
         ),
+        "STRUCTCRAWL_ARTICLE_BODY": Setting(
+            True,
+            "Read the primary article's body from the page's main text (trafilatura) when its "
+            "markup has no whole articleBody: about 15 ms per page, only where typed items are "
+            "built (docs/speed.md); False = the markup's articleBody only (docs/items.md).",
+        ),
     }
 )

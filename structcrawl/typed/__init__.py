@@ -33,6 +33,7 @@ def page_items(
     *,
     precedence: Sequence[str] = DEFAULT_PRECEDENCE,
     document: Document | None = None,
+    article_body: bool = True,
 ) -> list[dict[str, Any]]:
     """The items of one page, primary first (``[]`` for a payload that carries none), from
     its records normalized as the crawl normalizes them (site rules and time zones aside)."""
@@ -53,5 +54,9 @@ def page_items(
     for record in records:  # the crawl's normalization: one normalized value everywhere
         normalize_record(record, context)
     return build_items(
-        records, url, doc if result.payload_kind != "json" else None, precedence=precedence
+        records,
+        url,
+        doc if result.payload_kind != "json" else None,
+        precedence=precedence,
+        article_body=article_body,
     )

@@ -112,6 +112,7 @@ _TABLE: dict[str, dict[str, tuple[str, Any]]] = {
             ),
         ),
         "publisher": ("publisher", _one_name),
+        "articleBody": ("articleBody", text),  # reshaped by structcrawl.articles (issue 22)
     },
     "Event": {
         "startDate": ("startDate", text),
@@ -163,6 +164,15 @@ _TABLE: dict[str, dict[str, tuple[str, Any]]] = {
 }
 
 
+def _written(node: Node, prop: str, value: Any) -> Any:
+    """The value as the page wrote it (before normalization), for provenance."""
+    if nodes_of(value):
+        return None
+    seen = node.provenance.get(prop) or []
+    first = seen[0] if seen and isinstance(seen[0], dict) else {}
+    return first.get("raw", value) if "raw" in first else value
+
+
 def other_candidates(node: Node, kind: str) -> list[Candidate]:
     """Every field of a non-product item this entity gives, with its provenance."""
     out = []
@@ -177,7 +187,7 @@ def other_candidates(node: Node, kind: str) -> list[Candidate]:
                 value,
                 node.format,
                 f"{node.path}#{prop}",
-                raw if not nodes_of(raw) else None,
+                _written(node, prop, raw),
                 prop,
                 node.record,
                 repaired=node.repaired,

@@ -25,6 +25,7 @@ from typing import Any
 
 import structcrawl.typed.articlemeta as articlemeta
 import structcrawl.typed.shown as shown
+from structcrawl.articles import complete_articles
 from structcrawl.core.document import Document
 from structcrawl.core.readers import nodes_of, props, ref, text, values
 from structcrawl.entities.identity import identity_keys, resolve, url_key
@@ -238,9 +239,13 @@ def build_items(
     document: Document | None = None,
     *,
     precedence: Sequence[str] = DEFAULT_PRECEDENCE,
+    article_body: bool = True,
 ) -> list[dict[str, Any]]:
-    """The page's items, primary first (see the module doc)."""
-    return resolve_page(records, page_url, document, precedence=precedence).items
+    """The page's items, primary first (see the module doc); ``article_body``: the primary
+    article's body from the page's main text when its markup has none."""
+    return resolve_page(
+        records, page_url, document, precedence=precedence, article_body=article_body
+    ).items
 
 
 def resolve_page(
@@ -249,6 +254,7 @@ def resolve_page(
     document: Document | None = None,
     *,
     precedence: Sequence[str] = DEFAULT_PRECEDENCE,
+    article_body: bool = True,
 ) -> PageResolution:
     """The page's items and their entities (see the module doc); each item carries its
     entity's key as ``entityKey``."""
@@ -311,10 +317,13 @@ def resolve_page(
             item["role"] = "supporting"
         add(item, chosen, kind, group)
     items = _ordered([b[0] for b in built], bool(listed))
+    # articles as a reader sees them: bodies, bylines, dates; empty items dropped, a signed
+    # page without items an Article
+    items = complete_articles(items, records, document, body=article_body)
     of = {id(b[0]): b for b in built}
     entities = []
     for item in items:
-        _, chosen, kind, group = of[id(item)]
+        _, chosen, kind, group = of.get(id(item), (item, {}, str(item.get("type")), []))
         entity = page_entity(kind, str(item.get("role")), group, item, chosen, page_url)
         _keyed(item, entity.key)
         entities.append(entity)

@@ -47,17 +47,20 @@ def page_typed_items(
 
 
 def build_page_items(
-    item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE
+    item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE, *, article_body: bool = True
 ) -> list[dict[str, Any]]:
     """Build the typed items of one page item from its records (and its parsed page when it
-    still holds it), each with its page URL."""
+    still holds it), each with its page URL; ``article_body``: the primary article's body from
+    the page's main text (``STRUCTCRAWL_ARTICLE_BODY``)."""
     adapter = ItemAdapter(item)
     url = adapter.get("final_url") or adapter.get("url") or ""
     document = adapter.get("document")
     document = document if isinstance(document, Document) else None
     try:
         records = list(adapter.get("records") or [])
-        items = resolve_page(records, url, document, precedence=precedence).items
+        items = resolve_page(
+            records, url, document, precedence=precedence, article_body=article_body
+        ).items
     except Exception:  # a bug must not lose the feed: the page's records stay in `records`
         logger.exception("typed items of %s could not be built", url)
         return []

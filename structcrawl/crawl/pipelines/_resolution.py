@@ -30,8 +30,11 @@ __all__ = ["add_choices", "page_resolution", "page_sightings"]
 _ARB = {"primary": -2}
 
 
-def page_resolution(item: Any, precedence: Sequence[str]) -> PageResolution:
-    """The page item's resolution, computed once and kept on the item (``resolution``)."""
+def page_resolution(
+    item: Any, precedence: Sequence[str], *, article_body: bool = True
+) -> PageResolution:
+    """The page item's resolution, computed once and kept on the item (``resolution``);
+    ``article_body``: :data:`STRUCTCRAWL_ARTICLE_BODY`."""
     adapter = ItemAdapter(item)
     kept = adapter.get("resolution") if "resolution" in adapter.field_names() else None
     if isinstance(kept, PageResolution):
@@ -40,7 +43,9 @@ def page_resolution(item: Any, precedence: Sequence[str]) -> PageResolution:
     document = adapter.get("document")
     document = document if isinstance(document, Document) else None
     records = list(adapter.get("records") or [])
-    resolution = resolve_page(records, url, document, precedence=precedence)
+    resolution = resolve_page(
+        records, url, document, precedence=precedence, article_body=article_body
+    )
     for typed in resolution.items:
         typed["page_url"] = url
     if "resolution" in adapter.field_names():

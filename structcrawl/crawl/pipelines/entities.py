@@ -21,6 +21,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 from scrapy.http import Response
 
+from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.items import EntityItem
 from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.pipelines._changes import ChangeDetector
@@ -68,6 +69,7 @@ class EntityConfig:
     store_path: str
     reset: bool
     precedence: tuple[str, ...]
+    article_body: bool = True  # STRUCTCRAWL_ARTICLE_BODY: the resolution reads article bodies
 
     @classmethod
     def from_settings(cls, settings: Any) -> EntityConfig:
@@ -85,6 +87,9 @@ class EntityConfig:
             store_path=str(path),
             reset=reset,
             precedence=tuple(precedence),
+            article_body=settings.getbool(
+                "STRUCTCRAWL_ARTICLE_BODY", DEFAULTS["STRUCTCRAWL_ARTICLE_BODY"].default
+            ),
         )
 
 
@@ -135,7 +140,9 @@ class EntityPipeline:
                 self.coordinator.see_page(item)
         page_url = str(adapter.get("final_url") or adapter.get("url") or "")
         when = adapter.get("retrieved_at")
-        resolution = page_resolution(item, self.config.precedence)
+        resolution = page_resolution(
+            item, self.config.precedence, article_body=self.config.article_body
+        )
         sightings = page_sightings(resolution, list(adapter.get("records") or []), page_url)
         if not sightings:
             return item
