@@ -10,6 +10,7 @@ run's entities not seen in this one follow as ``gone`` entity items.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from structcrawl.crawl.items import EntityItem
 from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.pipelines._changes import ChangeDetector
 from structcrawl.crawl.pipelines._resolution import add_choices, page_resolution, page_sightings
+from structcrawl.crawl.pipelines.typeditems import items_wanted
 from structcrawl.entities import (
     DEFAULT_PRECEDENCE,
     SqliteEntityStore,
@@ -116,6 +118,9 @@ class EntityPipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> EntityPipeline:
         config = EntityConfig.from_settings(crawler.settings)
+        if config.article_body and not items_wanted(crawler):
+            # no items feed: the page's resolution needs no article bodies (their cost)
+            config = dataclasses.replace(config, article_body=False)
         if not config.enabled:
             raise NotConfigured("STRUCTCRAWL_ENTITIES_ENABLED is off")
         try:

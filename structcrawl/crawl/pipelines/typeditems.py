@@ -42,7 +42,7 @@ from structcrawl.crawl.pipelines._resolution import page_resolution
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.validate.fallbacks import LazyPage, check_fallbacks
 
-__all__ = ["ITEM_FEED_FORMATS", "TypedItemsPipeline", "item_store_path"]
+__all__ = ["ITEM_FEED_FORMATS", "TypedItemsPipeline", "item_store_path", "items_wanted"]
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,8 @@ def _setting(crawler: Crawler, name: str) -> Any:
     return crawler.settings.get(name, DEFAULTS[name].default)
 
 
-def _wanted(crawler: Crawler) -> bool:
+def items_wanted(crawler: Crawler) -> bool:
+    """Whether the crawl builds typed items (``STRUCTCRAWL_TYPED_ITEMS``, else an items feed)."""
     forced = _setting(crawler, "STRUCTCRAWL_TYPED_ITEMS")
     if forced is not None:
         return crawler.settings.getbool("STRUCTCRAWL_TYPED_ITEMS")
@@ -100,7 +101,7 @@ class TypedItemsPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> TypedItemsPipeline:
-        if not _wanted(crawler):
+        if not items_wanted(crawler):
             raise NotConfigured("no items feed and STRUCTCRAWL_TYPED_ITEMS not on")
         settings = crawler.settings
         precedence = tuple(
