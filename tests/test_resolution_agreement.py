@@ -192,3 +192,22 @@ def test_every_item_of_a_fixture_names_an_entity_line(tmp_path, case):
     items, lines = crawl(tmp_path, [case])
     keys = {line["key"] for line in lines}
     assert [i["entityKey"] for i in items if i["entityKey"] not in keys] == []
+
+
+def test_item_fields_carry_the_flags_of_their_values():
+    """An ambiguous price is not guessed: the item has none and says why; a fallback value and
+    a disagreement are flagged on their fields."""
+    from structcrawl.typed import page_items
+
+    body = (
+        b'<html lang="en"><script type="application/ld+json">{"@context": "https://schema.org",'
+        b' "@type": "Product", "name": "Lamp", "sku": "L-1", "offers": {"@type": "Offer",'
+        b' "price": "1.234", "priceCurrency": "$"}}</script>'
+        b'<meta property="og:type" content="product"><meta property="og:title" content="Lamp 2">'
+        b"<h1>Lamp</h1></html>"
+    )
+    (item,) = [i for i in page_items(body, "https://shop.example/lamp", "text/html") if i["type"] == "Product"]
+    assert item.get("price") is None and item["flags"]["price"] == ["unreadable"]
+    assert [c["value"] for c in item["conflicts"]["price"]] == ["1.234"]
+    assert "currency-ambiguous" in item["flags"]["currency"]
+    assert "conflict" in item["flags"]["name"] and "fallback" not in item["flags"]["name"]

@@ -32,7 +32,7 @@ __all__ = ["HISTORY_FIELDS", "ItemTracker", "item_entity", "item_key", "page_ite
 _META = frozenset(
     {
         "kind", "type", "role", "provenance", "conflicts", "sources", "schemaTypes", "page_url",
-        "change", "history", "validation", "entityKey",
+        "change", "history", "validation", "entityKey", "flags",
     }
 )  # fmt: skip
 #: The fields whose every observation is kept in the history.

@@ -85,13 +85,17 @@ def _read(offer_node: dict[str, Any], index: int, shown: str | None, base: str) 
     cur_raw = text(offer.get("priceCurrency")) or _spec_price(offer)[1]
     code = _norm.currency(cur_raw)
     price, raw, path = None, None, ""
-    for value, prop in _prices(offer, shown):
+    tried = _prices(offer, shown)
+    for value, prop in tried:
         amount, found, sign = _norm.price(value, code)
         if amount is not None:
             price, raw, path = amount, value, prop
             if code is None and found:
                 code, cur_raw = found, sign
             break
+    else:
+        if tried:  # none reads as a price: the first as written, reported as unreadable
+            raw, path = tried[0]
     avail_raw = offer.get("availability")
     return OfferReading(
         price,

@@ -31,6 +31,7 @@ from structcrawl.core.readers import nodes_of, props, ref, text, values
 from structcrawl.entities.identity import identity_keys, resolve, url_key
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.typed.fields import Candidate, choose
+from structcrawl.typed.flags import item_flags
 from structcrawl.typed.graph import follow_references
 from structcrawl.typed.listing import listing_groups
 from structcrawl.typed.nodes import Node, page_nodes
@@ -207,7 +208,8 @@ def _item(
                     {"value": item.pop(name), **provenance.pop(name)}
                 )
     for c in cands:  # a value a layer gave that reads as none (availability "NOT SOLD")
-        if c.field in _READ and c.value is None and c.raw not in (None, "") and c.field not in item:
+        written = isinstance(c.raw, str | int | float) and not isinstance(c.raw, bool)
+        if c.field in _READ and c.value is None and written and c.field not in item:
             conflicts.setdefault(c.field, []).append(
                 {"value": c.raw, **c.provenance(), "rule": "unreadable"}
             )
@@ -326,6 +328,9 @@ def resolve_page(
         _, chosen, kind, group = of.get(id(item), (item, {}, str(item.get("type")), []))
         entity = page_entity(kind, str(item.get("role")), group, item, chosen, page_url)
         _keyed(item, entity.key)
+        flags = item_flags(item, records, [n.record for n in group])
+        if flags:
+            item["flags"] = flags
         entities.append(entity)
     return PageResolution(items, entities)
 
