@@ -30,6 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from structcrawl.core.records import short_schema_name
+from structcrawl.validate._context import context_problem
 from structcrawl.validate._issues import Issue, join_path
 from structcrawl.validate._schemas import SchemaCheck, compile_checks, load_schemas
 from structcrawl.validate.vocabulary import Vocabulary, is_schema_term
@@ -41,6 +42,10 @@ NOT_SCHEMA_ORG_FORMATS = frozenset({"opengraph", "twitter", "dublincore", "micro
 #: Layers whose records are validated only when they carry a known schema.org type.
 TYPED_ONLY_FORMATS = frozenset({"json", "data-block", "network-json", "selector"})
 _MAX_DEPTH = 32
+_CONTEXT_REASONS = {
+    "json-ld-no-context": "no @context: not schema.org data",
+    "json-ld-unknown-context": "@context is not schema.org",
+}
 _MAX_CACHED = 4096
 
 
@@ -118,6 +123,10 @@ class Validator:
                 errors=(Issue("", "malformed-record", "a record must be a JSON object"),)
             )
         try:
+            context = _context_issue(record)
+            if context is not None:  # not schema.org data: named, and not checked as such
+                reason = _CONTEXT_REASONS[context.code]
+                return ValidationResult(warnings=(context,), skipped=reason)
             reason = self._skip_reason(record)
             if reason is not None:
                 return ValidationResult(skipped=reason)
@@ -142,8 +151,6 @@ class Validator:
             is_schema_term(t) and self.vocabulary.is_type(t) for t in _types(record)
         ):
             return "no schema.org type"
-        if fmt == "json-ld" and _foreign_context(record.get("context")):
-            return "@context is not schema.org"
         return None
 
     def _walk(
@@ -233,20 +240,20 @@ def _is_record(value: Any) -> bool:
     return isinstance(value, dict) and "properties" in value and "type" in value
 
 
-def _foreign_context(context: Any) -> bool:
-    """True when a JSON-LD ``@context`` names only remote contexts other than schema.org
-    (then short names are that vocabulary's terms, which structcrawl does not expand).
-
-    >>> _foreign_context("https://schema.org"), _foreign_context(None)
-    (False, False)
-    >>> _foreign_context("https://w3id.org/security/v2")
-    True
-    """
-    items = context if isinstance(context, list) else [context]
-    remote = [c for c in items if isinstance(c, str)]
-    if not remote or any("schema.org" in c for c in remote):
-        return False
-    return not any(isinstance(c, dict) and "schema.org" in str(c.get("@vocab", "")) for c in items)
+def _context_issue(record: dict[str, Any]) -> Issue | None:
+    """``json-ld-no-context`` / ``json-ld-unknown-context`` for a JSON-LD entity record that
+    is not schema.org data by its ``@context`` (:mod:`structcrawl.validate._context`): read
+    from the node as written (``raw``), or from the context in scope when that is gone."""
+    if record.get("format") != "json-ld" or record.get("kind", "entity") != "entity":
+        return None
+    context, raw = record.get("context"), record.get("raw")
+    if context is None and isinstance(raw, dict) and "@context" not in raw:
+        found = context_problem(raw)
+    elif context is not None:
+        found = context_problem({"@context": context, "@type": "Thing"})
+    else:
+        found = None
+    return Issue("", found[0], found[1]) if found is not None else None
 
 
 def _unique(issues: list[Issue]) -> tuple[Issue, ...]:

@@ -33,6 +33,7 @@ from structcrawl.core.records import Provenance, Record, error_record, short_sch
 from structcrawl.core.values import make_literal, make_ref
 from structcrawl.extract._schemacontext import iri_as_string
 from structcrawl.extract.rdfa._model import IRI, BNode, Literal, Triple
+from structcrawl.extract.rdfa.diagnostics import diagnostics
 from structcrawl.extract.rdfa.triples import document_triples
 
 __all__ = ["FORMAT", "PARSER", "extract", "records_from_triples", "skipped_predicate"]
@@ -270,7 +271,7 @@ def extract(doc: Document) -> list[Record]:
     limits = doc.limits
     # records leave the Open Graph / Twitter triples out anyway
     triples, reached = document_triples(doc, skip=skipped_predicate)
-    records = records_from_triples(triples, doc)
+    records = records_from_triples(triples, doc) + diagnostics(doc)
     if "max_elements" in reached:
         records.append(
             _error(
