@@ -77,9 +77,9 @@ def context_problem(value: Any) -> tuple[str, str] | None:
                 "not schema.org data and is not validated as such",
             )
         if _names_schema(context) is False:
-            shown = context if isinstance(context, str) else [
-                c for c in context if isinstance(c, str)
-            ]
+            shown = (
+                context if isinstance(context, str) else [c for c in context if isinstance(c, str)]
+            )
             return (
                 UNKNOWN_CONTEXT,
                 f"@context {shown!r} is not schema.org's (structcrawl never fetches contexts): "

@@ -92,9 +92,7 @@ def _token_problem(token: str, vocab: str | None, prefixes: PrefixMap) -> str | 
     return None if prefix == "_" else "rdfa-undefined-prefix"
 
 
-def _attribute_problems(
-    el: etree._Element, scope: _Scope
-) -> list[tuple[str, str, str]]:
+def _attribute_problems(el: etree._Element, scope: _Scope) -> list[tuple[str, str, str]]:
     """``(code, attribute, token)`` for what does not resolve on one element."""
     vocab, prefixes = scope
     found = []
