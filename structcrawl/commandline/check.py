@@ -35,6 +35,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from structcrawl.commandline._input import InputError, is_url, read_input
+from structcrawl.validate.problems import annotate, record_lines
 
 __all__ = ["PAGE_PIPELINES_SKIPPED", "add_arguments", "check_file", "check_url", "run"]
 
@@ -288,7 +289,8 @@ def render_text(page: dict[str, Any], summary: dict[str, Any]) -> str:
                 lines.append(
                     f"      visible  {conflict.get('code')}: {conflict.get('message', '')}"
                 )
-        elif record.get("kind") in ("error", "skip"):
+            lines += record_lines(record)
+        elif record.get("kind") in ("error", "skip", "warning"):
             error = record.get("error") or {}
             lines.append(
                 f"  [{record.get('format')}] {record['kind']} {error.get('code')}: "
@@ -307,6 +309,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"structcrawl check: {exc}", file=sys.stderr)
         return 2
     check_items(page["items"])
+    annotate(page)  # problems named with their fix, rich-result eligibility per record
     summary = verdict(page)
     if args.format == "json":
         json.dump({**page, "summary": summary}, sys.stdout, ensure_ascii=False, indent=2)

@@ -128,11 +128,8 @@ def _availabilities(record: dict[str, Any], path: str) -> Iterator[tuple[str, st
     props = record.get("properties")
     if not isinstance(props, dict):
         return
-    for value in (
-        props.get("availability")
-        if isinstance(props.get("availability"), list)
-        else [props.get("availability")]
-    ):
+    stated = props.get("availability")
+    for value in stated if isinstance(stated, list) else [stated]:
         if isinstance(value, dict):
             value = value.get("@id") or value.get("@value")
         if isinstance(value, str) and value.strip():

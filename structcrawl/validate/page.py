@@ -16,7 +16,7 @@ something to compare with (visible facts or the parsed page).
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from structcrawl.core.document import Document
@@ -48,7 +48,7 @@ def retrieval_time(value: Any) -> datetime | None:
             return None
     else:
         return None
-    return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
 def _product_subjects(records: list[dict[str, Any]], validator: Validator) -> list[int]:

@@ -28,8 +28,8 @@ Checked per node (the validator walks nested records), each only when the values
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from datetime import date, datetime, timezone
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -60,7 +60,7 @@ _BOOLEAN = frozenset(
         "http://schema.org/false",
     }
 )
-_LEXICAL = {
+_LEXICAL: dict[str, Callable[[str], Any]] = {
     "Number": _NUMBER.match,
     "Float": _NUMBER.match,
     "Integer": _INTEGER.match,
@@ -137,7 +137,7 @@ def _expired(
 ) -> Iterator[Finding]:
     if at is None:
         return
-    today = (at if at.tzinfo else at.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+    today = (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(UTC)
     for name, only_on in _EXPIRES.items():
         if name not in props or (only_on is not None and only_on not in types):
             continue

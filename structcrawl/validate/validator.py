@@ -129,8 +129,8 @@ class Validator:
         try:
             context = _context_issue(record)
             if context is not None:  # not schema.org data: named, and not checked as such
-                reason = _CONTEXT_REASONS[context.code]
-                return ValidationResult(warnings=(context,), skipped=reason)
+                why = _CONTEXT_REASONS[context.code]
+                return ValidationResult(warnings=(context,), skipped=why)
             reason = self._skip_reason(record)
             if reason is not None:
                 return ValidationResult(skipped=reason)
