@@ -44,7 +44,9 @@ _PARSER = "structcrawl.extract.rdfa"
 _MAX_PER_CODE = 20  # per page; one more record counts the rest
 #: Prefixes the opengraph layer reads without a declaration.
 _META_PREFIXES = re.compile(
-    r"^(?:og|article|product|book|profile|music|video|fb|business|twitter|al):", re.I
+    r"^(?:og|article|product|book|books|profile|music|video|fb|business|place|restaurant"
+    r"|fitness|game|twitter|al):",
+    re.I,
 )
 _Scope = tuple[str | None, PrefixMap]
 
