@@ -8,8 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from structcrawl.visible.facts import visible_facts
+
+from structcrawl.core.document import parse_html
+from structcrawl.core.payload import classify
 from structcrawl.extract import extract_payload
 from structcrawl.extract.options import ExtractOptions
+from structcrawl.validate.page import check_page
+from structcrawl.validate.problems import annotate
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -38,15 +44,30 @@ class Case:
         return self.folder / "expected.json"
 
     def extract(self) -> list[dict[str, Any]]:
+        """The case's records; with ``"check"`` in meta.json (``{"retrieved_at": ISO time}``,
+        optional) also checked as ``structcrawl check`` checks a page: validation, conflicts
+        with the visible page and between syntaxes, rich-result eligibility."""
         meta = self.meta
+        body = self.page.read_bytes()
+        check = meta.get("check")
+        doc = None
+        kind = classify(meta.get("content_type"), body)
+        if check is not None and kind in ("html", "xhtml"):
+            doc = parse_html(body, meta["url"], content_type=meta.get("content_type"))
         result = extract_payload(
-            self.page.read_bytes(),
+            body,
             meta["url"],
             meta.get("content_type"),
             syntaxes=meta.get("syntaxes"),
+            document=doc,
             options=ExtractOptions(**meta.get("options", {})),
         )
-        return [r.to_dict() for r in result.records]
+        records = [r.to_dict() for r in result.records]
+        if check is not None:
+            facts = visible_facts(doc) if doc is not None else None
+            check_page(records, facts=facts, document=doc, retrieved_at=check.get("retrieved_at"))
+            annotate({"records": records})
+        return records
 
 
 def cases(root: Path = ROOT) -> list[Case]:

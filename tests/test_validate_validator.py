@@ -117,6 +117,12 @@ def test_which_records_are_checked() -> None:
     assert error_paths(typed) == ["location"]
     foreign = rec("Product", name="x") | {"context": "https://w3id.org/security/v2"}
     assert validate(foreign)["skipped"] == "@context is not schema.org"
+    assert [w["code"] for w in validate(foreign)["warnings"]] == ["json-ld-unknown-context"]
+    bare = rec("Product", name="x") | {"context": None, "raw": {"@type": "Product", "name": "x"}}
+    assert validate(bare)["skipped"] == "no @context: not schema.org data"
+    assert [w["code"] for w in validate(bare)["warnings"]] == ["json-ld-no-context"]
+    iris = {"@type": "https://schema.org/Product", "https://schema.org/name": "x"}
+    assert "skipped" not in validate(rec("Product", name="x") | {"context": None, "raw": iris})
     error = rec([]) | {"kind": "error", "error": {"code": "json-ld-invalid", "message": "x"}}
     assert validate(error)["skipped"] == "error record"
     for fmt in ("microdata", "rdfa"):

@@ -35,8 +35,16 @@ from types import SimpleNamespace
 from typing import Any
 
 from structcrawl.commandline._input import InputError, is_url, read_input
+from structcrawl.validate.problems import annotate, record_lines
 
-__all__ = ["PAGE_PIPELINES_SKIPPED", "add_arguments", "check_file", "check_url", "run"]
+__all__ = [
+    "PAGE_PIPELINES_SKIPPED",
+    "add_arguments",
+    "check_file",
+    "check_url",
+    "crawl_feeds",
+    "run",
+]
 
 #: Pipelines of the add-on a single page does not go through: bodies are not stored, and
 #: entities are merged across pages at the end of a crawl; the check builds the page's typed
@@ -140,14 +148,15 @@ async def _awaited(value: Any) -> Any:
     return await value
 
 
-def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
-    """The checked page of a URL: a one-page crawl of the ``site`` spider (rendered when the
-    page needs it), its page and records read back from the feeds."""
+def crawl_feeds(
+    spider_args: list[str], render: bool, overrides: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], str]:
+    """One crawl of the ``site`` spider with ``spider_args`` (``-a name=value`` pairs): its
+    pages, records and typed items read back from the feeds, and its stderr."""
     with tempfile.TemporaryDirectory(prefix="structcrawl-check-") as tmp:
         out = Path(tmp)
         cmd = [
-            sys.executable, "-m", "scrapy", "crawl", "site",
-            "-a", f"start_urls={url}", "-a", "depth=0",
+            sys.executable, "-m", "scrapy", "crawl", "site", *spider_args,
             "-O", f"{out / 'records.jsonl'}:records", "-O", f"{out / 'pages.jsonl'}:pages",
             "-O", f"{out / 'items.jsonl'}:items",
             "-s", f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
@@ -165,8 +174,16 @@ def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
         pages = _lines(out / "pages.jsonl")
         records = _lines(out / "records.jsonl")
         items = _lines(out / "items.jsonl")
+    return pages, records, items, done.stderr
+
+
+def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
+    """The checked page of a URL: a one-page crawl of the ``site`` spider (rendered when the
+    page needs it), its page and records read back from the feeds."""
+    spider_args = ["-a", f"start_urls={url}", "-a", "depth=0"]
+    pages, records, items, stderr = crawl_feeds(spider_args, render, overrides)
     if not pages:
-        raise InputError(f"cannot fetch {url}: {done.stderr.strip()[-500:] or 'no response'}")
+        raise InputError(f"cannot fetch {url}: {stderr.strip()[-500:] or 'no response'}")
     page = pages[0]
     error = page.get("fetch_error")
     status = page.get("status")
@@ -188,7 +205,8 @@ def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
 def _lines(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    text = path.read_text(encoding="utf-8")  # "\n" only: U+2028 and kin stay inside strings
+    return [json.loads(line) for line in text.split("\n") if line.strip()]
 
 
 def check_items(items: list[dict[str, Any]]) -> None:
@@ -288,7 +306,8 @@ def render_text(page: dict[str, Any], summary: dict[str, Any]) -> str:
                 lines.append(
                     f"      visible  {conflict.get('code')}: {conflict.get('message', '')}"
                 )
-        elif record.get("kind") in ("error", "skip"):
+            lines += record_lines(record)
+        elif record.get("kind") in ("error", "skip", "warning"):
             error = record.get("error") or {}
             lines.append(
                 f"  [{record.get('format')}] {record['kind']} {error.get('code')}: "
@@ -307,6 +326,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"structcrawl check: {exc}", file=sys.stderr)
         return 2
     check_items(page["items"])
+    annotate(page)  # problems named with their fix, rich-result eligibility per record
     summary = verdict(page)
     if args.format == "json":
         json.dump({**page, "summary": summary}, sys.stdout, ensure_ascii=False, indent=2)

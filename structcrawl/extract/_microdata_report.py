@@ -5,6 +5,8 @@ Pure helpers of :mod:`structcrawl.extract.microdata`, fed plain data (element pa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from structcrawl.core.document import Document
 from structcrawl.core.records import Record, error_record
 
@@ -15,11 +17,23 @@ PARSER = "structcrawl.extract.microdata"
 _MAX_WARNINGS = 20  # per kind and page; one more warning counts the rest
 
 
+_CODES = (
+    "microdata-itemprop-outside-item",
+    "microdata-itemref-missing",
+    "microdata-nested-scope-without-itemprop",
+)
+
+
 def page_warnings(
-    doc: Document, outside: list[tuple[str, str]], missing: list[tuple[str, str]]
+    doc: Document,
+    outside: list[tuple[str, str]],
+    missing: list[tuple[str, str]],
+    nested: Sequence[tuple[str, str]] = (),
 ) -> list[Record]:
     """Warning records: ``outside`` lists ``(itemprop, element path)`` of properties outside
-    any item, ``missing`` ``(id, element path)`` of ``itemref`` tokens naming no element."""
+    any item, ``missing`` ``(id, element path)`` of ``itemref`` tokens naming no element,
+    ``nested`` ``(itemtype, element path)`` of items inside another item's element that
+    carry no ``itemprop`` (a separate top-level item, not a property of the outer one)."""
     found = [
         (
             "microdata-itemprop-outside-item",
@@ -32,8 +46,17 @@ def page_warnings(
         ("microdata-itemref-missing", f"itemref names {ref!r}, but no element has that id", path)
         for ref, path in missing
     ]
+    found += [
+        (
+            "microdata-nested-scope-without-itemprop",
+            f"the item {itemtype or '(untyped)'!r} sits inside another item but has no itemprop:"
+            " it is a separate top-level item, not a property of the one around it",
+            path,
+        )
+        for itemtype, path in nested
+    ]
     out: list[Record] = []
-    for code in ("microdata-itemprop-outside-item", "microdata-itemref-missing"):
+    for code in _CODES:
         mine = [f for f in found if f[0] == code]
         out.extend(_warning(doc, c, m, path) for c, m, path in mine[:_MAX_WARNINGS])
         if len(mine) > _MAX_WARNINGS:

@@ -323,7 +323,7 @@ def extract(doc: Document, mode: str = "practical") -> list[Record]:
             orphans.add(el)
     records.extend(_bound_errors(doc, ex, tops, unread))
     if not (unread or ex.refused):
-        records.extend(_warnings(doc, ex, orphans))
+        records.extend(_warnings(doc, ex, orphans, tops))
     return records
 
 
@@ -342,15 +342,19 @@ def _item_attributes(el: etree._Element) -> dict[str, str]:
     return {k: v for k, v in el.attrib.items() if k.startswith("item") or k == "id"}
 
 
-def _warnings(doc: Document, ex: ItemCrawler, orphans: set[etree._Element]) -> list[Record]:
-    """Warnings for ``itemprop`` that no item owns and ``itemref`` naming no element."""
+def _warnings(
+    doc: Document, ex: ItemCrawler, orphans: set[etree._Element], tops: list[etree._Element]
+) -> list[Record]:
+    """Warnings for ``itemprop`` that no item owns, ``itemref`` naming no element, and items
+    inside another item's element without ``itemprop`` (so not a property of it)."""
     outside = []
     for el in ex.itemprops():
         names = (el.get("itemprop") or "").strip()
         if el not in ex.owned and el not in orphans and names and not in_item(el):
             outside.append((names, doc.path_of(el)))
     missing = [(ref, doc.path_of(el)) for el, ref in ex.missing_refs]
-    return page_warnings(doc, outside, missing)
+    nested = [(el.get("itemtype") or "", doc.path_of(el)) for el in tops if in_item(el)]
+    return page_warnings(doc, outside, missing, nested)
 
 
 def _bound_errors(

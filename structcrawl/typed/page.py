@@ -322,6 +322,17 @@ def resolve_page(
     # articles as a reader sees them: bodies, bylines, dates; empty items dropped, a signed
     # page without items an Article
     items = complete_articles(items, records, document, body=article_body)
+    return PageResolution(items, _entities(items, built, records, page_url))
+
+
+def _entities(
+    items: list[dict[str, Any]],
+    built: list[tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]],
+    records: list[dict[str, Any]],
+    page_url: str,
+) -> list[PageEntity]:
+    """The entity of each item (an item added after the build, such as a signed page's
+    Article, is an entity of its own); each item gets its ``entityKey`` and ``flags``."""
     of = {id(b[0]): b for b in built}
     entities = []
     for item in items:
@@ -332,7 +343,7 @@ def resolve_page(
         if flags:
             item["flags"] = flags
         entities.append(entity)
-    return PageResolution(items, entities)
+    return entities
 
 
 def _keyed(item: dict[str, Any], key: str) -> None:

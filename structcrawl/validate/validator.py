@@ -26,12 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
 from structcrawl.core.records import short_schema_name
+from structcrawl.validate._context import context_problem
 from structcrawl.validate._issues import Issue, join_path
 from structcrawl.validate._schemas import SchemaCheck, compile_checks, load_schemas
+from structcrawl.validate.ranges import value_issues
 from structcrawl.validate.vocabulary import Vocabulary, is_schema_term
 
 __all__ = ["NOT_SCHEMA_ORG_FORMATS", "TYPED_ONLY_FORMATS", "ValidationResult", "Validator"]
@@ -41,6 +44,10 @@ NOT_SCHEMA_ORG_FORMATS = frozenset({"opengraph", "twitter", "dublincore", "micro
 #: Layers whose records are validated only when they carry a known schema.org type.
 TYPED_ONLY_FORMATS = frozenset({"json", "data-block", "network-json", "selector"})
 _MAX_DEPTH = 32
+_CONTEXT_REASONS = {
+    "json-ld-no-context": "no @context: not schema.org data",
+    "json-ld-unknown-context": "@context is not schema.org",
+}
 _MAX_CACHED = 4096
 
 
@@ -111,25 +118,31 @@ class Validator:
             found = self._resolved[key] = tuple(self.checks[n] for n in dict.fromkeys(names))
         return found
 
-    def validate(self, record: Any) -> ValidationResult:
-        """Check one record (a ``Record.to_dict()``); never raises."""
+    def validate(self, record: Any, at: datetime | None = None) -> ValidationResult:
+        """Check one record (a ``Record.to_dict()``); never raises. ``at``: when its page
+        was retrieved (dates such as ``priceValidUntil`` are judged against it; without
+        it they are not)."""
         if not isinstance(record, dict):
             return ValidationResult(
                 errors=(Issue("", "malformed-record", "a record must be a JSON object"),)
             )
         try:
+            context = _context_issue(record)
+            if context is not None:  # not schema.org data: named, and not checked as such
+                why = _CONTEXT_REASONS[context.code]
+                return ValidationResult(warnings=(context,), skipped=why)
             reason = self._skip_reason(record)
             if reason is not None:
                 return ValidationResult(skipped=reason)
             errors: list[Issue] = []
             warnings: list[Issue] = []
-            self._walk(record, "", 0, True, set(), errors, warnings)
+            self._walk(record, "", 0, True, _Walk(set(), errors, warnings, at))
             warnings.extend(_repair_issues(record))
         except Exception as exc:  # a bug or a pathological input: reported, never raised
             return ValidationResult(
                 errors=(Issue("", "validator-failed", f"{type(exc).__name__}: {exc}"[:300]),)
             )
-        return ValidationResult(errors=_unique(errors), warnings=_unique(warnings))
+        return ValidationResult(errors=_unique(errors), warnings=_unique(_said_once(warnings)))
 
     def _skip_reason(self, record: dict[str, Any]) -> str | None:
         kind = record.get("kind", "entity")
@@ -142,8 +155,6 @@ class Validator:
             is_schema_term(t) and self.vocabulary.is_type(t) for t in _types(record)
         ):
             return "no schema.org type"
-        if fmt == "json-ld" and _foreign_context(record.get("context")):
-            return "@context is not schema.org"
         return None
 
     def _walk(
@@ -152,15 +163,14 @@ class Validator:
         path: str,
         depth: int,
         strict: bool,
-        seen: set[int],
-        errors: list[Issue],
-        warnings: list[Issue],
+        walk: _Walk,
     ) -> None:
         """Check one node and its nested records. A nested record under a property its
         parent's schema has rules for (``offers`` of a Product) is ``strict``: its errors are
         errors. Under any other property (``mentions``, ``department``) it is not part of the
         parent's rich result: its errors are reported as warnings, its missing recommended
         properties not at all."""
+        seen, errors, warnings = walk.seen, walk.errors, walk.warnings
         props = record.get("properties")
         if not isinstance(props, dict):
             (errors if strict else warnings).append(
@@ -173,6 +183,8 @@ class Validator:
         types = _types(record)
         warnings.extend(self.vocabulary.check_types(types, path))
         warnings.extend(self.vocabulary.check_node(types, _stated(record, props), path))
+        for issue, is_error in value_issues(types, props, path, self.vocabulary, walk.at):
+            (errors if strict and is_error else warnings).append(issue)
         checks = self.checks_for(types)
         for check in checks:
             errs, warns = check.check(props, path, depth == 0)
@@ -192,14 +204,12 @@ class Validator:
                             join_path(join_path(path, str(key)), i),
                             depth + 1,
                             strict and key in declared,
-                            seen,
-                            errors,
-                            warnings,
+                            walk,
                         )
             elif _is_record(value):
                 here = join_path(path, str(key))
                 child_strict = strict and key in declared
-                self._walk(value, here, depth + 1, child_strict, seen, errors, warnings)
+                self._walk(value, here, depth + 1, child_strict, walk)
 
     def _declared(self, checks: tuple[SchemaCheck, ...]) -> frozenset[str]:
         """The properties any of ``checks`` has rules for (kept per combination; the checks
@@ -209,6 +219,23 @@ class Validator:
         if found is None:
             found = self._declared_by[key] = frozenset().union(*(c.declared for c in checks))
         return found
+
+
+@dataclass(slots=True)
+class _Walk:
+    """What one validation collects while it walks a record and its nested records."""
+
+    seen: set[int]
+    errors: list[Issue]
+    warnings: list[Issue]
+    at: datetime | None
+
+
+def _said_once(warnings: list[Issue]) -> list[Issue]:
+    """The warnings without a ``value-not-in-range`` where the schemas already reported the
+    value's type or format at the same path."""
+    typed = {i.path for i in warnings if i.code in ("wrong-type", "bad-format")}
+    return [i for i in warnings if not (i.code == "value-not-in-range" and i.path in typed)]
 
 
 def _types(record: Mapping[str, Any]) -> list[str]:
@@ -233,20 +260,20 @@ def _is_record(value: Any) -> bool:
     return isinstance(value, dict) and "properties" in value and "type" in value
 
 
-def _foreign_context(context: Any) -> bool:
-    """True when a JSON-LD ``@context`` names only remote contexts other than schema.org
-    (then short names are that vocabulary's terms, which structcrawl does not expand).
-
-    >>> _foreign_context("https://schema.org"), _foreign_context(None)
-    (False, False)
-    >>> _foreign_context("https://w3id.org/security/v2")
-    True
-    """
-    items = context if isinstance(context, list) else [context]
-    remote = [c for c in items if isinstance(c, str)]
-    if not remote or any("schema.org" in c for c in remote):
-        return False
-    return not any(isinstance(c, dict) and "schema.org" in str(c.get("@vocab", "")) for c in items)
+def _context_issue(record: dict[str, Any]) -> Issue | None:
+    """``json-ld-no-context`` / ``json-ld-unknown-context`` for a JSON-LD entity record that
+    is not schema.org data by its ``@context`` (:mod:`structcrawl.validate._context`): read
+    from the node as written (``raw``), or from the context in scope when that is gone."""
+    if record.get("format") != "json-ld" or record.get("kind", "entity") != "entity":
+        return None
+    context, raw = record.get("context"), record.get("raw")
+    if context is None and isinstance(raw, dict) and "@context" not in raw:
+        found = context_problem(raw)
+    elif context is not None:
+        found = context_problem({"@context": context, "@type": "Thing"})
+    else:
+        found = None
+    return Issue("", found[0], found[1]) if found is not None else None
 
 
 def _unique(issues: list[Issue]) -> tuple[Issue, ...]:

@@ -21,9 +21,9 @@ from scrapy.exceptions import NotConfigured
 
 from structcrawl.core.records import short_schema_name
 from structcrawl.crawl.config import ValidateConfig
-from structcrawl.validate import Validator, check_visible
+from structcrawl.validate import Validator
 from structcrawl.validate._issues import stat_field
-from structcrawl.validate.visible import FactsLike
+from structcrawl.validate.page import check_page
 from structcrawl.validate.vocabulary import is_schema_term
 from structcrawl.visible.facts import VisibleFacts
 
@@ -109,31 +109,35 @@ class ValidationPipeline:
         visible = adapter.get("visible")
         # read field by field, only as far as a record needs (a lazy mapping computes no more)
         facts = visible if isinstance(visible, (VisibleFacts, Mapping)) else None
+        check_page(
+            records,
+            validator=self.validator,
+            facts=facts,
+            document=adapter.get("document") if "document" in adapter.field_names() else None,
+            retrieved_at=adapter.get("retrieved_at")
+            if "retrieved_at" in adapter.field_names()
+            else None,
+        )
         counts: Counter[str] = Counter()  # one stats update per key and page, not per issue
         for record in records:
             if isinstance(record, dict) and record.get("kind") == "entity":
-                self._validate(record, facts, counts)
+                self._count(record, counts)
         inc = self.stats.inc_value
         for key, count in counts.items():
             inc(key, count)
         return item
 
-    def _validate(
-        self, record: dict[str, Any], facts: FactsLike | None, counts: Counter[str]
-    ) -> None:
-        result = self.validator.validate(record)
-        record["validation"] = result.as_dict()
-        if result.skipped is not None:
+    @staticmethod
+    def _count(record: dict[str, Any], counts: Counter[str]) -> None:
+        validation = record.get("validation") or {}
+        if "skipped" in validation:
             counts[f"{_PREFIX}/records/skipped"] += 1
         else:
-            counts[f"{_PREFIX}/records/{'valid' if result.valid else 'invalid'}"] += 1
+            counts[f"{_PREFIX}/records/{'valid' if validation.get('valid') else 'invalid'}"] += 1
             kind = stat_type(record)
-            for issue in result.errors:
-                counts[f"{_PREFIX}/error/{kind}/{stat_field(issue.path)}"] += 1
-            for issue in result.warnings:
-                counts[f"{_PREFIX}/warning/{kind}/{stat_field(issue.path)}"] += 1
-        if facts is not None:
-            conflicts = check_visible(record, facts)
-            record["conflicts"] = conflicts
-            for conflict in conflicts:
-                counts[f"{_PREFIX}/conflict/{conflict['code']}"] += 1
+            for issue in validation.get("errors", []):
+                counts[f"{_PREFIX}/error/{kind}/{stat_field(issue['path'])}"] += 1
+            for issue in validation.get("warnings", []):
+                counts[f"{_PREFIX}/warning/{kind}/{stat_field(issue['path'])}"] += 1
+        for conflict in record.get("conflicts") or []:
+            counts[f"{_PREFIX}/conflict/{conflict['code']}"] += 1

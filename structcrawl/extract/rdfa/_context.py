@@ -22,6 +22,8 @@ __all__ = [
     "parse_prefix_attribute",
     "user_bnode",
     "is_ncname",
+    "is_absolute_iri",
+    "IRI_SCHEMES",
 ]
 
 # W3C RDFa 1.1 initial context (http://www.w3.org/2011/rdfa-context/rdfa-1.1), the only initial
@@ -87,6 +89,14 @@ TERMS_LOWER: dict[str, str] = {k.lower(): v for k, v in INITIAL_TERMS.items()}
 _NCNAME = re.compile(r"[^\W\d][\w.\-\u00b7]*\Z")
 _TERM = re.compile(r"[^\W\d][\w.\-\u00b7/]*\Z")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+#: Schemes whose IRIs are written without ``//`` (``urn:isbn:...``, ``mailto:...``): a token
+#: ``name:rest`` whose prefix is not declared is an absolute IRI only with one of these (or a
+#: ``//`` after the colon); otherwise it is a CURIE with an undefined prefix, and ignored
+#: (``undefinedpfx:colour`` is a mistake, not the IRI of a scheme nobody registered).
+IRI_SCHEMES = frozenset(
+    "urn mailto tel tag data file ftp ni did geo info sip sips xmpp news ldap irc "
+    "ws wss about blob magnet sms fax cid mid dns doi isbn issn uuid".split()
+)
 _CACHE_LIMIT = 20_000
 _EXTENSION_LIMIT = 256
 
@@ -205,9 +215,21 @@ class PrefixMap:
         resolved = self.curie(token)
         if resolved is not None:
             return resolved
-        if _SCHEME.match(token):
+        if _SCHEME.match(token) and is_absolute_iri(token):
             return IRI(token)
         return None
+
+
+def is_absolute_iri(token: str) -> bool:
+    """Whether ``token`` (``scheme:rest``, its prefix undeclared) is read as an absolute IRI.
+
+    >>> is_absolute_iri("http://x.example/a"), is_absolute_iri("urn:isbn:0451450523")
+    (True, True)
+    >>> is_absolute_iri("undefinedpfx:colour")
+    False
+    """
+    scheme, _, rest = token.partition(":")
+    return rest.startswith("//") or scheme.lower() in IRI_SCHEMES
 
 
 INITIAL_PREFIX_MAP = PrefixMap(dict(INITIAL_PREFIXES))

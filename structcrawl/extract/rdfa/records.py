@@ -33,9 +33,17 @@ from structcrawl.core.records import Provenance, Record, error_record, short_sch
 from structcrawl.core.values import make_literal, make_ref
 from structcrawl.extract._schemacontext import iri_as_string
 from structcrawl.extract.rdfa._model import IRI, BNode, Literal, Triple
+from structcrawl.extract.rdfa.diagnostics import diagnostics
 from structcrawl.extract.rdfa.triples import document_triples
 
-__all__ = ["FORMAT", "PARSER", "extract", "records_from_triples", "skipped_predicate"]
+__all__ = [
+    "FORMAT",
+    "PARSER",
+    "extract",
+    "records_from_triples",
+    "skipped_predicate",
+    "value_attribute",
+]
 
 FORMAT = "rdfa"
 PARSER = "structcrawl.extract.rdfa"
@@ -66,6 +74,35 @@ def _nt(term: Any) -> str:
     if term.datatype:
         return f'"{text}"^^<{term.datatype}>'
     return f'"{text}"'
+
+
+_OBJECT_ATTRIBUTES = ("resource", "href", "src", "data")
+
+
+def value_attribute(triple: Triple) -> str:
+    """The attribute of ``triple.element`` its object was read from: ``content``,
+    ``datetime`` or ``property`` (the element's text) for a literal; ``resource``, ``href``,
+    ``src``, ``data`` for an IRI; ``typeof`` for a new typed resource; ``about`` for a
+    subject a hanging ``rel`` was completed with.
+
+    >>> from lxml import etree
+    >>> el = etree.fromstring('<a property="url" href="https://x.example/">x</a>')
+    >>> value_attribute(Triple(IRI("s"), IRI("p"), IRI("https://x.example/"), el))
+    'href'
+    >>> value_attribute(Triple(IRI("s"), IRI("p"), Literal("x"), el))
+    'property'
+    """
+    el = triple.element
+    if isinstance(triple.object, Literal):
+        if el.get("content") is not None:
+            return "content"
+        if el.get("datetime") is not None:
+            return "datetime"
+        return "property"
+    for name in _OBJECT_ATTRIBUTES:
+        if el.get(name) is not None:
+            return name
+    return "typeof" if el.get("typeof") is not None else "about"
 
 
 def _literal_raw(term: Literal) -> Any:
@@ -174,6 +211,7 @@ class _Grouper:
             if items is None:
                 val, raw = self.value(prop, obj, inner, depth)
                 rec.add_value(prop, val, doc.path_of(t.element), raw)
+                rec.provenance.fields[prop][-1].attribute = value_attribute(t)
                 continue
             # an RDF collection (inlist): a list value, each item with its own element
             values = [self.value(prop, item.object, inner, depth) for item in items]
@@ -183,6 +221,7 @@ class _Grouper:
             ]
             for item, (_, raw) in zip(items, values, strict=True):
                 rec.provenance.add(prop, doc.path_of(item.element), raw)
+                rec.provenance.fields[prop][-1].attribute = value_attribute(item)
         return rec
 
 
@@ -270,7 +309,7 @@ def extract(doc: Document) -> list[Record]:
     limits = doc.limits
     # records leave the Open Graph / Twitter triples out anyway
     triples, reached = document_triples(doc, skip=skipped_predicate)
-    records = records_from_triples(triples, doc)
+    records = records_from_triples(triples, doc) + diagnostics(doc)
     if "max_elements" in reached:
         records.append(
             _error(

@@ -1,0 +1,96 @@
+"""One page's records checked together: each record against its schemas, the vocabulary and
+the visible page, then the page-wide checks that need more than one record or the parsed
+page (availability against what the page shows, two syntaxes disagreeing on one entity).
+
+:func:`check_page` is what the validation pipeline runs on each page item, and what the
+fixture corpus runs for the cases that ask for it (``"check"`` in ``meta.json``). It writes
+``record["validation"]`` on every entity record and ``record["conflicts"]`` when it has
+something to compare with (visible facts or the parsed page).
+
+>>> records = [{"kind": "entity", "format": "json-ld", "type": ["Rating"],
+...             "properties": {"ratingValue": "7", "bestRating": "5"}}]
+>>> check_page(records, retrieved_at="2026-06-01T00:00:00Z")
+>>> [e["code"] for e in records[0]["validation"]["errors"]]
+['rating-out-of-range']
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from structcrawl.core.document import Document
+from structcrawl.core.records import short_schema_name
+from structcrawl.validate.availability import check_availability, visible_availability
+from structcrawl.validate.syntaxes import syntax_conflicts
+from structcrawl.validate.validator import Validator
+from structcrawl.validate.visible import FactsLike, check_visible
+
+__all__ = ["check_page", "retrieval_time"]
+
+_PRODUCT_TYPES = frozenset({"Product", "Offer", "AggregateOffer"})
+
+
+def retrieval_time(value: Any) -> datetime | None:
+    """A page's ``retrieved_at`` (ISO 8601, ``Z`` allowed) as an aware datetime, else None.
+
+    >>> retrieval_time("2026-12-02T07:47:48Z").isoformat()
+    '2026-12-02T07:47:48+00:00'
+    >>> retrieval_time(""), retrieval_time(None)
+    (None, None)
+    """
+    if isinstance(value, datetime):
+        at = value
+    elif isinstance(value, str) and value.strip():
+        try:
+            at = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    else:
+        return None
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+
+def _product_subjects(records: list[dict[str, Any]], validator: Validator) -> list[int]:
+    """Indices of the product records the page is about: every top-level Product/Offer
+    record when they all name one product (a listing of several is not checked)."""
+    vocab = validator.vocabulary
+    found = []
+    names = set()
+    for i, record in enumerate(records):
+        types = [t for t in record.get("type") or [] if isinstance(t, str)]
+        ancestors = {a for t in types for a in vocab.ancestors(short_schema_name(t))}
+        if record.get("kind") == "entity" and ancestors & _PRODUCT_TYPES:
+            found.append(i)
+            name = (record.get("properties") or {}).get("name")
+            names.add(str(name).casefold().strip() if isinstance(name, str) else None)
+    return found if len(names - {None}) <= 1 else []
+
+
+def check_page(
+    records: list[dict[str, Any]],
+    *,
+    validator: Validator | None = None,
+    facts: FactsLike | None = None,
+    document: Document | None = None,
+    retrieved_at: Any = None,
+) -> None:
+    """Validate and compare the page's records, in place (see the module docstring)."""
+    validator = validator or Validator.default()
+    at = retrieval_time(retrieved_at)
+    compared = facts is not None or document is not None
+    for record in records:
+        if isinstance(record, dict) and record.get("kind") == "entity":
+            record["validation"] = validator.validate(record, at).as_dict()
+            if compared:
+                record["conflicts"] = check_visible(record, facts) if facts is not None else []
+    entities = [r for r in records if isinstance(r, dict) and r.get("kind") == "entity"]
+    if document is not None:
+        subjects = _product_subjects(entities, validator)
+        if subjects:
+            shown = visible_availability(document)
+            for i in subjects:
+                entities[i]["conflicts"].extend(check_availability(entities[i], shown))
+    for record, conflicts in zip(entities, syntax_conflicts(entities), strict=True):
+        if conflicts:
+            record.setdefault("conflicts", []).extend(conflicts)
