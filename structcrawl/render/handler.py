@@ -51,6 +51,7 @@ from structcrawl.core.challenge import CHALLENGE_CHECKED_META, CHALLENGE_META, d
 from structcrawl.core.document import PARSED_META
 from structcrawl.extract import extract_payload
 from structcrawl.extract.config import ExtractConfig
+from structcrawl.render._auditrun import AuditRun
 from structcrawl.render._body import decoded_body
 from structcrawl.render._browserpool import (
     BrowserCrashed,
@@ -108,6 +109,7 @@ class _Core:
             }
             if config.user_agent:
                 self.context_kwargs["user_agent"] = config.user_agent
+        self.audit = AuditRun(self)
 
     def _guard_browser(self, crawler: Crawler) -> None:
         """Pages the browser renders stay on the crawl's hosts and on http(s): every request a
@@ -156,8 +158,10 @@ class _Core:
         if not route.detect or request.method != "GET":
             return response
         verdict = self._judge(request, response, route)
-        if verdict is None or not verdict.js_only:
+        if verdict is None:
             return response
+        if not verdict.js_only:  # the audit may render it anyway (structcrawl.render.audit)
+            return await self.audit.after_http(request, response, route, verdict)
         if self.learner.record(request.url) == self.config.learn_after:
             self.stats.inc_value("structcrawl/render/learned_templates")
         self.stats.inc_value(f"structcrawl/render/escalated/{verdict.reason}")
@@ -250,7 +254,7 @@ class _Core:
         config = self.config
         session = RenderSession(
             route.plan,
-            wait_timeout=config.wait_timeout,
+            wait_timeout=config.audit.wait if route.reason == "audit" else config.wait_timeout,
             capture_json=config.capture_json,
             max_bytes=config.capture_max_bytes,
         )

@@ -52,7 +52,9 @@ __all__ = [
 #: Reasons an HTTP response is judged JS-only.
 DETECT_REASONS = ("empty-mount", "noscript", "missing-expected")
 #: Every escalation reason (``fetch_reason`` and ``structcrawl/render/escalated/<reason>``).
-REASONS = ("requested", "rule", "learned", *DETECT_REASONS)
+#: ``audit``: the page passed the judgement and was rendered as a sample
+#: (:mod:`structcrawl.render.audit`).
+REASONS = ("requested", "rule", "learned", "audit", *DETECT_REASONS)
 
 #: What the browser waits for when no rule says: a semantic layer in the DOM.
 DEFAULT_DATA_SELECTOR = (
