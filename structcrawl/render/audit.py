@@ -188,16 +188,27 @@ def _host(url: str) -> str:
 
 
 def typed_gain(http_records: Iterable[Any], rendered_records: Iterable[Any]) -> int:
-    """Typed entity records (records with a ``type``) rendering added to the HTTP version:
-    a JSON response or DOM record without a type (a config payload, a counter) is no gain.
+    """Typed entity records rendering added to the HTTP version. A record without a type (a
+    JSON response's document, a counter) is no gain, and neither is the document record of a
+    data block (typed by its id, e.g. ``__NEXT_DATA__``): only the typed objects inside it are.
 
     >>> class R:
-    ...     def __init__(self, type_, kind="entity"): self.type, self.kind = type_, kind
-    >>> typed_gain([R(["Product"])], [R(["Product"]), R(["Offer"]), R([]), R(["X"], "error")])
-    1
+    ...     def __init__(self, type_, kind="entity", fmt="json-ld", element="/html/head/script"):
+    ...         self.type, self.kind, self.format, self.source_element = type_, kind, fmt, element
+    >>> block = R(["__NEXT_DATA__"], fmt="data-block")
+    >>> inside = R(["Offer"], fmt="data-block", element="x#$.a")
+    >>> typed_gain([R(["Product"])], [R(["Product"]), R(["Offer"]), R([]), R(["X"], "error"),
+    ...     block, inside])
+    2
     """
 
     def typed(records: Iterable[Any]) -> int:
-        return sum(1 for r in records if r.kind == "entity" and r.type)
+        return sum(
+            1
+            for r in records
+            if r.kind == "entity"
+            and r.type
+            and (r.format != "data-block" or "#" in (r.source_element or ""))
+        )
 
     return typed(rendered_records) - typed(http_records)

@@ -79,6 +79,13 @@ SETTINGS: dict[str, Setting] = {
     "STRUCTCRAWL_RENDER_CAPTURE_MAX_BYTES": Setting(
         2_000_000, "Largest captured JSON response body, bytes (larger: a skip record)."
     ),
+    "STRUCTCRAWL_RENDER_APP_STATE": Setting(
+        "__INITIAL_STATE__,__PRELOADED_STATE__,__APOLLO_STATE__,__NUXT__,__NEXT_DATA__,"
+        "__INITIAL_DATA__,__INITIAL_PROPS__,__APP_STATE__,__REDUX_STATE__,__SERVER_STATE__,"
+        "__STATE__,__DATA__,__remixContext,__staticRouterHydrationData",
+        "window globals read in the browser after load as application state (JSON.stringify "
+        "there; data-block records, source_element window.NAME); empty = none.",
+    ),
     "STRUCTCRAWL_RENDER_VIEWPORT": Setting("1280x800", "Browser viewport, WIDTHxHEIGHT."),
     "STRUCTCRAWL_RENDER_LOCALE": Setting("en-US", "Browser locale (navigator.language)."),
     "STRUCTCRAWL_RENDER_TIMEZONE": Setting("UTC", "Browser time zone (IANA name)."),
@@ -129,6 +136,7 @@ class RenderConfig:
     rules_dir: str | None
     allowed_hosts: tuple[str, ...] = ()
     audit: AuditConfig = AuditConfig(enabled=False)
+    app_state: tuple[str, ...] = ()
 
     @classmethod
     def from_settings(cls, settings: Any) -> RenderConfig:
@@ -161,6 +169,7 @@ class RenderConfig:
             browser_args=csv_setting(_get(settings, "STRUCTCRAWL_BROWSER_ARGS")),
             rules_dir=str(rules_dir) if rules_dir else None,
             audit=_audit(settings),
+            app_state=csv_setting(_get(settings, "STRUCTCRAWL_RENDER_APP_STATE")),
             allowed_hosts=tuple(
                 h.lower().lstrip(".")
                 for h in csv_setting(_get(settings, "STRUCTCRAWL_RENDER_ALLOWED_HOSTS"))

@@ -64,6 +64,7 @@ from structcrawl.render.capture import RenderSession
 from structcrawl.render.config import RenderConfig
 from structcrawl.render.evidence import SERVER_BODY_META, consent_facts
 from structcrawl.render.guard import NavigationGuard
+from structcrawl.render.network import app_state
 from structcrawl.render.routing import (
     Route,
     ShellVerdict,
@@ -244,7 +245,12 @@ class _Core:
         context = self._context(session, route, (render_ms, queued_ms), verdict, response)
         context["records_http"] = self._records_http(server_body, server_type, request.url)
         request.meta["structcrawl_render"] = context
-        request.meta["structcrawl_render_network"] = list(session.captured)
+        request.meta["structcrawl_render_network"] = [*session.captured, *app_state(session.state)]
+        if session.state:
+            context["app_state"] = [
+                {"global": s["global"], "read": s.get("text") is not None} for s in session.state
+            ]
+            self.stats.inc_value("structcrawl/render/app_state/globals", len(session.state))
         return response
 
     async def _render_once(
@@ -257,6 +263,7 @@ class _Core:
             wait_timeout=config.audit.wait if route.reason == "audit" else config.wait_timeout,
             capture_json=config.capture_json,
             max_bytes=config.capture_max_bytes,
+            state_globals=config.app_state,
         )
         meta = request.meta
         meta.update(
