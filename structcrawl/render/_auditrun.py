@@ -11,7 +11,7 @@ template was learned, fetched again in it), ``/sites_stopped``, ``/failed``,
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scrapy import Request
 from scrapy.http import Response
@@ -23,9 +23,6 @@ from structcrawl.render._browserpool import BrowserLaunchFailed, RenderFailed
 from structcrawl.render.audit import RenderAudit, typed_gain
 from structcrawl.render.network import network_records
 from structcrawl.render.routing import Route, ShellVerdict
-
-if TYPE_CHECKING:
-    from structcrawl.render.handler import _Core
 
 __all__ = ["AuditRun", "refetch_request"]
 
@@ -54,7 +51,7 @@ def refetch_request(request: Request) -> Request:
 class AuditRun:
     """The audit of one crawl (shared by the handler instances of one crawler)."""
 
-    def __init__(self, core: _Core):
+    def __init__(self, core: Any):  # the handler's shared state (handler._Core)
         self.core = core
         self.stats = core.stats
         self.audit: RenderAudit[Request] = RenderAudit(core.config.audit, core.learner)
