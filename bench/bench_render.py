@@ -43,6 +43,7 @@ from datetime import datetime
 from pathlib import Path
 
 from bench.render_corpus import generate as generate_frameworks
+from bench.starter_corpus import generate as generate_starters
 from structcrawl.dev.demo import run_crawl
 from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.render.routing import judge_response
@@ -208,8 +209,8 @@ def _time(value: str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", choices=["frameworks", "generated", "demo"],
-                        default="frameworks")
+    parser.add_argument("--corpus", choices=["starters", "frameworks", "generated", "demo"],
+                        default="starters")
     parser.add_argument("--products", type=int, default=40,
                         help="products of the generated corpus (per site: a sixth of it)")
     parser.add_argument("--keep", help="write the corpus and the crawl output here")
@@ -223,6 +224,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.corpus == "demo":
         site, needs = DEMO, set(DEMO_NEEDS)
         rules = ("-s", f"STRUCTCRAWL_RULES_DIR={DEMO / 'rules'}")  # its click rule, as make demo
+    elif args.corpus == "starters":  # real starter shells, real server-rendered pages
+        site = work / "site"
+        needs = generate_starters(site)
+        detector = detector_figures(site, needs)
+        rules = ("-a", "depth=1")  # the index and the pages it links, not their links
     elif args.corpus == "frameworks":
         site = work / "site"
         needs = generate_frameworks(site, max(2, args.products // 6))
@@ -245,7 +251,10 @@ def main(argv: list[str] | None = None) -> int:
         base = server.url
     pages = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines()]
     html = [p for p in pages if p.get("payload_kind") in ("html", None)]
-    rendered = {p["final_url"][len(base):] for p in pages if p["fetched_with"] == "browser"}
+    # the render audit's samples are not routing decisions: counted apart
+    audited = {p["final_url"][len(base):] for p in pages if p["fetch_reason"] == "audit"}
+    rendered = {p["final_url"][len(base):] for p in pages
+                if p["fetched_with"] == "browser" and p["fetch_reason"] != "audit"}
     hits = len(rendered & needs)
     precision = hits / len(rendered) if rendered else 0.0
     recall = hits / len(needs) if needs else 1.0
@@ -265,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"pages needing the browser: {len(needs)}; rendered: {len(rendered)}; both: {hits}")
     print(f"  rendered without needing it: {sorted(rendered - needs)}")
     print(f"  needing it, not rendered:     {sorted(needs - rendered)}")
+    print(f"render audit: {len(audited)} pages sampled ({len(audited & needs)} needing it): "
+          f"{sorted(audited)}")
     print(f"escalation reasons: {dict(reasons)}; fetch errors: {dict(errors)}; "
           f"wait met: {waits.get(True, 0)}/{sum(waits.values())}")
     if render_ms:
@@ -273,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"browser PSS: peak {pss_mb:.0f} MB, mean {mean_mb:.0f} MB over {len(sampler.samples)} samples")
     print(f"render_precision={precision:.3f} render_recall={recall:.3f} "
           f"detector_precision={detector[0]:.3f} detector_recall={detector[1]:.3f} "
-          f"render_pps={pps:.2f} browser_pss_mb={pss_mb:.0f}")
+          f"render_pps={pps:.2f} browser_pss_mb={pss_mb:.0f} audited={len(audited)}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if code == 0 else code

@@ -8,14 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from structcrawl.visible.facts import visible_facts
-
 from structcrawl.core.document import parse_html
 from structcrawl.core.payload import classify
 from structcrawl.extract import extract_payload
 from structcrawl.extract.options import ExtractOptions
 from structcrawl.validate.page import check_page
 from structcrawl.validate.problems import annotate
+from structcrawl.visible.facts import visible_facts
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures"
 

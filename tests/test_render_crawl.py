@@ -85,7 +85,7 @@ def test_the_crawl_with_the_browser_succeeds(crawl):
 @pytest.mark.timeout(300)
 def test_js_only_pages_are_rendered_for_the_expected_reason(crawl):
     rendered = {path: p["fetch_reason"] for path, p in crawl["pages"].items()
-                if p["fetched_with"] == "browser"}
+                if p["fetched_with"] == "browser" and p["fetch_reason"] != "audit"}
     assert rendered == RENDERED
     for path in RENDERED:
         page = crawl["pages"][path]
@@ -93,10 +93,20 @@ def test_js_only_pages_are_rendered_for_the_expected_reason(crawl):
 
 
 @pytest.mark.timeout(300)
-def test_no_plain_page_is_rendered(crawl):
+def test_no_plain_page_is_rendered_but_the_audited_ones(crawl):
     plain = {path: p for path, p in crawl["pages"].items() if path not in RENDERED}
     assert len(plain) >= 40 and "/js/" in plain
+    audited = {path: p for path, p in plain.items() if p["fetch_reason"] == "audit"}
+    # the render audit: the demo's first 3 judged pages, then one in 20; none gains
+    assert 3 <= len(audited) <= 3 + len(plain) // 20
+    assert len(audited) == crawl["stats"]["structcrawl/render/audit/pages"]
+    for path, page in audited.items():
+        assert page["fetched_with"] == "browser", path
+        assert page["render"]["audit"]["gain"] == 0, path
+        assert page["render"]["wait"]["timeout_ms"] == 3000, path  # the audit's wait bound
     for path, page in plain.items():
+        if path in audited:
+            continue
         assert page["fetched_with"] == "http" and page["fetch_reason"] is None, path
         assert page["render"] is None, path
 
@@ -170,14 +180,19 @@ def test_escalations_and_mispredictions_are_counted(crawl):
     assert stats["structcrawl/render/escalated/rule"] == 1
     assert stats["structcrawl/render/mispredicted/http_needed_render"] == 3
     assert "structcrawl/render/mispredicted/rendered_without_gain" not in stats
-    assert stats["structcrawl/render/pages"] == 5 and stats["structcrawl/render/gained"] == 5
+    audited = stats["structcrawl/render/audit/pages"]
+    assert stats["structcrawl/render/pages"] == 5 + audited
+    assert stats["structcrawl/render/gained"] == 5  # audits are counted apart
+    assert stats["structcrawl/render/audit/without_gain"] == audited
+    assert "structcrawl/render/audit/learned_templates" not in stats
     assert "structcrawl/failure/browser" not in stats
 
 
 @pytest.mark.timeout(300)
 def test_restarts_and_the_page_cap(chromium, tmp_path_factory):
     result = _crawl(tmp_path_factory, "restart", "-s", "STRUCTCRAWL_RENDER_RESTART_AFTER=2",
-                    "-s", "STRUCTCRAWL_RENDER_MAX_PAGES=1", start="js/")
+                    "-s", "STRUCTCRAWL_RENDER_MAX_PAGES=1", "-s", "STRUCTCRAWL_RENDER_AUDIT=False",
+                    start="js/")
     assert result["code"] == 0
     rendered = [p for p in result["pages"].values() if p["fetched_with"] == "browser"]
     assert len(rendered) == 5 and all(p["fetch_error"] is None for p in rendered)

@@ -114,6 +114,7 @@ def crawler(tmp_path):
             "STRUCTCRAWL_BROWSER_EXECUTABLE": sys.executable,
             "STRUCTCRAWL_RULES_DIR": str(tmp_path),
             "STRUCTCRAWL_RENDER_LEARN_AFTER": 2,
+            "STRUCTCRAWL_RENDER_AUDIT": False,  # the audit's own tests: test_render_audit*.py
             "ADDONS": {"structcrawl.Addon": 0},
             "USER_AGENT": "structcrawl-tests (+https://example.org/tests)",
         }

@@ -70,10 +70,47 @@ def test_an_empty_mount_point_with_scripts_is_a_shell(mount):
 
 
 def test_a_noscript_hint_without_layers_is_a_shell():
-    verdict = judge("<html><body><main><h1>Loading</h1></main>"
+    verdict = judge("<html><body><main><h1>Our shop</h1></main>"
                     "<noscript>You need to enable JavaScript to run this app.</noscript>"
                     '<script src="/app.js"></script></body></html>')
     assert verdict.js_only and verdict.reason == "noscript"
+    # a body showing only a loading placeholder is a shell in itself
+    loading = judge("<html><body><main><h1>Loading</h1></main>"
+                    "<noscript>You need to enable JavaScript to run this app.</noscript>"
+                    '<script src="/app.js"></script></body></html>')
+    assert loading.reason == "empty-mount" and "empty-mount:empty-body" in loading.signals
+
+
+def test_framework_shells_beyond_mount_ids():
+    angular = judge('<html><body><app-root>Loading...</app-root><script src="main.js"></script>'
+                    "</body></html>")
+    assert angular.reason == "empty-mount" and "empty-mount:app-root" in angular.signals
+    sveltekit = judge('<html><body><div style="display: contents"><script>import("/start.js")'
+                      "</script></div></body></html>")
+    assert "empty-mount:empty-body" in sveltekit.signals
+    lit = judge('<html><head><script type="module" src="/my-element.js"></script></head>'
+                "<body><my-element><h1>Get started</h1></my-element></body></html>")
+    assert "empty-mount:web-components" in lit.signals
+    next_client = judge('<html><body><div id="__next"></div><script src="/main.js"></script>'
+                        '<script id="__NEXT_DATA__" type="application/json">'
+                        '{"props": {"pageProps": {}}, "page": "/account"}</script></body></html>')
+    assert next_client.reason == "empty-mount" and "layer:data-block" not in next_client.signals
+    nuxt = judge('<html><body><div id="__nuxt"></div><script type="application/json" '
+                 'id="__NUXT_DATA__" data-ssr="false">[{"serverRendered": 1}, false]</script>'
+                 '<script type="module" src="/_nuxt/e.js"></script></body></html>')
+    assert nuxt.reason == "empty-mount"
+
+
+def test_server_rendered_framework_pages_are_not_shells():
+    next_ssr = judge('<html><body><div id="__next"><h1>Tent</h1></div><script src="/m.js">'
+                     '</script><script id="__NEXT_DATA__" type="application/json">'
+                     '{"props": {"pageProps": {"product": {"name": "Tent"}}}}</script>'
+                     "</body></html>")
+    assert not next_ssr.js_only
+    components = judge('<html><body><site-header></site-header><main-content><p>' + "Text. " * 60
+                       + '</p></main-content><script type="module" src="/c.js"></script>'
+                       "</body></html>")
+    assert not components.js_only
 
 
 def test_a_tracking_pixel_noscript_is_no_hint():

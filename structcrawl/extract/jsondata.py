@@ -1,5 +1,6 @@
 """Strict-JSON data: ``<script type="application/json">`` blocks (``__NEXT_DATA__`` and the
-like) and JSON responses.
+like, found by MIME type or by a framework's id: :func:`is_data_script`), Magento's
+``text/x-magento-init`` blocks, and JSON responses.
 
 Each block or response becomes one record holding the parsed document (top-level keys as
 properties, JSON-path provenance), plus one record per embedded typed node (an object with
@@ -28,20 +29,60 @@ from structcrawl.core.records import Provenance, Record, error_record
 from structcrawl.extract._jsonnodes import json_path, node_records
 from structcrawl.extract._jsonparse import parse_json
 
-__all__ = ["DATA_BLOCK_IDS", "PARSER", "extract", "extract_json_text", "typed_nodes"]
+__all__ = [
+    "DATA_BLOCK_IDS",
+    "PARSER",
+    "extract",
+    "extract_json_text",
+    "is_data_script",
+    "typed_nodes",
+]
 
 PARSER = "structcrawl.extract.jsondata"
-#: Ids of well-known framework state blocks (matched only on JSON-typed scripts).
+#: Ids of well-known framework state blocks: read as strict JSON whatever their ``type``
+#: (Next.js's ``<script id="__NEXT_DATA__">`` is often untyped) when their text is a JSON
+#: object or array; a script that assigns its state (``window.X = {...}``) is JavaScript,
+#: read inside the browser instead (``STRUCTCRAWL_RENDER_APP_STATE``).
 DATA_BLOCK_IDS = frozenset(
     {"__NEXT_DATA__", "__NUXT_DATA__", "__APOLLO_STATE__", "__REMIX_CONTEXT__"}
 )
 _JSON_TYPES = frozenset({"application/json", "text/json"})
+#: Script types whose content is strict JSON by contract (Magento's component init blocks).
+_JSON_INIT_TYPES = frozenset({"text/x-magento-init"})
 _MAX_WALK = 200_000  # bound on JSON nodes visited when looking for typed nodes
 
 
 def _is_data_block(script_type: str | None) -> bool:
     mime, _ = split_content_type(script_type)
-    return mime in _JSON_TYPES or (mime.endswith("+json") and mime != "application/ld+json")
+    return (
+        mime in _JSON_TYPES
+        or mime in _JSON_INIT_TYPES
+        or (mime.endswith("+json") and mime != "application/ld+json")
+    )
+
+
+def is_data_script(script: Any) -> bool:
+    """Whether a ``<script>`` element is a strict-JSON data block: by its MIME type
+    (``application/json``, ``*+json`` but JSON-LD, ``text/x-magento-init``), or by a known
+    framework id (:data:`DATA_BLOCK_IDS`) on a script without ``src`` whose text is a JSON
+    object or array (never JavaScript: ``window.__X__ = {...}`` is not read here).
+
+    >>> from lxml import etree
+    >>> def script(text): return etree.fromstring(text)
+    >>> is_data_script(script('<script id="__NEXT_DATA__">{"props": {}}</script>'))
+    True
+    >>> is_data_script(script('<script id="__NEXT_DATA__">window.x = {}</script>'))
+    False
+    >>> is_data_script(script('<script type="text/x-magento-init">{"*": {}}</script>'))
+    True
+    >>> is_data_script(script('<script id="other">{"a": 1}</script>'))
+    False
+    """
+    if _is_data_block(script.get("type")):
+        return True
+    if script.get("id") not in DATA_BLOCK_IDS or script.get("src"):
+        return False
+    return (script.text or "").lstrip()[:1] in ("{", "[")
 
 
 def typed_nodes(value: Any, path: str = "$") -> Iterator[tuple[str, dict[str, Any]]]:
@@ -206,7 +247,7 @@ def _records(
 def extract(doc: Document) -> list[Record]:
     limits = doc.limits
     records: list[Record] = []
-    blocks = [s for s in doc.index().named("script") if _is_data_block(s.get("type"))]
+    blocks = [s for s in doc.index().named("script") if is_data_script(s)]
     for index, script in enumerate(blocks):
         if index == limits.max_blocks or len(records) >= limits.max_items:
             bound = "max_blocks" if index == limits.max_blocks else "max_items"

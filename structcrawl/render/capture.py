@@ -51,6 +51,31 @@ _ENV_SCRIPT = """() => ({
 })"""
 
 
+#: Reads the page's own application state after load, inside the browser: each named global
+#: of ``window`` that holds an object, serialized there with ``JSON.stringify`` (never by
+#: evaluating or pattern-matching script text outside the browser).
+_STATE_SCRIPT = """([names, maxChars]) => {
+  const out = [];
+  for (const name of names) {
+    let value;
+    try { value = window[name]; } catch (e) { continue; }
+    if (value === undefined || value === null || typeof value !== 'object') continue;
+    let text;
+    try { text = JSON.stringify(value); } catch (e) {
+      out.push({global: name, text: null, note: 'not serializable: ' + String(e).slice(0, 200)});
+      continue;
+    }
+    if (typeof text !== 'string') continue;
+    if (text.length > maxChars) {
+      out.push({global: name, text: null, note: 'too-large: ' + text.length + ' characters'});
+      continue;
+    }
+    out.push({global: name, text: text});
+  }
+  return out;
+}"""
+
+
 def is_json_type(content_type: str | None) -> bool:
     """Whether a Content-Type names JSON (``application/json``, ``text/json``, ``*+json``).
 
@@ -78,6 +103,11 @@ class RenderSession:
     wait_timeout: float = 10.0
     capture_json: bool = True
     max_bytes: int = 2_000_000
+    #: ``window`` globals read as application state after the wait
+    #: (``STRUCTCRAWL_RENDER_APP_STATE``).
+    state_globals: tuple[str, ...] = ()
+    #: What they held: ``{"global", "text"[, "note"]}`` (``text`` None when not read).
+    state: list[dict[str, Any]] = field(default_factory=list)
     captured: list[dict[str, Any]] = field(default_factory=list)
     #: JSON responses not kept, by reason: ``status`` (not 2xx), ``too-large`` (body over
     #: ``max_bytes``: a skip record says so), ``unreadable`` (the body could not be read: the
@@ -202,6 +232,13 @@ class RenderSession:
         self.wait["waited_ms"] = round((time.monotonic() - started) * 1000)
         self.wait["timeout_ms"] = round(self.wait_timeout * 1000)
         await self._drain(min(2.0, max(deadline - loop.time(), 0.5)))
+        if self.state_globals:
+            with contextlib.suppress(Exception):  # a closed page: no state to read
+                found = await asyncio.wait_for(
+                    page.evaluate(_STATE_SCRIPT, [list(self.state_globals), self.max_bytes]),
+                    timeout=5,
+                )
+                self.state = [dict(x) for x in found if isinstance(x, dict)]
         with contextlib.suppress(Exception):
             self.environment = await asyncio.wait_for(_page_environment(page), timeout=5)
         with contextlib.suppress(Exception):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from structcrawl.core.setting import Setting, csv_setting, setting_value
+from structcrawl.render.audit import AuditConfig
 
 __all__ = ["SETTINGS", "RenderConfig"]
 
@@ -36,6 +37,31 @@ SETTINGS: dict[str, Setting] = {
         "Escalations of a URL template (per site) after which its URLs go straight to the "
         "browser; 0 = never learn.",
     ),
+    "STRUCTCRAWL_RENDER_AUDIT": Setting(
+        True,
+        "Render a bounded sample of the pages judged 'no browser needed' too, and learn the "
+        "URL templates whose rendered pages gain typed records (docs/rendering.md).",
+    ),
+    "STRUCTCRAWL_RENDER_AUDIT_FIRST": Setting(3, "Audited pages per site first (judged pages)."),
+    "STRUCTCRAWL_RENDER_AUDIT_RATE": Setting(
+        0.05, "Share of a site's later judged pages audited (0 = only the first ones)."
+    ),
+    "STRUCTCRAWL_RENDER_AUDIT_GIVE_UP": Setting(
+        5, "Audits of a site without any gain after which the site is no longer audited."
+    ),
+    "STRUCTCRAWL_RENDER_AUDIT_BUDGET": Setting(
+        120.0, "Browser seconds all audits of a crawl may spend; then auditing stops."
+    ),
+    "STRUCTCRAWL_RENDER_AUDIT_REFETCH_MAX": Setting(
+        1000,
+        "Pages fetched without the browser kept so that those of a template learned later "
+        "are fetched again in it (0 = none are).",
+    ),
+    "STRUCTCRAWL_RENDER_AUDIT_WAIT": Setting(
+        3.0,
+        "Bound on an audited page's wait for its data, seconds (most audited pages have "
+        "nothing more to show: they must not each wait STRUCTCRAWL_RENDER_WAIT_TIMEOUT).",
+    ),
     "STRUCTCRAWL_RENDER_MAX_PAGES": Setting(4, "Browser pages open at once (at most)."),
     "STRUCTCRAWL_RENDER_RESTART_AFTER": Setting(
         100, "Restart the browser after this many pages (0 = never); it restarts on a crash."
@@ -53,6 +79,13 @@ SETTINGS: dict[str, Setting] = {
     "STRUCTCRAWL_RENDER_CAPTURE_MAX_BYTES": Setting(
         2_000_000, "Largest captured JSON response body, bytes (larger: a skip record)."
     ),
+    "STRUCTCRAWL_RENDER_APP_STATE": Setting(
+        "__INITIAL_STATE__,__PRELOADED_STATE__,__APOLLO_STATE__,__NUXT__,__NEXT_DATA__,"
+        "__INITIAL_DATA__,__INITIAL_PROPS__,__APP_STATE__,__REDUX_STATE__,__SERVER_STATE__,"
+        "__STATE__,__DATA__,__remixContext,__staticRouterHydrationData",
+        "window globals read in the browser after load as application state (JSON.stringify "
+        "there; data-block records, source_element window.NAME); empty = none.",
+    ),
     "STRUCTCRAWL_RENDER_VIEWPORT": Setting("1280x800", "Browser viewport, WIDTHxHEIGHT."),
     "STRUCTCRAWL_RENDER_LOCALE": Setting("en-US", "Browser locale (navigator.language)."),
     "STRUCTCRAWL_RENDER_TIMEZONE": Setting("UTC", "Browser time zone (IANA name)."),
@@ -64,9 +97,7 @@ SETTINGS: dict[str, Setting] = {
         "Chromium executable; None = $STRUCTCRAWL_CHROMIUM, then Playwright's browser, "
         "then /usr/bin/chromium.",
     ),
-    "STRUCTCRAWL_BROWSER_ARGS": Setting(
-        "", "Extra Chromium command-line flags (comma-separated)."
-    ),
+    "STRUCTCRAWL_BROWSER_ARGS": Setting("", "Extra Chromium command-line flags (comma-separated)."),
     "STRUCTCRAWL_RENDER_ALLOWED_HOSTS": Setting(
         "",
         "Hosts the browser may load from or navigate to besides the crawl's allowed "
@@ -104,6 +135,8 @@ class RenderConfig:
     browser_args: tuple[str, ...]
     rules_dir: str | None
     allowed_hosts: tuple[str, ...] = ()
+    audit: AuditConfig = AuditConfig(enabled=False)
+    app_state: tuple[str, ...] = ()
 
     @classmethod
     def from_settings(cls, settings: Any) -> RenderConfig:
@@ -135,8 +168,22 @@ class RenderConfig:
             executable=str(executable) if executable else None,
             browser_args=csv_setting(_get(settings, "STRUCTCRAWL_BROWSER_ARGS")),
             rules_dir=str(rules_dir) if rules_dir else None,
+            audit=_audit(settings),
+            app_state=csv_setting(_get(settings, "STRUCTCRAWL_RENDER_APP_STATE")),
             allowed_hosts=tuple(
                 h.lower().lstrip(".")
                 for h in csv_setting(_get(settings, "STRUCTCRAWL_RENDER_ALLOWED_HOSTS"))
             ),
         )
+
+
+def _audit(settings: Any) -> AuditConfig:
+    return AuditConfig(
+        enabled=bool(settings.getbool("STRUCTCRAWL_RENDER_AUDIT", True)),
+        first=max(int(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_FIRST")), 0),
+        rate=min(max(float(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_RATE")), 0.0), 1.0),
+        give_up=max(int(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_GIVE_UP")), 1),
+        budget=max(float(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_BUDGET")), 0.0),
+        refetch_max=max(int(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_REFETCH_MAX")), 0),
+        wait=max(float(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_WAIT")), 0.1),
+    )

@@ -51,6 +51,7 @@ from structcrawl.core.challenge import CHALLENGE_CHECKED_META, CHALLENGE_META, d
 from structcrawl.core.document import PARSED_META
 from structcrawl.extract import extract_payload
 from structcrawl.extract.config import ExtractConfig
+from structcrawl.render._auditrun import AuditRun
 from structcrawl.render._body import decoded_body
 from structcrawl.render._browserpool import (
     BrowserCrashed,
@@ -63,6 +64,7 @@ from structcrawl.render.capture import RenderSession
 from structcrawl.render.config import RenderConfig
 from structcrawl.render.evidence import SERVER_BODY_META, consent_facts
 from structcrawl.render.guard import NavigationGuard
+from structcrawl.render.network import app_state
 from structcrawl.render.routing import (
     Route,
     ShellVerdict,
@@ -108,6 +110,7 @@ class _Core:
             }
             if config.user_agent:
                 self.context_kwargs["user_agent"] = config.user_agent
+        self.audit = AuditRun(self)
 
     def _guard_browser(self, crawler: Crawler) -> None:
         """Pages the browser renders stay on the crawl's hosts and on http(s): every request a
@@ -156,8 +159,10 @@ class _Core:
         if not route.detect or request.method != "GET":
             return response
         verdict = self._judge(request, response, route)
-        if verdict is None or not verdict.js_only:
+        if verdict is None:
             return response
+        if not verdict.js_only:  # the audit may render it anyway (structcrawl.render.audit)
+            return await self.audit.after_http(request, response, route, verdict)
         if self.learner.record(request.url) == self.config.learn_after:
             self.stats.inc_value("structcrawl/render/learned_templates")
         self.stats.inc_value(f"structcrawl/render/escalated/{verdict.reason}")
@@ -240,7 +245,12 @@ class _Core:
         context = self._context(session, route, (render_ms, queued_ms), verdict, response)
         context["records_http"] = self._records_http(server_body, server_type, request.url)
         request.meta["structcrawl_render"] = context
-        request.meta["structcrawl_render_network"] = list(session.captured)
+        request.meta["structcrawl_render_network"] = [*session.captured, *app_state(session.state)]
+        if session.state:
+            context["app_state"] = [
+                {"global": s["global"], "read": s.get("text") is not None} for s in session.state
+            ]
+            self.stats.inc_value("structcrawl/render/app_state/globals", len(session.state))
         return response
 
     async def _render_once(
@@ -250,9 +260,10 @@ class _Core:
         config = self.config
         session = RenderSession(
             route.plan,
-            wait_timeout=config.wait_timeout,
+            wait_timeout=config.audit.wait if route.reason == "audit" else config.wait_timeout,
             capture_json=config.capture_json,
             max_bytes=config.capture_max_bytes,
+            state_globals=config.app_state,
         )
         meta = request.meta
         meta.update(

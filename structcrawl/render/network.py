@@ -10,7 +10,7 @@ from typing import Any
 from structcrawl.core.records import Provenance, Record, error_record
 from structcrawl.extract.jsondata import extract_json_text
 
-__all__ = ["NetworkProvenance", "network_records"]
+__all__ = ["NetworkProvenance", "app_state", "network_records"]
 
 _PARSER = "structcrawl.render.capture"
 
@@ -56,6 +56,9 @@ def network_records(captured: Sequence[Mapping[str, Any]], *, page_url: str) -> 
     """
     out: list[Record] = []
     for entry in captured:
+        if entry.get("window"):
+            out.extend(_state_records(entry, page_url))
+            continue
         endpoint = str(entry.get("url") or "")
         network = {
             "url": endpoint,
@@ -91,3 +94,59 @@ def network_records(captured: Sequence[Mapping[str, Any]], *, page_url: str) -> 
             )
             out.append(record)
     return out
+
+
+def app_state(state: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The captured entries of the application state read in the browser (``window``
+    globals, :class:`~structcrawl.render.capture.RenderSession`), beside its JSON responses.
+
+    >>> app_state([{"global": "__INITIAL_STATE__", "text": "{}"}])[0]["window"]
+    '__INITIAL_STATE__'
+    """
+    return [
+        {
+            "window": str(s.get("global")),
+            "url": None,
+            "status": None,
+            "text": s.get("text"),
+            "note": s.get("note"),
+        }
+        for s in state
+        if s.get("global")
+    ]
+
+
+def _state_records(entry: Mapping[str, Any], page_url: str) -> list[Record]:
+    """``data-block`` records of one ``window`` global: application state, like a JSON data
+    block, read in the browser; ``source_element`` is ``window.<name>``.
+
+    >>> recs = _state_records({"window": "__INITIAL_STATE__", "text":
+    ...     '{"product": {"@type": "Product", "name": "Tent"}}'}, "http://a.example/p")
+    >>> [(r.format, r.type, r.source_element) for r in recs]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('data-block', ['__INITIAL_STATE__'], 'window.__INITIAL_STATE__'),
+     ('data-block', ['Product'], 'window.__INITIAL_STATE__#$.product')]
+    """
+    name = str(entry["window"])
+    element = f"window.{name}"
+    text = entry.get("text")
+    if text is None:
+        return [
+            error_record(
+                source_url=page_url,
+                format="data-block",
+                kind="skip",
+                code="app-state-not-read",
+                message=f"{element}: {entry.get('note') or 'not read'}",
+                source_element=element,
+                parser=_PARSER,
+            )
+        ]
+    return extract_json_text(
+        str(text),
+        source_url=page_url,
+        base_url=page_url,
+        fmt="data-block",
+        element=element,
+        type_=[name],
+    )

@@ -30,7 +30,9 @@ from lxml import etree
 from structcrawl.core._index import ElementIndex
 from structcrawl.core.document import Document, parse_html
 from structcrawl.core.payload import classify
+from structcrawl.extract.jsondata import is_data_script
 from structcrawl.extract.mf2 import has_microformats
+from structcrawl.render._shells import body_shell, empty_payload, mount_is_empty
 from structcrawl.render.rules import Action, RenderRule, RenderRules, css_to_xpath
 from structcrawl.render.templates import TemplateLearner, url_template
 
@@ -52,7 +54,9 @@ __all__ = [
 #: Reasons an HTTP response is judged JS-only.
 DETECT_REASONS = ("empty-mount", "noscript", "missing-expected")
 #: Every escalation reason (``fetch_reason`` and ``structcrawl/render/escalated/<reason>``).
-REASONS = ("requested", "rule", "learned", *DETECT_REASONS)
+#: ``audit``: the page passed the judgement and was rendered as a sample
+#: (:mod:`structcrawl.render.audit`).
+REASONS = ("requested", "rule", "learned", "audit", *DETECT_REASONS)
 
 #: What the browser waits for when no rule says: a semantic layer in the DOM.
 DEFAULT_DATA_SELECTOR = (
@@ -122,17 +126,16 @@ def _scripts(index: ElementIndex) -> _Scripts:
             continue
         kind = el.get("type")
         mime = (kind or "").split(";")[0].strip().lower()
-        if mime in _JS_TYPES:
+        data = is_data_script(el)  # by MIME type, or a framework id on strict JSON
+        if mime in _JS_TYPES and not data:
             if el.get("src") or (el.text or "").strip():
                 found.count += 1
             continue
-        if kind is None or not (el.text or "").strip():
+        if not (el.text or "").strip():
             continue
-        if "ld+json" in kind.translate(_LDJSON_CASE):
+        if kind is not None and "ld+json" in kind.translate(_LDJSON_CASE):
             found.json_ld = True
-        if (mime in ("application/json", "text/json") or mime.endswith("+json")) and (
-            mime != "application/ld+json"
-        ):
+        elif data and not empty_payload(el):  # a client-only page's payload holds no data
             found.data_block = True
     return found
 
@@ -141,8 +144,7 @@ def _empty_mount(index: ElementIndex, app_roots: list[etree._Element]) -> str | 
     mounts = [el for el in index.having("id") if el.get("id") in _MOUNT_IDS]
     mounts += [*index.having("data-reactroot"), *app_roots]
     for el in mounts:
-        has_children = any(isinstance(c.tag, str) for c in el)
-        if not has_children and not "".join(el.itertext()).strip():
+        if mount_is_empty(el):  # empty, or a loading placeholder
             return f"#{el.get('id')}" if el.get("id") else el.tag
     return None
 
@@ -214,7 +216,7 @@ def judge_html(
         if _any_match(root, expect):
             return ShellVerdict(False, None, (*signals, "expected-present"))
         signals.append("expected-missing")
-    mount = _empty_mount(index, found.app_roots)
+    mount = _empty_mount(index, found.app_roots) or body_shell(root)
     hint = _noscript_hint(found.noscripts)
     # the content layers only matter beside a JS-only sign (or to explain a missing-expected):
     # not worth their searches on every other page

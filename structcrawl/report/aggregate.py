@@ -78,6 +78,46 @@ def ledger_figures(stats: Mapping[str, Any]) -> dict[str, Any]:
     return figures
 
 
+_AUDIT = "structcrawl/render/audit/"
+
+
+def render_figures(stats: Mapping[str, Any], by_reason: Mapping[str, int]) -> dict[str, Any]:
+    """The browser's figures: pages rendered by reason (``fetch_reason``) and the render
+    audit's (:mod:`structcrawl.render.audit`) from the crawl's stats.
+
+    >>> figures = render_figures({"structcrawl/render/audit/pages": 4,
+    ...     "structcrawl/render/audit/gained": 1, "structcrawl/render/audit/browser_ms": 3460,
+    ...     "structcrawl/render/pages": 9}, {"learned": 5, "audit": 4})
+    >>> figures["pages"], figures["audit"]["gained"], figures["audit"]["browser_seconds"]
+    (9, 1, 3.5)
+    """
+
+    def get(name: str) -> int:
+        return int(stats.get(_AUDIT + name, 0) or 0)
+
+    audit: dict[str, float] = {
+        name.replace("/", "_"): get(name)
+        for name in (
+            "pages",
+            "gained",
+            "without_gain",
+            "learned_templates",
+            "rerendered",
+            "sites_stopped",
+            "failed",
+            "skipped/budget",
+            "skipped/no_browser",
+        )
+    }
+    audit["browser_seconds"] = round(get("browser_ms") / 1000, 1)
+    return {
+        "pages": int(stats.get("structcrawl/render/pages", 0) or 0),
+        "by_reason": dict(sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "snapshot_cache_hits": int(stats.get("structcrawl/render/cache/hit", 0) or 0),
+        "audit": audit,
+    }
+
+
 def _percentile(sorted_values: list[float], q: float) -> float | None:
     """Linear interpolation between closest ranks (numpy's default)."""
     if not sorted_values:
@@ -98,6 +138,7 @@ class QualityAggregator:
         self.outcomes: Counter[str] = Counter()
         self.content_types: Counter[str] = Counter()
         self.fetched_with: Counter[str] = Counter()
+        self.fetch_reasons: Counter[str] = Counter()  # why pages went to the browser
         self.bytes = 0
         self.latencies: list[float] = []
         self._seen_latencies = 0
@@ -126,6 +167,8 @@ class QualityAggregator:
         self.outcomes[page_outcome(page)] += 1
         self.content_types[page.get("content_type") or "none"] += 1
         self.fetched_with[page.get("fetched_with") or "http"] += 1
+        if page.get("fetch_reason"):
+            self.fetch_reasons[str(page["fetch_reason"])] += 1
         self.bytes += int(page.get("body_size") or 0)
         if page.get("http_cache"):
             self.http_cache[str(page["http_cache"])] += 1
@@ -245,6 +288,7 @@ class QualityAggregator:
                 for code, n in self.error_codes.most_common()
             },
             "ledger": ledger_figures(stats),
+            "render": render_figures(stats, self.fetch_reasons),
             "stats": {k: v for k, v in stats.items() if isinstance(v, (int, float, str))},
         }
 

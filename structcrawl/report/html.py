@@ -191,6 +191,30 @@ def _pages_section(pages: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _render_section(render: Mapping[str, Any]) -> list[str]:
+    """Pages rendered in the browser, by reason, and the render audit (docs/rendering.md)."""
+    audit = render.get("audit") or {}
+    rows = [
+        ["pages audited (judged: no browser needed, rendered as a sample)", audit.get("pages", 0)],
+        ["audited pages that gained typed records", audit.get("gained", 0)],
+        ["audited pages without gain", audit.get("without_gain", 0)],
+        ["URL templates learned from the audit", audit.get("learned_templates", 0)],
+        ["pages fetched again in the browser (template learned)", audit.get("rerendered", 0)],
+        ["sites no longer audited (no gain)", audit.get("sites_stopped", 0)],
+        ["audits skipped: budget spent", audit.get("skipped_budget", 0)],
+        ["audits skipped: no browser", audit.get("skipped_no_browser", 0)],
+        ["audits failed", audit.get("failed", 0)],
+        ["audit browser seconds", audit.get("browser_seconds", 0)],
+        ["rendered snapshots reused from the cache", render.get("snapshot_cache_hits", 0)],
+    ]
+    return [
+        f"<p>{_e(render.get('pages', 0))} pages rendered in the browser.</p>",
+        _bars(render.get("by_reason") or {}, color="#3d6f8e"),
+        "<h3>Render audit</h3>",
+        _table(rows, ["", "count"]),
+    ]
+
+
 def _validation_section(validation: Mapping[str, Any]) -> list[str]:
     by_type = validation["by_type"]
     return [
@@ -240,6 +264,9 @@ def _sections(report: Mapping[str, Any]) -> list[Section]:
         else None,
         ("ledger", "Page ledger", _ledger_section(ledger)) if ledger.get("requested") else None,
         ("pages", "Pages", _pages_section(report["pages"])),
+        ("render", "Browser and render audit", _render_section(report["render"]))
+        if report.get("render")
+        else None,
         ("errors", "Error codes", _errors_section(report["errors"]))
         if report.get("errors")
         else None,

@@ -7,7 +7,9 @@ the download handler from the HTTP response or the browser's own navigation resp
 rendered page whose records did not grow counts as
 ``structcrawl/render/mispredicted/rendered_without_gain`` (otherwise
 ``structcrawl/render/gained``), and its ``render`` context gets ``records_rendered`` and
-``gain``. The captured response bodies are dropped here: they are never exported.
+``gain``. An audited page (``reason`` ``audit``: :mod:`structcrawl.render.audit`) was not
+predicted to need the browser, so it is not counted as a misprediction. The captured
+response bodies are dropped here: they are never exported.
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ class RenderGainPipeline:
         gain = rendered - int(render["records_http"])
         render["records_rendered"] = rendered
         render["gain"] = gain
-        if gain > 0:
+        if render.get("reason") == "audit":
+            pass  # a sample, not a prediction: the audit counts its own outcome
+        elif gain > 0:
             self.stats.inc_value("structcrawl/render/gained")
         else:
             self.stats.inc_value("structcrawl/render/mispredicted/rendered_without_gain")
