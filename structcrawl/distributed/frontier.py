@@ -32,8 +32,8 @@ from urllib.parse import urlsplit
 
 import redis
 
-from structcrawl.distributed import _frontier_lua as lua
-from structcrawl.distributed import _serial
+import structcrawl.distributed._frontier_lua as lua
+import structcrawl.distributed._serial as _serial
 from structcrawl.distributed.config import CrawlKeys
 
 __all__ = ["Entry", "HostFrontier", "PriorityFrontier", "frontier_for", "host_of", "pack", "unpack"]
