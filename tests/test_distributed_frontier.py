@@ -7,7 +7,6 @@ import hashlib
 import time
 
 import pytest
-import redis
 import scrapy
 from scrapy.utils.test import get_crawler
 
@@ -17,21 +16,9 @@ from structcrawl.distributed.coordination import CLAIM_META
 from structcrawl.distributed.frontier import HostFrontier, pack, unpack
 from structcrawl.distributed.politeness import SLOT_META
 from structcrawl.distributed.scheduler import DistributedScheduler
-from tests.test_distributed_store import redis_server
+from tests import test_distributed_store as _store
 
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    with redis_server(tmp_path_factory.mktemp("redis")) as url:
-        yield url
-
-
-@pytest.fixture
-def client(redis_url):
-    client = redis.Redis.from_url(redis_url)
-    client.flushdb()
-    yield client
-    client.close()
+redis_url, client = _store.redis_url, _store.client  # the Redis server fixtures, shared
 
 
 class Stats(dict):
