@@ -52,6 +52,12 @@ bench-agreement: venv
 bench-crawl: venv
 	$(PY) -m bench.bench_crawl
 
+# The distributed frontier under churn: a 1,000,000-URL frontier in a Redis of its own, workers
+# killed and restarted, on 127.0.0.1 only (docs/scale.md)
+.PHONY: bench-frontier
+bench-frontier: venv redis
+	$(PY) -m bench.bench_frontier
+
 # Where the full crawl's time goes, by stage, under the py-spy sampling profiler (docs/speed.md)
 .PHONY: bench-profile
 bench-profile: venv

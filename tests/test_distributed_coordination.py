@@ -62,6 +62,7 @@ def worker(url, crawl="c1", **settings):
             "STRUCTCRAWL_CRAWL_ID": crawl,
             "STRUCTCRAWL_REDIS_HEARTBEAT": 0.1,
             "STRUCTCRAWL_REDIS_WORKER_TIMEOUT": 0.5,
+            "STRUCTCRAWL_REDIS_QUEUE": "priority",  # these tests read the queue's sorted set
             **settings,
         },
     )
@@ -86,7 +87,7 @@ def test_workers_wait_for_each_other_and_exactly_one_emits(client, redis_url):
     assert idle(a) == "wait"  # b is busy (registered, not idle yet)
     b.share(b"request", 0)
     assert idle(b) == "wait"  # a request is queued
-    assert b.claim() == b"request" and b.status == "busy"  # atomically busy again
+    assert b.claim()[0] == b"request" and b.status == "busy"  # atomically busy again
     assert idle(a) == "wait"
     assert idle(b) == "emit"  # everything idle, queue empty: b is elected
     assert idle(a) == "done" and a.emitter == b.worker_id
@@ -123,7 +124,7 @@ def test_a_dead_worker_does_not_block_the_others_and_its_claims_are_requeued(cli
     alive, dead = worker(redis_url, crawl="dead"), worker(redis_url, crawl="dead")
     dead.share(b"r1", 1)
     dead.share(b"r2", 2)
-    assert dead.claim() == b"r1" and dead.claim() == b"r2"  # two leases, then the worker dies
+    assert dead.claim()[0] == b"r1" and dead.claim()[0] == b"r2"  # two leases, then the worker dies
     keys = CrawlKeys.of("dead")
     assert client.hgetall(keys.claims(dead.worker_id)) == {b"r1": b"1", b"r2": b"2"}
     assert idle(alive) == "wait"  # dead is "busy" until its status expires (0.5 s, no heartbeat)
@@ -136,7 +137,7 @@ def test_a_dead_worker_does_not_block_the_others_and_its_claims_are_requeued(cli
     assert alive.stats.get_value("structcrawl/distributed/dead_workers") == 1
     assert idle(alive) == "wait"  # swept once only: nothing requeued twice
     assert client.zcard(keys.queue) == 2
-    assert alive.claim() == b"r1" and alive.claim() == b"r2"
+    assert alive.claim()[0] == b"r1" and alive.claim()[0] == b"r2"
     assert idle(alive) == "emit"
     assert client.hgetall(keys.failed_workers) == {}
     assert alive.stats.get_value("structcrawl/failure/distributed/workers") is None
@@ -147,7 +148,7 @@ def test_the_heartbeat_sweeps_dead_workers_while_the_queue_is_busy(client, redis
     alive, dead = worker(redis_url, crawl="sweep"), worker(redis_url, crawl="sweep")
     for data in (b"a", b"b", b"c"):
         alive.share(data, 0)
-    assert dead.claim() == b"a"
+    assert dead.claim()[0] == b"a"
     time.sleep(0.7)
     alive.heartbeat()  # no idle check needed: the sweep runs at every beat
     keys = CrawlKeys.of("sweep")
@@ -169,7 +170,7 @@ def test_finished_pages_release_their_leases_and_idle_frees_the_rest(client, red
     requests = []
     for _ in range(3):
         request = scrapy.Request("https://s.example/")
-        a.leases.take(request.meta, a.claim())
+        a.leases.take(request.meta, a.claim()[0])
         requests.append(request)
     a.page_finished({}, scrapy.http.Response("https://s.example/", request=requests[0]))
     failure = Failure(ValueError("x"))
@@ -187,7 +188,7 @@ def test_finished_pages_release_their_leases_and_idle_frees_the_rest(client, red
 def test_a_worker_closing_early_hands_its_claims_back(client, redis_url):
     a, b = worker(redis_url, crawl="back"), worker(redis_url, crawl="back")
     a.share(b"x", 5)
-    assert b.claim() == b"x"
+    assert b.claim()[0] == b"x"
     b.spider_closed("shutdown")
     assert client.zrange(CrawlKeys.of("back").queue, 0, -1, withscores=True) == [(b"x", 5.0)]
     assert b.stats.get_value("structcrawl/distributed/handed_back") == 1

@@ -349,3 +349,39 @@ DEFAULTS.update(
         ),
     }
 )
+
+
+# the frontier of a distributed crawl (structcrawl.distributed.frontier, .bloom; docs/scale.md)
+DEFAULTS.update(
+    {
+        "STRUCTCRAWL_REDIS_QUEUE": Setting(
+            "priority",
+            "Shared queue of a distributed crawl: `hosts` (a compact queue per host, the next "
+            "host chosen by when it may be fetched; DOWNLOAD_DELAY, Crawl-delay, Retry-After and "
+            "CONCURRENT_REQUESTS_PER_DOMAIN hold for all workers together; measured by make "
+            "bench-frontier) or `priority` (one sorted set by priority, politeness per worker). "
+            "`priority` stays the default until a host's shared slots are shared fairly: on a "
+            "one-host crawl a worker can hold all of them and leave the others idle.",
+        ),
+        "STRUCTCRAWL_REDIS_DUPEFILTER": Setting(
+            "bloom",
+            "Shared duplicate filter: `bloom` (a Bloom filter in Redis bitmaps, about 1.8 bytes "
+            "per URL at 0.1%) or `set` (scrapy-redis's exact set of fingerprints, about 100).",
+        ),
+        "STRUCTCRAWL_REDIS_EXPECTED_URLS": Setting(
+            10_000_000,
+            "URLs the Bloom filter is sized for (its false-positive rate rises past them); the "
+            "first worker's size is kept for the whole crawl.",
+        ),
+        "STRUCTCRAWL_REDIS_BLOOM_ERROR_RATE": Setting(
+            0.001,
+            "False-positive rate of the Bloom filter at STRUCTCRAWL_REDIS_EXPECTED_URLS (a new "
+            "URL refused as seen).",
+        ),
+        "STRUCTCRAWL_REDIS_BLOOM_SAMPLE": Setting(
+            1024,
+            "One new URL in this many is also kept exactly, so false positives are counted "
+            "(structcrawl/distributed/bloom/false_positives of /bloom/sampled); 0 = none.",
+        ),
+    }
+)

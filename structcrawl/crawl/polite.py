@@ -30,9 +30,19 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from structcrawl.crawl.config import DEFAULTS
 
-__all__ = ["CrawlDelayRobotsTxtMiddleware", "UserAgentCheck", "pause_slot", "slot_of"]
+__all__ = [
+    "CrawlDelayRobotsTxtMiddleware",
+    "UserAgentCheck",
+    "crawl_delay_read",
+    "pause_slot",
+    "slot_of",
+]
 
 logger = logging.getLogger(__name__)
+
+#: Signal sent (``request=``, ``delay=`` seconds) when a site's robots.txt Crawl-delay is
+#: first read: a distributed crawl shares it with every worker (structcrawl.distributed).
+crawl_delay_read = object()
 
 
 def slot_of(crawler: Crawler, request: Request) -> Any:
@@ -98,6 +108,10 @@ class CrawlDelayRobotsTxtMiddleware(RobotsTxtMiddleware):
         netloc = urlparse_cached(request).netloc
         if netloc not in self.delays:
             self.delays[netloc] = self._read_delay(rp, request, netloc)
+            if self.delays[netloc]:
+                self.crawler.signals.send_catch_log(
+                    crawl_delay_read, request=request, delay=self.delays[netloc]
+                )
         delay = self.delays[netloc]
         slot = slot_of(self.crawler, request) if delay else None
         if slot is None:

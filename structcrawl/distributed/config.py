@@ -30,6 +30,8 @@ __all__ = ["PREFIX", "CrawlKeys", "DistributedConfig", "new_worker_id", "valid_c
 #: First part of every Redis key structcrawl writes.
 PREFIX = "structcrawl"
 _CRAWL_ID = re.compile(r"^[A-Za-z0-9._-]{1,200}$")
+_QUEUES = ("hosts", "priority")
+_FILTERS = ("bloom", "set")
 
 
 def valid_crawl_id(value: str) -> bool:
@@ -60,6 +62,17 @@ class CrawlKeys:
     def queue(self) -> str:
         """Sorted set of serialized requests (scrapy-redis's priority queue)."""
         return self.base + "requests"
+
+    @property
+    def queued(self) -> str:
+        """Count of the requests in the host frontier's queues (``q:<host>`` lists)."""
+        return self.base + "queued"
+
+    @property
+    def frontier(self) -> tuple[str, ...]:
+        """The host frontier's keys besides its per-host lists (:mod:`.frontier`)."""
+        names = ("ready", "next", "inflight", "delays", "origins")
+        return tuple(self.base + name for name in names)
 
     @property
     def dupefilter(self) -> str:
@@ -130,7 +143,13 @@ class CrawlKeys:
             self.dead_workers,
             self.failed_pages,
             self.entity_index,
+            self.queued,
+            *self.frontier,
         )
+
+
+def _rate(value: Any) -> float:
+    return min(max(float(value), 1e-9), 0.5)
 
 
 def _get(settings: Any, name: str) -> Any:
@@ -139,13 +158,22 @@ def _get(settings: Any, name: str) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class DistributedConfig:
-    """``STRUCTCRAWL_REDIS_*`` and ``STRUCTCRAWL_CRAWL_ID``; ``url`` None = not distributed."""
+    """``STRUCTCRAWL_REDIS_*`` and ``STRUCTCRAWL_CRAWL_ID``; ``url`` None = not distributed.
+    ``delay`` and ``concurrency`` (Scrapy's ``DOWNLOAD_DELAY`` and
+    ``CONCURRENT_REQUESTS_PER_DOMAIN``) hold per host for all workers together."""
 
     url: str | None
     crawl_id: str | None
     heartbeat: float
     worker_timeout: float
     expire: int
+    queue: str = "hosts"
+    dupefilter: str = "bloom"
+    expected_urls: int = 10_000_000
+    error_rate: float = 0.001
+    bloom_sample: int = 1024
+    delay: float = 0.0
+    concurrency: int = 8
 
     @classmethod
     def from_settings(cls, settings: Any) -> DistributedConfig:
@@ -158,12 +186,27 @@ class DistributedConfig:
                 "STRUCTCRAWL_REDIS_HEARTBEAT must be > 0 and STRUCTCRAWL_REDIS_WORKER_TIMEOUT"
                 f" at least 3 heartbeats (got {heartbeat} and {timeout})"
             )
+        queue = str(_get(settings, "STRUCTCRAWL_REDIS_QUEUE"))
+        dupefilter = str(_get(settings, "STRUCTCRAWL_REDIS_DUPEFILTER"))
+        for name, value, allowed in (
+            ("STRUCTCRAWL_REDIS_QUEUE", queue, _QUEUES),
+            ("STRUCTCRAWL_REDIS_DUPEFILTER", dupefilter, _FILTERS),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)} (got {value!r})")
         return cls(
             url=str(url) if url else None,
             crawl_id=str(crawl_id) if crawl_id else None,
             heartbeat=heartbeat,
             worker_timeout=timeout,
             expire=max(int(_get(settings, "STRUCTCRAWL_REDIS_EXPIRE")), 60),
+            queue=queue,
+            dupefilter=dupefilter,
+            expected_urls=max(int(_get(settings, "STRUCTCRAWL_REDIS_EXPECTED_URLS")), 1000),
+            error_rate=_rate(_get(settings, "STRUCTCRAWL_REDIS_BLOOM_ERROR_RATE")),
+            bloom_sample=max(int(_get(settings, "STRUCTCRAWL_REDIS_BLOOM_SAMPLE")), 0),
+            delay=max(float(settings.get("DOWNLOAD_DELAY", 0) or 0), 0.0),
+            concurrency=max(int(settings.get("CONCURRENT_REQUESTS_PER_DOMAIN", 8) or 8), 1),
         )
 
     def resolve_crawl_id(self, spider: Any) -> str:

@@ -34,19 +34,22 @@ from __future__ import annotations
 
 import logging
 import weakref
+from time import monotonic
 from typing import Any
 
 import redis
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
+from scrapy.utils.asyncio import call_later
 from twisted.internet.task import LoopingCall
 
 from structcrawl.crawl.health import crawl_failures
 from structcrawl.distributed._failures import Failures, as_text, engine_of
-from structcrawl.distributed._scripts import CHECK, CLAIM, REGISTER, SHARE
+from structcrawl.distributed._scripts import CHECK_BODY, REGISTER
 from structcrawl.distributed.changestore import connect
 from structcrawl.distributed.config import CrawlKeys, DistributedConfig, new_worker_id
+from structcrawl.distributed.frontier import frontier_for
 from structcrawl.distributed.leases import Leases
 
 __all__ = ["CLAIM_META", "Coordinator", "coordinator_for", "request_claimed"]
@@ -87,11 +90,15 @@ class Coordinator(Failures):
         self.keys = CrawlKeys.of(self.crawl_id)
         self.worker_id = new_worker_id()
         self.client = connect(config.url)
+        self.frontier = frontier_for(self.client, self.keys, config)
         self._register = self.client.register_script(REGISTER)
-        self._check = self.client.register_script(CHECK)
-        self._claim = self.client.register_script(CLAIM)
-        self._share = self.client.register_script(SHARE)
+        self._check = self.frontier.script(CHECK_BODY)
         self.leases = Leases(self.client, self.keys, self.worker_id, self.stats, self.crawl_id)
+        self.leases.use(self.frontier)
+        #: further keys each heartbeat renews (the duplicate filter's)
+        self.renewed: list[str] = []
+        self._wake: Any = None
+        self._wake_due = 0.0
         self.status = "busy"
         self.outcome: str | None = None
         self.emitter: str | None = None
@@ -157,7 +164,7 @@ class Coordinator(Failures):
         try:
             with self.client.pipeline(transaction=False) as pipe:
                 pipe.set(self.keys.worker(self.worker_id), self.status, px=self._ttl_ms, xx=True)
-                for key in (*self.keys.fixed, self.leases.key):
+                for key in (*self.keys.fixed, self.leases.key, *self.renewed):
                     pipe.pexpire(key, self._expire_ms)
                 alive = pipe.execute()[0]
             if not alive and self.outcome is None:
@@ -200,30 +207,48 @@ class Coordinator(Failures):
 
     # -- the queue (for the scheduler) ---------------------------------------------------------
 
-    def claim(self) -> bytes | None:
+    def claim(self) -> tuple[bytes, bytes, bytes] | None:
         """Take the next request off the shared queue, hold it as a lease (the caller keeps
-        its token with :meth:`Leases.take`) and become ``busy``, atomically."""
-        data = self._claim(
-            keys=[
-                self.keys.queue,
-                self.keys.worker(self.worker_id),
-                self.keys.workers,
-                self.leases.key,
-            ],
-            args=[self._ttl_ms, self.worker_id, self._expire_ms],
+        its claim with :meth:`Leases.take`) and become ``busy``, atomically: ``(claim,
+        stored form, origin)`` (``frontier.decode`` reads it), or None when no request may
+        be fetched now (the engine is then woken when a host's delay ends)."""
+        found = self.frontier.claim(
+            [self.keys.worker(self.worker_id), self.keys.workers, self.leases.key],
+            [self._ttl_ms, self.worker_id, self._expire_ms],
         )
-        if data is None:
+        if isinstance(found, float):
+            if found >= 0:
+                self.wake_in(found)
             return None
         self.status, self.waiting = "busy", False
         self.stats.inc_value("structcrawl/distributed/claimed")
-        return bytes(data)
+        return found
 
     def share(self, data: bytes, score: float) -> bool:
-        """Put a serialized request on the shared queue (False: the crawl is already done)."""
-        return bool(self._share(keys=[self.keys.queue, self.keys.emitter], args=[score, data]))
+        """Put a serialized request on the priority queue (False: the crawl is already done)."""
+        return self.frontier.share_data(data, score)
+
+    def share_request(self, request: dict[str, Any]) -> bool:
+        """Put a request dict on the shared queue (False: the crawl is already done)."""
+        return self.frontier.share(request)
 
     def queue_size(self) -> int:
-        return int(self.client.zcard(self.keys.queue))
+        return self.frontier.queue_size()
+
+    def wake_in(self, seconds: float) -> None:
+        """Ask the engine for requests again in ``seconds`` (when a host's delay ends)."""
+        now = monotonic()
+        due = now + max(seconds, 0.005)
+        if now < self._wake_due <= due:
+            return  # an earlier wake-up is set
+        if self._wake is not None:
+            self._wake.cancel()
+        self._wake_due = due
+        self._wake = call_later(due - now, self._woken)
+
+    def _woken(self) -> None:
+        self._wake_due = 0.0
+        self._nudge()
 
     # -- the end of the crawl ------------------------------------------------------------------
 
@@ -238,12 +263,13 @@ class Coordinator(Failures):
         keys = self.keys
         state, who, *reaped = self._check(
             keys=[
-                *(keys.queue, keys.workers, keys.emitter, keys.failed_workers),
+                *(self.frontier.queue_key, keys.workers, keys.emitter, keys.failed_workers),
                 *(keys.dead_workers, self.leases.key),
             ],
             args=[
                 *(self.worker_id, keys.worker_prefix, self._ttl_ms, self._expire_ms, mine),
                 keys.claims_prefix,
+                *self.frontier.tail,
             ],
         )
         state, who = as_text(state), as_text(who)
@@ -301,6 +327,8 @@ class Coordinator(Failures):
     def spider_closed(self, reason: str) -> None:
         if self._heartbeat is not None and self._heartbeat.running:
             self._heartbeat.stop()
+        if self._wake is not None:
+            self._wake.cancel()
         if not self.registered or self.failed:
             self.client.close()
             return

@@ -27,7 +27,7 @@ from typing import Any
 import redis
 from scrapy.utils.reactor import CallLaterOnce
 
-from structcrawl.distributed._scripts import HAND_BACK, REAP
+from structcrawl.distributed._scripts import HAND_BACK_BODY, REAP_BODY
 from structcrawl.distributed.config import CrawlKeys
 
 __all__ = ["LEASE_META", "Leases"]
@@ -57,8 +57,13 @@ class Leases:
         self._tokens = itertools.count(1)
         self._finished: list[bytes] = []
         self._release_soon = CallLaterOnce(self.release)
-        self._reap = client.register_script(REAP)
-        self._hand_back = client.register_script(HAND_BACK)
+        self.frontier: Any = None
+
+    def use(self, frontier: Any) -> None:
+        """The frontier whose queue the claims go back to (:mod:`.frontier`)."""
+        self.frontier = frontier
+        self._reap = frontier.script(REAP_BODY)
+        self._hand_back = frontier.script(HAND_BACK_BODY)
 
     @property
     def key(self) -> str:
@@ -88,7 +93,7 @@ class Leases:
         if not finished:
             return
         try:
-            self.client.hdel(self.key, *finished)
+            self.frontier.finish(self.key, finished)
         except redis.RedisError as exc:  # the lease expires with the worker; pages refetched
             logger.warning("distributed crawl %s: could not release leases: %s", self.crawl_id, exc)
 
@@ -99,7 +104,12 @@ class Leases:
 
     def hand_back(self) -> int:
         """Closing early: put this worker's unfinished claims back in the queue."""
-        count = int(self._hand_back(keys=[self.keys.queue, self.key, self.keys.emitter]))
+        count = int(
+            self._hand_back(
+                keys=[self.frontier.queue_key, self.key, self.keys.emitter],
+                args=self.frontier.tail,
+            )
+        )
         self.held.clear()
         if count:
             self.stats.inc_value("structcrawl/distributed/handed_back", count)
@@ -114,9 +124,10 @@ class Leases:
 
     def reap(self, expire_ms: int) -> None:
         """Requeue the claims of workers whose status expired (each heartbeat)."""
+        keys = self.keys
         reaped = self._reap(
-            keys=[self.keys.queue, self.keys.workers, self.keys.emitter, self.keys.dead_workers],
-            args=[self.keys.worker_prefix, self.keys.claims_prefix, expire_ms],
+            keys=[self.frontier.queue_key, keys.workers, keys.emitter, keys.dead_workers],
+            args=[keys.worker_prefix, keys.claims_prefix, expire_ms, *self.frontier.tail],
         )
         self.report(list(reaped))
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from typing import Any
 
 import redis
 from scrapy import Request, Spider
@@ -39,8 +40,10 @@ from scrapy_redis.scheduler import Scheduler
 
 from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.distributed import _serial
+from structcrawl.distributed.bloom import BloomDupeFilter, BloomSize
 from structcrawl.distributed.coordination import CLAIM_META, Coordinator, coordinator_for
 from structcrawl.distributed.coordination import request_claimed as _claimed_signal
+from structcrawl.distributed.politeness import SharedPoliteness
 
 __all__ = ["DistributedScheduler"]
 
@@ -83,8 +86,8 @@ class DistributedScheduler(Scheduler):  # type: ignore[misc]
 
     def open(self, spider: Spider) -> None:
         self.spider = spider
-        debug = self.crawler.settings.getbool("DUPEFILTER_DEBUG")
-        self.df = RFPDupeFilter(self.server, key=self.coordinator.keys.dupefilter, debug=debug)
+        self.df = self._dupefilter()
+        self.polite = SharedPoliteness(self.crawler, self.coordinator)
         self.coordinator.register()
         self.coordinator.start_heartbeat()
         queued = self.coordinator.queue_size()
@@ -94,6 +97,23 @@ class DistributedScheduler(Scheduler):  # type: ignore[misc]
                 self.coordinator.crawl_id,
                 queued,
             )
+
+    def _dupefilter(self) -> Any:
+        config, keys = self.coordinator.config, self.coordinator.keys
+        if config.dupefilter == "set":
+            debug = self.crawler.settings.getbool("DUPEFILTER_DEBUG")
+            return RFPDupeFilter(self.server, key=keys.dupefilter, debug=debug)
+        fingerprinter = self.crawler.request_fingerprinter  # type: ignore[attr-defined]
+        bloom = BloomDupeFilter(
+            self.server,
+            keys.base,
+            BloomSize.of(config.expected_urls, config.error_rate),
+            sample=config.bloom_sample,
+            fingerprint=fingerprinter.fingerprint,
+            stats=self.stats,
+        )
+        self.coordinator.renewed.extend(bloom.keys)
+        return bloom
 
     def close(self, reason: str) -> None:
         """Never flushes (see the module documentation); reports what could not be shared."""
@@ -134,12 +154,12 @@ class DistributedScheduler(Scheduler):  # type: ignore[misc]
             if meta.get(INTERNAL_META) or CLAIM_META in meta:
                 return self._keep(request)
             try:
-                data = _serial.dumps(request.to_dict(spider=self.spider))
+                shared = self.coordinator.share_request(request.to_dict(spider=self.spider))
             except (TypeError, ValueError) as exc:
                 logger.debug("keeping %s on this worker: %s", request, exc)
                 self.stats.inc_value("structcrawl/distributed/kept_local")
                 return self._keep(request)
-            if not self.coordinator.share(data, -request.priority):
+            if not shared:
                 self.refused += 1
                 self.stats.inc_value("structcrawl/distributed/refused")
                 return False
@@ -151,32 +171,49 @@ class DistributedScheduler(Scheduler):  # type: ignore[misc]
         self.stats.inc_value("scheduler/enqueued/redis")
         return True
 
+    def _next_local(self) -> Request | None:
+        if self.coordinator.failed:
+            return self.local.popleft()  # no slots to take: the crawl is stopping anyway
+        try:
+            return self.polite.next_kept(self.local)
+        except redis.RedisError as exc:
+            self.coordinator.redis_failed(exc, "taking a host's slot")
+            return None
+
+    def _next_shared(self) -> Request | None:
+        if self.coordinator.failed:
+            return None
+        try:
+            claimed = self.coordinator.claim()
+        except redis.RedisError as exc:
+            self.coordinator.redis_failed(exc, "taking a request off the shared queue")
+            return None
+        if claimed is None:
+            return None
+        claim, stored, origin = claimed
+        try:
+            data = self.coordinator.frontier.decode(stored, origin)
+            request = request_from_dict(data, spider=self.spider)
+        except Exception as exc:  # another program's data, or another version's
+            logger.error("unreadable request in the shared queue (%s): %r", exc, claim[:200])
+            self.stats.inc_value("structcrawl/failure/distributed/unreadable_request")
+            return None
+        self.stats.inc_value("scheduler/dequeued/redis")
+        self.coordinator.leases.take(request.meta, claim)
+        self.polite.claimed(request, claim)
+        return request
+
     def _keep(self, request: Request) -> bool:
         self.local.append(request)
         self.stats.inc_value("scheduler/enqueued/local")
         return True
 
     def next_request(self) -> Request | None:
-        if self.local:
-            request = self.local.popleft()
-        else:
-            if self.coordinator.failed:
-                return None
-            try:
-                data = self.coordinator.claim()
-            except redis.RedisError as exc:
-                self.coordinator.redis_failed(exc, "taking a request off the shared queue")
-                return None
-            if data is None:
-                return None
-            try:
-                request = request_from_dict(_serial.loads(data), spider=self.spider)
-            except Exception as exc:  # another program's data, or another version's
-                logger.error("unreadable request in the shared queue (%s): %r", exc, data[:200])
-                self.stats.inc_value("structcrawl/failure/distributed/unreadable_request")
-                return None
-            self.stats.inc_value("scheduler/dequeued/redis")
-            self.coordinator.leases.take(request.meta, data)
+        request = self._next_local() if self.local else None
+        if request is None:
+            request = self._next_shared()
+        if request is None:
+            return None
         meta = request.meta
         if CLAIM_META not in meta and not meta.get(INTERNAL_META):
             meta[CLAIM_META] = self.coordinator.worker_id
