@@ -33,7 +33,8 @@ per-URL state apart; numbers come from the query string):
                                    ``refresh`` (a meta refresh), ``browser`` (a JavaScript
                                    shell whose script, iframe, fetch, XHR and navigation, and
                                    a same-site redirect of a fetch and of the navigation,
-                                   all lead to URL)
+                                   all lead to URL), ``navigate`` (a shell navigating to a
+                                   same-site redirect to URL)
 ``/ssrf/sitemap.xml?to=URL``       a sitemap listing URL
 ``/__hits``                        JSON: every request seen so far, per path, with its time
                                    and headers (not recorded itself)
@@ -110,14 +111,16 @@ setTimeout(function () {
   document.head.appendChild(s);
   document.getElementById("root").textContent = "rendered";
 }, 200);
-setTimeout(function () { window.location = "/redirect?to=%(to)s/ok/navigated.html"; }, 400);
+setTimeout(function () { window.location = "%(to)s/ok/navigated.html"; }, 400);
 </script>""",
+    "navigate": """<div id="root"></div>
+<script>window.location = "/redirect?to=%(to)s/ok/redirected.html";</script>""",
 }
 
 
 def _ssrf_page(kind: str, to: str) -> bytes:
     body = _SSRF_PAGES[kind] % {"to": to}
-    if kind == "browser":  # an app shell: rendered in the browser
+    if kind in ("browser", "navigate"):  # an app shell: rendered in the browser
         return f"<html><head><title>shell</title></head><body>{body}</body></html>".encode()
     return (
         "<html><head><title>ssrf</title><script type='application/ld+json'>"

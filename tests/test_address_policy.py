@@ -67,3 +67,50 @@ def test_allowed_the_http_path_reaches_the_second_server(tmp_path):
     assert result["code"] == 0, result["log"][-3000:]
     assert set(hits) - {"/robots.txt"} == _HTTP_HITS
     assert _refused(result) == []
+
+
+_BROWSER_HITS = {"/ok/script.js", "/ok/frame.html", "/ok/fetched.html", "/ok/xhr.html",
+                 "/ok/fetch-redirected.html", "/ok/navigated.html", "/ok/redirected.html"}
+
+
+def _browser_crawl(tmp_path: Path, *extra: str, name: bool = False) -> tuple[dict, dict, int]:
+    _chromium()
+    with FaultServer() as public, FaultServer() as internal:
+        to = f"http://localhost:{internal.port}" if name else internal.url
+        result = _crawl(tmp_path, public, [f"/ssrf/{kind}.html?to={to}"
+                                           for kind in ("browser", "navigate")],
+                        "-a", "depth=0", "-s", "STRUCTCRAWL_RENDER_WAIT_TIMEOUT=3", *extra)
+        return result, internal.hits(), internal.port
+
+
+@pytest.mark.crawl
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", [False, True], ids=["address", "name"])
+def test_a_rendered_page_cannot_reach_another_loopback_port(tmp_path, name):
+    result, hits, port = _browser_crawl(tmp_path, name=name)
+    assert result["code"] == 0, result["log"][-3000:]
+    assert hits == {}
+    pages = {p["url"].split("?")[0].rsplit("/", 1)[-1]: p for p in result["pages"]}
+    assert {p["fetched_with"] for p in pages.values()} == {"browser"}
+    # the page's own navigation redirected to the internal server: the page is refused
+    assert pages["navigate.html"]["fetch_error"]["code"] == "address-refused"
+    # the rest of what the page loaded: one address-refused record each, the page kept
+    assert pages["browser.html"]["fetch_error"] is None
+    refused = _refused(result)
+    urls = {r["error"]["message"].split(": ", 1)[0].split("?")[0].rsplit("/", 1)[-1]
+            for r in refused}
+    assert urls >= {"script.js", "frame.html", "fetched.html", "xhr.html", "navigated.html",
+                    "fetch-redirected.html"}, urls
+    assert all(f":{port} resolves to 127.0.0.1 (loopback)" in r["error"]["message"]
+               for r in refused)
+    names = {r["properties"].get("name") for r in result["records"] if r["kind"] == "entity"}
+    assert "steered" in names  # the page rendered in place
+
+
+@pytest.mark.crawl
+@pytest.mark.timeout(300)
+def test_allowed_a_rendered_page_reaches_the_second_server(tmp_path):
+    result, hits, port = _browser_crawl(tmp_path, "-s", "STRUCTCRAWL_ADDRESS_ALLOW=127.0.0.1:*")
+    assert result["code"] == 0, result["log"][-3000:]
+    assert set(hits) - {"/robots.txt"} == _BROWSER_HITS, sorted(hits)
+    assert _refused(result) == []

@@ -24,9 +24,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import socket
 import urllib.request
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from structcrawl.core.addresses import AddressPolicy, Refusal, endpoint_of
@@ -92,6 +94,22 @@ class EgressProxy:
     _server: asyncio.AbstractServer | None = None
     _port: int = 0
 
+    @classmethod
+    def for_crawl(cls, policy: AddressPolicy, *, proxies: bool, **kwargs: Any) -> EgressProxy:
+        """The egress proxy of a crawl: upstream proxies from the environment (``http_proxy``,
+        ``https_proxy``, ``no_proxy``, as Scrapy's ``HttpProxyMiddleware`` reads them) unless
+        ``proxies`` is off (``HTTPPROXY_ENABLED``); they are named by the operator, so
+        reachable wherever they are."""
+        found = urllib.request.getproxies() if proxies else {}
+        upstream = {
+            scheme: up
+            for scheme in ("http", "https")
+            if (up := Upstream.from_url(found.get(scheme))) is not None
+        }
+        for up in upstream.values():
+            policy.named.add((normal_host(up.host), up.port))
+        return cls(policy, upstream, no_proxy=str(found.get("no", "")), **kwargs)
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self._port}"
@@ -120,6 +138,19 @@ class EgressProxy:
     def refusal_for(self, url: str) -> Refusal | None:
         endpoint = endpoint_of(url)
         return None if endpoint is None else self.refusals.get(endpoint)
+
+    async def precheck(self, url: str) -> Refusal | None:
+        """The policy's verdict on a request the browser is about to make (its route), so a
+        refused one is aborted before it is sent (a navigation then leaves the page as it
+        is); the proxy checks it again when it connects."""
+        endpoint = endpoint_of(url)
+        if endpoint is None or self.policy.exempt(*endpoint):
+            return None
+        try:
+            resolved = await self._resolve(*endpoint)
+        except OSError:
+            return None  # unresolvable: the proxy fails it
+        return resolved if isinstance(resolved, Refusal) else None
 
     def was_cut(self, url: str) -> bool:
         endpoint = endpoint_of(url)
@@ -155,11 +186,11 @@ class EgressProxy:
                 answer = await asyncio.wait_for(upstream_reader.readuntil(b"\r\n\r\n"), self.timeout)
                 writer.write(_closing(answer))
             await self._relay(reader, writer, upstream_reader, upstream_writer, (host, port))
-        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-            with contextlib.suppress(Exception):
-                writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
         except TimeoutError:
             pass
+        except Exception:  # unreachable, unreadable, reset: the browser sees a failed request
+            with contextlib.suppress(Exception):
+                writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
         finally:
             for w in (writer, upstream_writer):
                 if w is not None:
@@ -168,7 +199,7 @@ class EgressProxy:
 
     async def _resolve(self, host: str, port: int) -> list[str] | Refusal:
         infos = await asyncio.get_running_loop().getaddrinfo(
-            host, port, type=asyncio.constants.socket.SOCK_STREAM  # type: ignore[attr-defined]
+            host, port, type=socket.SOCK_STREAM
         )
         addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
         refusal = self.policy.check(host, port, addresses)
@@ -345,6 +376,17 @@ class PageWatch:
     refused_count: int = 0
     navigation: Refusal | None = None
     cut: list[str] = field(default_factory=list)
+    _urls: set[str] = field(default_factory=set)
+
+    def note(self, url: str, refusal: Refusal) -> None:
+        """One refused request of the page (each URL once)."""
+        if url in self._urls:
+            return
+        if len(self._urls) < 10 * self.limit:
+            self._urls.add(url)
+        self.refused_count += 1
+        if len(self.refused) < self.limit:
+            self.refused.append({"url": url, "refused": refusal.to_dict(), "note": refusal.message})
 
     def on_response(self, response: object) -> None:
         if getattr(response, "status", None) == 403:  # how a refused plain-http request ends
@@ -362,11 +404,8 @@ class PageWatch:
             navigation = main = False
         refusal = self.proxy.refusal_for(url)
         if refusal is not None:
-            if main and self.navigation is None:
-                self.navigation = refusal
-            self.refused_count += 1
-            if len(self.refused) < self.limit:
-                self.refused.append({"url": url, "refused": refusal.to_dict(),
-                                     "note": refusal.message})
+            if main and self.navigation is None and url not in self._urls:
+                self.navigation = refusal  # not aborted by the route: a redirect of it
+            self.note(url, refusal)
         elif failed and self.proxy.was_cut(url) and len(self.cut) < self.limit:
             self.cut.append(url)

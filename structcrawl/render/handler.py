@@ -70,7 +70,7 @@ from structcrawl.render.evidence import (
     entity_count,
     server_html,
 )
-from structcrawl.render.guard import NavigationGuard
+from structcrawl.render.guard import WATCH_META, NavigationGuard
 from structcrawl.render.routing import (
     Route,
     ShellVerdict,
@@ -117,6 +117,7 @@ class _Core:
             )
             self.addresses.others.append(self.egress.refusal_for)
             self._guard_browser(crawler)
+            self.guard.precheck = self.egress.precheck if config.address_policy else None
             width, height = config.viewport
             self.context_kwargs: dict[str, Any] = {
                 "viewport": {"width": width, "height": height},
@@ -306,6 +307,7 @@ class _Core:
                     "timeout": config.timeout * 1000,
                 },
                 "structcrawl_render_reason": route.reason,
+                WATCH_META: watch,
             }
         )
         try:
@@ -319,6 +321,7 @@ class _Core:
             for key in ("playwright_page_methods", "playwright_page_event_handlers"):
                 meta.pop(key, None)  # they hold the session: let it go with the page
             meta.pop("playwright_page_init_callback", None)
+            meta.pop(WATCH_META, None)
         if watch.navigation is not None:
             raise AddressRefused(watch.navigation)
         if watch.cut or len(response.body) > self.maxsize:
