@@ -53,6 +53,10 @@ class NavigationGuard:
     on_block: Callable[[str, str], None] | None = None
     #: the address policy's verdict on a URL (``EgressProxy.precheck``): a refusal, or None
     precheck: Callable[[str], Awaitable[Any]] | None = None
+    #: fetches a navigation with the crawl's credentials itself, so that a redirect of it
+    #: does not carry them on (``structcrawl.render._headers.fetch_credentialed``); True
+    #: when it did
+    credentialed: Callable[[Any, Any, Any], Awaitable[bool]] | None = None
     _contexts: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet, repr=False)
 
     def verdict(self, url: str, navigation: bool) -> str | None:
@@ -76,16 +80,20 @@ class NavigationGuard:
         The page's browser context gets the guard too (once), for the pages a script opens
         (``window.open``), which have no route of their own."""
         watch = getattr(request, "meta", {}).get(WATCH_META) if request is not None else None
-        await page.route("**", functools.partial(self._route, watch=watch))
+        await page.route("**", functools.partial(self._route, watch=watch, origin=request))
         context = page.context
         if context not in self._contexts:
             self._contexts.add(context)
             await context.route("**", self._route)
 
-    async def _route(self, route: Any, request: Any, watch: Any = None) -> None:
+    async def _route(
+        self, route: Any, request: Any, watch: Any = None, origin: Any = None
+    ) -> None:
         """Blocked navigations are aborted as ``aborted`` (Chromium then keeps the current
         document instead of showing an error page); other blocked requests as blocked by the
-        client. Allowed ones fall back to scrapy-playwright's handler."""
+        client. A navigation carrying the crawl's credentials (``origin``, the Scrapy request,
+        has them) goes to ``credentialed``; other allowed requests fall back to
+        scrapy-playwright's handler."""
         try:
             navigation = bool(request.is_navigation_request())
         except Exception:  # a request without a frame (a service worker's): not a navigation
@@ -99,6 +107,9 @@ class NavigationGuard:
                 if watch is not None:
                     watch.note(url, refusal)
         if reason is None:
+            if navigation and self.credentialed is not None and origin is not None:
+                if await self.credentialed(route, request, origin):
+                    return
             await route.fallback()
             return
         if self.on_block is not None:

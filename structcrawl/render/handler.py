@@ -70,6 +70,7 @@ from structcrawl.render.evidence import (
     entity_count,
     server_html,
 )
+from structcrawl.render._headers import fetch_credentialed
 from structcrawl.render.guard import WATCH_META, NavigationGuard
 from structcrawl.render.routing import (
     Route,
@@ -118,6 +119,7 @@ class _Core:
             self.addresses.others.append(self.egress.refusal_for)
             self._guard_browser(crawler)
             self.guard.precheck = self.egress.precheck if config.address_policy else None
+            self.guard.credentialed = fetch_credentialed
             width, height = config.viewport
             self.context_kwargs: dict[str, Any] = {
                 "viewport": {"width": width, "height": height},
