@@ -36,6 +36,8 @@ per-URL state apart; numbers come from the query string):
                                    all lead to URL), ``navigate`` (a shell navigating to a
                                    same-site redirect to URL)
 ``/ssrf/sitemap.xml?to=URL``       a sitemap listing URL
+``/props/<key>?n=N``               a JSON-LD Thing with N property names of its own (the
+                                   key in each) and a Microdata item with N more
 ``/__hits``                        JSON: every request seen so far, per path, with its time
                                    and headers (not recorded itself)
 =================================  ==========================================================
@@ -269,6 +271,16 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
+        elif head == "props":
+            n = int(query.get("n", "20000"))
+            props = ", ".join(f'"p{rest}x{i}": "v"' for i in range(n))
+            micro = "".join(f'<span itemprop="m{rest}x{i}">v</span>' for i in range(n))
+            body = (
+                '<html><head><script type="application/ld+json">{"@context": '
+                f'"https://schema.org", "@type": "Thing{rest}", {props}}}</script></head><body>'
+                f'<div itemscope itemtype="https://schema.org/Thing">{micro}</div></body></html>'
+            )
+            self._send(200, body.encode())
         elif head == "ssrf" and rest == "sitemap.xml":
             loc = query.get("to", "")
             body = (

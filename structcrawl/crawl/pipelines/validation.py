@@ -19,6 +19,7 @@ from itemadapter import ItemAdapter
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
+from structcrawl.core.bounded import STATS_NAMES, CappedNames
 from structcrawl.core.records import short_schema_name
 from structcrawl.crawl.config import ValidateConfig
 from structcrawl.validate import Validator, VisibleFacts, check_visible
@@ -80,6 +81,7 @@ class ValidationPipeline:
         self.stats = crawler.stats
         self.config = config
         self.validator = validator
+        self.names = CappedNames(STATS_NAMES)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ValidationPipeline:
@@ -127,10 +129,11 @@ class ValidationPipeline:
         else:
             counts[f"{_PREFIX}/records/{'valid' if result.valid else 'invalid'}"] += 1
             kind = stat_type(record)
+            names = self.names  # types and fields are the page's: a capped set of stats keys
             for issue in result.errors:
-                counts[f"{_PREFIX}/error/{kind}/{stat_field(issue.path)}"] += 1
+                counts[f"{_PREFIX}/error/{names(f'{kind}/{stat_field(issue.path)}')}"] += 1
             for issue in result.warnings:
-                counts[f"{_PREFIX}/warning/{kind}/{stat_field(issue.path)}"] += 1
+                counts[f"{_PREFIX}/warning/{names(f'{kind}/{stat_field(issue.path)}')}"] += 1
         if facts is not None:
             conflicts = check_visible(record, facts)
             record["conflicts"] = conflicts
