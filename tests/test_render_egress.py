@@ -9,7 +9,6 @@ import asyncio
 import json
 import os
 import socket
-from pathlib import Path
 
 import pytest
 
@@ -113,7 +112,6 @@ def test_the_browser_sends_credentials_only_to_their_host(tmp_path):
     assert code == 0, (tmp_path / "crawl.log").read_text()[-3000:]
     # the browser's navigations reached the other host: the iframe, the script's, a redirect's
     assert {"/ok/frame.html", "/ok/navigated.html", "/ok/redirected.html"} <= set(other_hits)
-    sent = [h["headers"] for hits in other_hits.values() for h in hits]
     leaked = [p for p, hits in other_hits.items() for h in hits if BEARER in json.dumps(h)]
     assert leaked == []
     own = [h["headers"] for h in site_hits["/ssrf/browser.html"]]

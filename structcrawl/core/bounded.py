@@ -16,7 +16,6 @@ Pure module: no Scrapy imports.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from structcrawl.core.records import Record, error_record
 

@@ -60,5 +60,5 @@ def run_child(
             proc.wait()
         raise
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

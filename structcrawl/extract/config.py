@@ -69,6 +69,8 @@ class ExtractConfig:
                 max_properties=int(
                     setting_value(settings, SETTINGS, "STRUCTCRAWL_PAGE_MAX_PROPERTIES")
                 ),
-                max_warnings=int(setting_value(settings, SETTINGS, "STRUCTCRAWL_PAGE_MAX_WARNINGS")),
+                max_warnings=int(
+                    setting_value(settings, SETTINGS, "STRUCTCRAWL_PAGE_MAX_WARNINGS")
+                ),
             ),
         )

@@ -47,11 +47,11 @@ from scrapy.http import Response
 from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_playwright.page import PageMethod
 
+from structcrawl.core.addresses import AddressPolicy
 from structcrawl.core.challenge import CHALLENGE_CHECKED_META, CHALLENGE_META, detect_challenge
 from structcrawl.core.document import PARSED_META
 from structcrawl.extract.config import ExtractConfig
 from structcrawl.render._body import decoded_body
-from structcrawl.core.addresses import AddressPolicy
 from structcrawl.render._browserpool import (
     BrowserCrashed,
     BrowserLaunchFailed,
@@ -60,17 +60,17 @@ from structcrawl.render._browserpool import (
     RenderFailed,
     close_handler,
 )
+from structcrawl.render._headers import fetch_credentialed
 from structcrawl.render.addresses import AddressGuard, AddressRefused
 from structcrawl.render.capture import RenderSession
-from structcrawl.render.egress import EgressProxy, PageWatch
 from structcrawl.render.config import RenderConfig
+from structcrawl.render.egress import EgressProxy, PageWatch
 from structcrawl.render.evidence import (
     SERVER_BODY_META,
     consent_facts,
     entity_count,
     server_html,
 )
-from structcrawl.render._headers import fetch_credentialed
 from structcrawl.render.guard import WATCH_META, NavigationGuard
 from structcrawl.render.routing import (
     Route,
