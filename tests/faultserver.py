@@ -104,16 +104,24 @@ _SSRF_PAGES = {
 <script src="%(to)s/ok/script.js"></script>
 <iframe src="%(to)s/ok/frame.html"></iframe>
 <script>
-fetch("%(to)s/ok/fetched.html").catch(function () {});
-fetch("/redirect?to=%(to)s/ok/fetch-redirected.html").catch(function () {});
-try { var x = new XMLHttpRequest(); x.open("GET", "%(to)s/ok/xhr.html"); x.send(); } catch (e) {}
-setTimeout(function () {
-  var s = document.createElement("script"); s.type = "application/ld+json";
-  s.textContent = '{"@type": "Thing", "name": "steered"}';
-  document.head.appendChild(s);
-  document.getElementById("root").textContent = "rendered";
-}, 200);
-setTimeout(function () { window.location = "%(to)s/ok/navigated.html"; }, 400);
+var done = function () {};
+var tries = [
+  fetch("%(to)s/ok/fetched.html").catch(done),
+  fetch("/redirect?to=%(to)s/ok/fetch-redirected.html").catch(done),
+  new Promise(function (resolve) {
+    var x = new XMLHttpRequest(); x.onloadend = resolve; x.open("GET", "%(to)s/ok/xhr.html");
+    x.send();
+  }),
+];
+Promise.all(tries).then(function () {  // the data appears once every attempt is over
+  window.location = "%(to)s/ok/navigated.html";
+  setTimeout(function () {
+    var s = document.createElement("script"); s.type = "application/ld+json";
+    s.textContent = '{"@type": "Thing", "name": "steered"}';
+    document.head.appendChild(s);
+    document.getElementById("root").textContent = "rendered";
+  }, 300);
+});
 </script>""",
     "navigate": """<div id="root"></div>
 <script>window.location = "/redirect?to=%(to)s/ok/redirected.html";</script>""",

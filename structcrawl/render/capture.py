@@ -93,7 +93,7 @@ class RenderSession:
     #: The rule's consent dismissal: ``{"selector", "dismissed"[, "error"]}``; None without one.
     consent: dict[str, Any] | None = None
     page: Any = None
-    #: what the egress proxy did to this page's requests (``structcrawl.render.egress.PageWatch``)
+    #: what the egress proxy did to its requests (``structcrawl.render._pagewatch.PageWatch``)
     watch: Any = None
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     _matched: asyncio.Event | None = None

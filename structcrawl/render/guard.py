@@ -14,7 +14,7 @@ from structcrawl.core.hosts import host_match_length
 
 __all__ = ["WATCH_META", "NavigationGuard"]
 
-#: Request meta key: the page's watch (:class:`structcrawl.render.egress.PageWatch`), which
+#: Request meta key: the page's watch (:class:`structcrawl.render._pagewatch.PageWatch`), which
 #: the guard tells of the requests the address policy refused.
 WATCH_META = "structcrawl_render_watch"
 

@@ -61,10 +61,11 @@ from structcrawl.render._browserpool import (
     close_handler,
 )
 from structcrawl.render._headers import fetch_credentialed
+from structcrawl.render._pagewatch import PageWatch
 from structcrawl.render.addresses import AddressGuard, AddressRefused
 from structcrawl.render.capture import RenderSession
 from structcrawl.render.config import RenderConfig
-from structcrawl.render.egress import EgressProxy, PageWatch
+from structcrawl.render.egress import EgressProxy
 from structcrawl.render.evidence import (
     SERVER_BODY_META,
     consent_facts,
