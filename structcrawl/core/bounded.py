@@ -15,7 +15,9 @@ Pure module: no Scrapy imports.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
 from structcrawl.core.records import Record, error_record
 
@@ -26,6 +28,7 @@ __all__ = [
     "CappedNames",
     "PageBudget",
     "apply_budget",
+    "remember",
 ]
 
 #: What every name past a cap is counted as.
@@ -57,6 +60,27 @@ class CappedNames:
             return name
         self.overflow += 1
         return OTHER
+
+
+#: Entries a table of recent verdicts keeps (refusals, cut responses).
+RECENT = 256
+
+
+def remember(table: OrderedDict[Any, Any], key: Any, value: Any, limit: int = RECENT) -> None:
+    """Keep the latest ``value`` for ``key`` in ``table`` (the most recent ``limit`` keys);
+    ``None`` forgets ``key``.
+
+    >>> t = OrderedDict(); remember(t, "a", 1, 2); remember(t, "b", 2, 2); remember(t, "c", 3, 2)
+    >>> list(t), remember(t, "b", None, 2), list(t)
+    (['b', 'c'], None, ['c'])
+    """
+    if value is None:
+        table.pop(key, None)
+        return
+    table[key] = value
+    table.move_to_end(key)
+    while len(table) > limit:
+        table.popitem(last=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
 """Settings of extraction: ``STRUCTCRAWL_EXTRACT_ENABLED``, ``STRUCTCRAWL_SYNTAXES``,
-``STRUCTCRAWL_MICRODATA_MODE`` and ``STRUCTCRAWL_JSONLD_REPAIRS``, with their defaults and
+``STRUCTCRAWL_MICRODATA_MODE``, ``STRUCTCRAWL_JSONLD_REPAIRS`` and the per-page budget
+(``STRUCTCRAWL_PAGE_MAX_*``, :class:`structcrawl.core.bounded.PageBudget`), with their defaults and
 documentation (gathered into :data:`structcrawl.crawl.config.DEFAULTS`), and
 the frozen :class:`ExtractConfig` that reads them once (the extraction pipeline, the render
 handler's captured JSON).

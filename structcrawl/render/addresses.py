@@ -29,6 +29,7 @@ from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
 from zope.interface import implementer
 
 from structcrawl.core.addresses import AddressPolicy, Refusal, endpoint_of
+from structcrawl.core.bounded import remember
 from structcrawl.core.hosts import normal_host
 
 __all__ = [
@@ -37,10 +38,8 @@ __all__ = [
     "PolicyResolver",
     "check_proxied",
     "install_resolver",
-    "remember",
 ]
 
-_KEPT = 256  # refusals remembered for the handler (the most recent ones)
 
 
 class AddressRefused(IgnoreRequest):
@@ -122,20 +121,6 @@ class PolicyResolver:
         """The refusal that made a request to ``url`` fail, if the policy refused it."""
         endpoint = endpoint_of(url)
         return None if endpoint is None else self.refusals.get(endpoint)
-
-
-def remember(
-    table: OrderedDict[tuple[str, int], Refusal], key: tuple[str, int], refusal: Refusal | None
-) -> None:
-    """Keep the latest verdict on ``key``: a refusal (the most recent :data:`_KEPT`), or none
-    (an endpoint that passed is no longer refused)."""
-    if refusal is None:
-        table.pop(key, None)
-        return
-    table[key] = refusal
-    table.move_to_end(key)
-    while len(table) > _KEPT:
-        table.popitem(last=False)
 
 
 def install_resolver(reactor: Any, policy: AddressPolicy) -> PolicyResolver:

@@ -32,13 +32,13 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from structcrawl.core.addresses import AddressPolicy, Refusal, endpoint_of
+from structcrawl.core.bounded import remember
 from structcrawl.core.hosts import normal_host
 
 __all__ = ["EgressProxy", "Upstream"]
 
 _HEAD_LIMIT = 64 * 1024
 _CHUNK = 64 * 1024
-_KEPT = 256
 _HOP = frozenset(
     {b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive", b"te", b"upgrade"}
 )
@@ -70,13 +70,6 @@ class Upstream:
             pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
             auth = "Basic " + base64.b64encode(pair.encode()).decode()
         return cls(parts.hostname, parts.port or 8080, auth)
-
-
-def _remember(table: OrderedDict[tuple[str, int], str], key: tuple[str, int], value: str) -> None:
-    table[key] = value
-    table.move_to_end(key)
-    while len(table) > _KEPT:
-        table.popitem(last=False)
 
 
 @dataclass
@@ -203,15 +196,8 @@ class EgressProxy:
         )
         addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
         refusal = self.policy.check(host, port, addresses)
-        key = (normal_host(host), port)
-        if refusal is not None:
-            self.refusals[key] = refusal
-            self.refusals.move_to_end(key)
-            while len(self.refusals) > _KEPT:
-                self.refusals.popitem(last=False)
-            return refusal
-        self.refusals.pop(key, None)
-        return addresses
+        remember(self.refusals, (normal_host(host), port), refusal)
+        return refusal if refusal is not None else addresses
 
     async def _open(
         self, host: str, port: int, scheme: str, connect: bool, head: bytes
@@ -275,7 +261,7 @@ class EgressProxy:
                     break
                 total += len(data)
                 if cap and total > self.max_bytes:
-                    _remember(self.cut, (normal_host(endpoint[0]), endpoint[1]), "too-large")
+                    remember(self.cut, (normal_host(endpoint[0]), endpoint[1]), "too-large")
                     break
                 dst.write(data)
                 await dst.drain()
