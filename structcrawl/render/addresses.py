@@ -25,8 +25,6 @@ from collections import OrderedDict
 from typing import Any
 
 from scrapy.exceptions import IgnoreRequest
-from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
-from zope.interface import implementer
 
 from structcrawl.core.addresses import AddressPolicy, Refusal, endpoint_of
 from structcrawl.core.bounded import remember
@@ -54,9 +52,8 @@ class AddressRefused(IgnoreRequest):
         self.refusal = refusal
 
 
-@implementer(IResolutionReceiver)
 class _Held:
-    """Receives one answer, checks it whole, then passes it on (or nothing)."""
+    """(Twisted's IResolutionReceiver, by duck typing.) Receives one answer, checks it whole, then passes it on (or nothing)."""
 
     def __init__(self, resolver: PolicyResolver, receiver: Any, host: str, port: int):
         self.resolver = resolver
@@ -80,7 +77,6 @@ class _Held:
         self.receiver.resolutionComplete()
 
 
-@implementer(IHostnameResolver)
 class PolicyResolver:
     """The reactor's name resolver under the policies of the running crawls (see the module
     docstring). An endpoint is let through when any crawl's policy exempts it (named by its
