@@ -53,7 +53,8 @@ class AddressRefused(IgnoreRequest):
 
 
 class _Held:
-    """(Twisted's IResolutionReceiver, by duck typing.) Receives one answer, checks it whole, then passes it on (or nothing)."""
+    """Receives one answer, checks it whole, then passes it on (or nothing): Twisted's
+    ``IResolutionReceiver``, by duck typing."""
 
     def __init__(self, resolver: PolicyResolver, receiver: Any, host: str, port: int):
         self.resolver = resolver
