@@ -29,6 +29,15 @@ per-URL state apart; numbers come from the query string):
 ``/js/guard.html?other=URL``       a page whose script fetches URL (another host), opens a
                                    window on it and tries to navigate to
                                    ``file:///etc/passwd`` and to URL
+``/ssrf/<kind>.html?to=URL``       a page leading to URL (another server): ``links`` (a link),
+                                   ``refresh`` (a meta refresh), ``browser`` (a JavaScript
+                                   shell whose script, iframe, fetch, XHR and navigation, and
+                                   a same-site redirect of a fetch and of the navigation,
+                                   all lead to URL), ``navigate`` (a shell navigating to a
+                                   same-site redirect to URL)
+``/ssrf/sitemap.xml?to=URL``       a sitemap listing URL
+``/props/<key>?n=N``               a JSON-LD Thing with N property names of its own (the
+                                   key in each) and a Microdata item with N more
 ``/__hits``                        JSON: every request seen so far, per path, with its time
                                    and headers (not recorded itself)
 =================================  ==========================================================
@@ -86,6 +95,48 @@ setTimeout(function () {
   document.getElementById("root").textContent = "rendered";
 }, 300);
 </script></body></html>"""
+
+
+_SSRF_PAGES = {
+    "links": '<a href="%(to)s/ok/linked.html">next</a>',
+    "refresh": '<meta http-equiv="refresh" content="0; url=%(to)s/ok/refreshed.html">',
+    "browser": """<div id="root"></div>
+<script src="%(to)s/ok/script.js"></script>
+<iframe src="%(to)s/ok/frame.html"></iframe>
+<script>
+var done = function () {};
+var tries = [
+  fetch("%(to)s/ok/fetched.html").catch(done),
+  fetch("/redirect?to=%(to)s/ok/fetch-redirected.html").catch(done),
+  new Promise(function (resolve) {
+    var x = new XMLHttpRequest(); x.onloadend = resolve; x.open("GET", "%(to)s/ok/xhr.html");
+    x.send();
+  }),
+];
+Promise.all(tries).then(function () {  // the data appears once every attempt is over
+  window.location = "%(to)s/ok/navigated.html";
+  setTimeout(function () {
+    var s = document.createElement("script"); s.type = "application/ld+json";
+    s.textContent = '{"@type": "Thing", "name": "steered"}';
+    document.head.appendChild(s);
+    document.getElementById("root").textContent = "rendered";
+  }, 300);
+});
+</script>""",
+    "navigate": """<div id="root"></div>
+<script>window.location = "/redirect?to=%(to)s/ok/redirected.html";</script>""",
+}
+
+
+def _ssrf_page(kind: str, to: str) -> bytes:
+    body = _SSRF_PAGES[kind] % {"to": to}
+    if kind in ("browser", "navigate"):  # an app shell: rendered in the browser
+        return f"<html><head><title>shell</title></head><body>{body}</body></html>".encode()
+    return (
+        "<html><head><title>ssrf</title><script type='application/ld+json'>"
+        '{"@context": "https://schema.org", "@type": "Thing", "name": "' + kind + '"}'
+        "</script></head><body>" + body + "</body></html>"
+    ).encode()
 
 
 class _State:
@@ -228,6 +279,25 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
+        elif head == "props":
+            n = int(query.get("n", "20000"))
+            props = ", ".join(f'"p{rest}x{i}": "v"' for i in range(n))
+            micro = "".join(f'<span itemprop="m{rest}x{i}">v</span>' for i in range(n))
+            body = (
+                '<html><head><script type="application/ld+json">{"@context": '
+                f'"https://schema.org", "@type": "Thing{rest}", {props}}}</script></head><body>'
+                f'<div itemscope itemtype="https://schema.org/Thing">{micro}</div></body></html>'
+            )
+            self._send(200, body.encode())
+        elif head == "ssrf" and rest == "sitemap.xml":
+            loc = query.get("to", "")
+            body = (
+                '<?xml version="1.0" encoding="UTF-8"?><urlset xmlns='
+                f'"http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{loc}</loc></url></urlset>'
+            )
+            self._send(200, body.encode(), "application/xml")
+        elif head == "ssrf" and rest.removesuffix(".html") in _SSRF_PAGES:
+            self._send(200, _ssrf_page(rest.removesuffix(".html"), query.get("to", "")))
         elif head == "js" and rest == "guard.html":
             other = json.dumps(query.get("other", "http://localhost"))
             self._send(200, (_GUARD_PAGE % {"other": other}).encode())

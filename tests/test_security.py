@@ -157,7 +157,9 @@ def test_a_rendered_page_cannot_leave_the_crawl(tmp_path):
 @pytest.mark.crawl
 @pytest.mark.timeout(300)
 def test_allowed_hosts_let_the_page_reach_another_host(tmp_path):
-    result = _guard_crawl(tmp_path, "-s", "STRUCTCRAWL_RENDER_ALLOWED_HOSTS=localhost")
+    # localhost is a loopback address too: the address policy must allow it as well
+    result = _guard_crawl(tmp_path, "-s", "STRUCTCRAWL_RENDER_ALLOWED_HOSTS=localhost",
+                          "-s", "STRUCTCRAWL_ADDRESS_ALLOW=localhost:*")
     assert result["code"] == 0, result["log"][-3000:]
     assert "/ok/exfiltrated.html" in result["hits"]
     assert "/ok/popup.html" in result["hits"]

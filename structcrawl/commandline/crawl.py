@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from structcrawl.crawl.child import run_child
 
 __all__ = ["FEEDS", "add_arguments", "crawl_command", "feed_formats", "run"]
 
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     args.output.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "structcrawl.settings"}
     print(f"crawling; log: {args.output / 'crawl.log'}", file=sys.stderr)
-    code = subprocess.run(crawl_command(args), env=env, check=False).returncode
+    code = run_child(crawl_command(args), env=env)  # ends with this process, however it ends
     for name in [*FEEDS, "report/report.html"]:
         path = args.output / name
         if path.exists():

@@ -28,6 +28,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.asyncio import call_later
 from scrapy.utils.httpobj import urlparse_cached
 
+from structcrawl.core.bounded import STATS_NAMES, CappedNames
 from structcrawl.crawl.config import DEFAULTS
 
 __all__ = [
@@ -100,6 +101,7 @@ class CrawlDelayRobotsTxtMiddleware(RobotsTxtMiddleware):
             )
         )
         self.delays: dict[str, float] = {}
+        self.hosts = CappedNames(STATS_NAMES)
 
     def process_request_2(self, rp: Any, request: Request) -> None:
         super().process_request_2(rp, request)  # raises IgnoreRequest when disallowed
@@ -133,7 +135,8 @@ class CrawlDelayRobotsTxtMiddleware(RobotsTxtMiddleware):
             delay = None
         if not delay or delay <= 0:
             return 0.0
-        self.crawler.stats.set_value(f"structcrawl/polite/crawl_delay/{netloc}", float(delay))
+        host = self.hosts(netloc)  # the hosts are the pages' choice: a capped set of keys
+        self.crawler.stats.set_value(f"structcrawl/polite/crawl_delay/{host}", float(delay))
         if delay > self.max_delay:
             logger.warning(
                 "robots.txt of %s asks for Crawl-delay %ss; waiting %ss "

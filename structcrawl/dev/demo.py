@@ -19,11 +19,11 @@ import argparse
 import json
 import shutil
 import socket
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
+from structcrawl.crawl.child import run_child
 from structcrawl.dev.devserver import BackgroundServer
 
 __all__ = ["add_arguments", "main", "run", "run_crawl", "summarize"]
@@ -75,7 +75,7 @@ def run_crawl(start_url: str | None, out: Path, *extra: str, timeout: float = 60
         "LOG_LEVEL=INFO",
         *extra,
     ]
-    return subprocess.run(cmd, timeout=timeout, check=False).returncode
+    return run_child(cmd, timeout=timeout)  # ends with this process (structcrawl.crawl.child)
 
 
 def _layered_product(items: list[dict[str, object]]) -> dict[str, object] | None:

@@ -1,5 +1,6 @@
 """Settings of extraction: ``STRUCTCRAWL_EXTRACT_ENABLED``, ``STRUCTCRAWL_SYNTAXES``,
-``STRUCTCRAWL_MICRODATA_MODE`` and ``STRUCTCRAWL_JSONLD_REPAIRS``, with their defaults and
+``STRUCTCRAWL_MICRODATA_MODE``, ``STRUCTCRAWL_JSONLD_REPAIRS`` and the per-page budget
+(``STRUCTCRAWL_PAGE_MAX_*``, :class:`structcrawl.core.bounded.PageBudget`), with their defaults and
 documentation (gathered into :data:`structcrawl.crawl.config.DEFAULTS`), and
 the frozen :class:`ExtractConfig` that reads them once (the extraction pipeline, the render
 handler's captured JSON).
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from structcrawl.core.bounded import PageBudget
 from structcrawl.core.setting import Setting, setting_value
 from structcrawl.extract import parse_syntaxes
 from structcrawl.extract.options import DEFAULT_OPTIONS, ExtractOptions
@@ -36,6 +38,14 @@ SETTINGS: dict[str, Setting] = {
         "commas, control characters, a BOM, comments) or all (also split concatenated "
         "values, unescape HTML entities).",
     ),
+    # one page's share of the output (structcrawl.core.bounded): past it, a page-budget record
+    "STRUCTCRAWL_PAGE_MAX_RECORDS": Setting(
+        5_000, "Records one page may add (entities, errors, skips); the rest are cut."
+    ),
+    "STRUCTCRAWL_PAGE_MAX_PROPERTIES": Setting(
+        1_000, "Properties one record may keep (a nested record counts its own)."
+    ),
+    "STRUCTCRAWL_PAGE_MAX_WARNINGS": Setting(200, "Warning records one page may add."),
 }
 
 
@@ -44,6 +54,7 @@ class ExtractConfig:
     enabled: bool
     syntaxes: tuple[str, ...]
     options: ExtractOptions = DEFAULT_OPTIONS
+    budget: PageBudget = PageBudget()
 
     @classmethod
     def from_settings(cls, settings: Any) -> ExtractConfig:
@@ -53,5 +64,14 @@ class ExtractConfig:
             options=ExtractOptions(
                 microdata_mode=str(setting_value(settings, SETTINGS, "STRUCTCRAWL_MICRODATA_MODE")),
                 jsonld_repairs=str(setting_value(settings, SETTINGS, "STRUCTCRAWL_JSONLD_REPAIRS")),
+            ),
+            budget=PageBudget(
+                max_records=int(setting_value(settings, SETTINGS, "STRUCTCRAWL_PAGE_MAX_RECORDS")),
+                max_properties=int(
+                    setting_value(settings, SETTINGS, "STRUCTCRAWL_PAGE_MAX_PROPERTIES")
+                ),
+                max_warnings=int(
+                    setting_value(settings, SETTINGS, "STRUCTCRAWL_PAGE_MAX_WARNINGS")
+                ),
             ),
         )

@@ -43,6 +43,7 @@ __all__ = [
     "BrowserCrashed",
     "BrowserLaunchFailed",
     "BrowserPool",
+    "PageTooLarge",
     "RenderFailed",
     "close_handler",
 ]
@@ -65,6 +66,12 @@ class RenderFailed(Exception):
     """The browser started but this page could not be rendered (navigation error, crash)."""
 
     fetch_error_code = "browser-render-failed"
+
+
+class PageTooLarge(RenderFailed):
+    """A response of the page, or the rendered page itself, is over ``DOWNLOAD_MAXSIZE``."""
+
+    fetch_error_code = "too-large"
 
 
 class BrowserCrashed(RenderFailed):

@@ -53,6 +53,8 @@ HEADLESS_FLAGS = (
     "--disable-default-apps",
     "--disable-extensions",
     "--mute-audio",
+    # WebRTC's UDP would go around the egress proxy (structcrawl.render.egress)
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
 #: System Chromium executables, in the order they are tried.
 SYSTEM_CANDIDATES = (
@@ -240,6 +242,8 @@ def playwright_settings(
         "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": 2 * max_pages,
         "PLAYWRIGHT_RESTART_DISCONNECTED_BROWSER": True,
         "PLAYWRIGHT_ABORT_REQUEST": ResourceBlocker(blocked) if blocked else None,
+        # the crawl's credentials only to the host and port they were set for
+        "PLAYWRIGHT_PROCESS_REQUEST_HEADERS": "structcrawl.render._headers.scoped_headers",
     }
 
 

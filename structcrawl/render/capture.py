@@ -123,6 +123,8 @@ class RenderSession:
     #: The rule's consent dismissal: ``{"selector", "dismissed"[, "error"]}``; None without one.
     consent: dict[str, Any] | None = None
     page: Any = None
+    #: what the egress proxy did to its requests (``structcrawl.render._pagewatch.PageWatch``)
+    watch: Any = None
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     _matched: asyncio.Event | None = None
 
@@ -135,12 +137,19 @@ class RenderSession:
 
     def on_response(self, response: Any) -> None:
         """The page's ``response`` handler: schedules the capture (never raises)."""
+        if self.watch is not None:
+            self.watch.on_response(response)
         try:
             task = asyncio.ensure_future(self._capture(response))
         except Exception:  # no running loop: nothing to capture with
             return
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def on_request_failed(self, request: Any) -> None:
+        """The page's ``requestfailed`` handler (a refused or cut request, told to ``watch``)."""
+        if self.watch is not None:
+            self.watch.on_request_failed(request)
 
     async def _capture(self, response: Any) -> None:
         json_response = False

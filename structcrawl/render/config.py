@@ -103,6 +103,20 @@ SETTINGS: dict[str, Setting] = {
         "Hosts the browser may load from or navigate to besides the crawl's allowed "
         "domains (comma-separated; a domain includes its subdomains; '*' = any host).",
     ),
+    "STRUCTCRAWL_ADDRESS_POLICY": Setting(
+        True,
+        "Refuse connections that page content chose (links, redirects, sitemaps of other "
+        "hosts, everything a rendered page loads) to loopback, private, CGNAT, link-local, "
+        "multicast and reserved addresses (docs/security.md). Off is dangerous: pages can "
+        "then reach the crawler's own machine and networks.",
+    ),
+    "STRUCTCRAWL_ADDRESS_ALLOW": Setting(
+        "",
+        "Endpoints reachable whatever they resolve to, besides the ones the operator names "
+        "(start URLs, sitemaps, proxies): host (ports 80 and 443), host:port, host:* (any "
+        "port; a name includes its subdomains) or a network such as 10.1.0.0/16 "
+        "(comma-separated).",
+    ),
 }
 
 
@@ -137,6 +151,8 @@ class RenderConfig:
     allowed_hosts: tuple[str, ...] = ()
     audit: AuditConfig = AuditConfig(enabled=False)
     app_state: tuple[str, ...] = ()
+    address_policy: bool = True
+    address_allow: tuple[str, ...] = ()
 
     @classmethod
     def from_settings(cls, settings: Any) -> RenderConfig:
@@ -174,6 +190,8 @@ class RenderConfig:
                 h.lower().lstrip(".")
                 for h in csv_setting(_get(settings, "STRUCTCRAWL_RENDER_ALLOWED_HOSTS"))
             ),
+            address_policy=bool(settings.getbool("STRUCTCRAWL_ADDRESS_POLICY", True)),
+            address_allow=csv_setting(_get(settings, "STRUCTCRAWL_ADDRESS_ALLOW")),
         )
 
 

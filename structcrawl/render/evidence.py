@@ -20,8 +20,17 @@ from typing import Any
 
 from structcrawl.core.challenge import detect_consent
 from structcrawl.core.redact import REDACTED
+from structcrawl.extract import extract_payload
+from structcrawl.render._body import decoded_body
 
-__all__ = ["MAX_COOKIES", "SERVER_BODY_META", "consent_facts", "cookie_facts"]
+__all__ = [
+    "MAX_COOKIES",
+    "SERVER_BODY_META",
+    "consent_facts",
+    "cookie_facts",
+    "entity_count",
+    "server_html",
+]
 
 #: Request meta key: the server's HTML of a rendered page (bytes).
 SERVER_BODY_META = "structcrawl_render_server_body"
@@ -65,3 +74,24 @@ def consent_facts(rendered: bytes | str, dismissal: Mapping[str, Any] | None) ->
         "seen": found.to_dict() if found else None,
         "rule": dict(dismissal) if dismissal else None,
     }
+
+
+def server_html(http_response: Any) -> tuple[bytes | None, str | None]:
+    """The page as the server sent it (the HTTP response judged before the escalation):
+    its decoded body and Content-Type."""
+    body = decoded_body(http_response.body, http_response.headers.getlist(b"Content-Encoding"))
+    raw = http_response.headers.get(b"Content-Type")
+    return body, raw.decode("latin-1") if raw else None
+
+
+def entity_count(
+    body: bytes | None, content_type: str | None, url: str, syntaxes: tuple[str, ...]
+) -> int | None:
+    """Entity records in the page as HTTP serves it (None when unknown)."""
+    if body is None:
+        return None
+    try:
+        found = extract_payload(body, url, content_type, syntaxes=syntaxes)
+    except Exception:  # the comparison is a statistic: never fail the page for it
+        return None
+    return sum(1 for r in found.records if r.kind == "entity")

@@ -1,5 +1,9 @@
 """``RenderDownloadHandler``: plain HTTP, or the browser, decided per request.
 
+Size: the render audit and the egress watch of the address policy were wired in at once;
+the browser session's wiring (app state, refused requests, audit wait) is the part to move
+out next.
+
 Registered for ``http`` and ``https`` in ``DOWNLOAD_HANDLERS``. For each request it asks
 :func:`structcrawl.render.routing.decide` first (a site rule, the request's own wish, or a
 URL template learned on this site send it straight to the browser); otherwise it fetches with
@@ -47,9 +51,9 @@ from scrapy.http import Response
 from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_playwright.page import PageMethod
 
+from structcrawl.core.addresses import AddressPolicy
 from structcrawl.core.challenge import CHALLENGE_CHECKED_META, CHALLENGE_META, detect_challenge
 from structcrawl.core.document import PARSED_META
-from structcrawl.extract import extract_payload
 from structcrawl.extract.config import ExtractConfig
 from structcrawl.render._auditrun import AuditRun
 from structcrawl.render._body import decoded_body
@@ -57,13 +61,23 @@ from structcrawl.render._browserpool import (
     BrowserCrashed,
     BrowserLaunchFailed,
     BrowserPool,
+    PageTooLarge,
     RenderFailed,
     close_handler,
 )
+from structcrawl.render._headers import fetch_credentialed
+from structcrawl.render._pagewatch import PageWatch
+from structcrawl.render.addresses import AddressGuard, AddressRefused
 from structcrawl.render.capture import RenderSession
 from structcrawl.render.config import RenderConfig
-from structcrawl.render.evidence import SERVER_BODY_META, consent_facts
-from structcrawl.render.guard import NavigationGuard
+from structcrawl.render.egress import EgressProxy
+from structcrawl.render.evidence import (
+    SERVER_BODY_META,
+    consent_facts,
+    entity_count,
+    server_html,
+)
+from structcrawl.render.guard import WATCH_META, NavigationGuard
 from structcrawl.render.network import app_state
 from structcrawl.render.routing import (
     Route,
@@ -97,10 +111,22 @@ class _Core:
         self.syntaxes = ExtractConfig.from_settings(crawler.settings).syntaxes
         self.challenges = crawler.settings.getbool("STRUCTCRAWL_CHALLENGE_ENABLED", True)
         self.maxsize = crawler.settings.getint("DOWNLOAD_MAXSIZE")
+        self.addresses = AddressGuard(
+            AddressPolicy(enabled=config.address_policy, allow=config.address_allow)
+        )
         if config.enabled:
             self.rules = load_render_rules(config.rules_dir)
             self.pool = BrowserPool(crawler, config)
+            self.egress = EgressProxy.for_crawl(
+                self.addresses.policy,
+                proxies=crawler.settings.getbool("HTTPPROXY_ENABLED", True),
+                max_bytes=self.maxsize,
+                timeout=config.timeout,
+            )
+            self.addresses.others.append(self.egress.refusal_for)
             self._guard_browser(crawler)
+            self.guard.precheck = self.egress.precheck if config.address_policy else None
+            self.guard.credentialed = fetch_credentialed
             width, height = config.viewport
             self.context_kwargs: dict[str, Any] = {
                 "viewport": {"width": width, "height": height},
@@ -130,10 +156,18 @@ class _Core:
         await close_handler(self.http)
         if self.pool is not None:
             await self.pool.close()
+            await self.egress.close()
 
     # -- routing ---------------------------------------------------------------------------
 
     async def download(self, request: Request) -> Response:
+        try:
+            return await self.addresses.fetch(self.crawler.spider, request, self._download)
+        except AddressRefused as exc:
+            self.stats.inc_value(f"structcrawl/address/refused/{exc.refusal.rule}")
+            raise
+
+    async def _download(self, request: Request) -> Response:
         meta = request.meta
         if self.pool is None:
             return await self.http.download_request(request)
@@ -236,21 +270,28 @@ class _Core:
         self.stats.inc_value("structcrawl/render/network_json/responses", len(session.captured))
         for reason, count in sorted(session.dropped.items()):
             self.stats.inc_value(f"structcrawl/render/capture/dropped/{reason}", count)
-        server_body, server_type = self._server_html(session, http_response)
+        if http_response is None:  # the browser's own navigation response (no second fetch)
+            server_body, server_type = session.document_body, session.document_type
+        else:
+            server_body, server_type = server_html(http_response)
         if server_body is not None:
             if len(server_body) <= self.maxsize:
                 request.meta[SERVER_BODY_META] = server_body
             else:  # over DOWNLOAD_MAXSIZE, as an HTTP body would be: not kept
                 self.stats.inc_value("structcrawl/render/server_body/too_large")
         context = self._context(session, route, (render_ms, queued_ms), verdict, response)
-        context["records_http"] = self._records_http(server_body, server_type, request.url)
+        context["records_http"] = entity_count(server_body, server_type, request.url, self.syntaxes)
         request.meta["structcrawl_render"] = context
-        request.meta["structcrawl_render_network"] = [*session.captured, *app_state(session.state)]
+        request.meta["structcrawl_render_network"] = [
+            *session.captured, *app_state(session.state), *session.watch.refused,
+        ]  # fmt: skip
         if session.state:
             context["app_state"] = [
                 {"global": s["global"], "read": s.get("text") is not None} for s in session.state
             ]
             self.stats.inc_value("structcrawl/render/app_state/globals", len(session.state))
+        if session.watch.refused_count:
+            self.stats.inc_value("structcrawl/address/refused/browser", session.watch.refused_count)
         return response
 
     async def _render_once(
@@ -265,6 +306,9 @@ class _Core:
             max_bytes=config.capture_max_bytes,
             state_globals=config.app_state,
         )
+        session.watch = watch = PageWatch(self.egress)
+        if "proxy" not in self.context_kwargs:  # every request of every page goes through it
+            self.context_kwargs["proxy"] = {"server": await self.egress.start()}
         meta = request.meta
         meta.update(
             {
@@ -274,21 +318,35 @@ class _Core:
                 "playwright_include_page": False,
                 "playwright_page_methods": [PageMethod(session.prepare)],
                 "playwright_page_init_callback": self.guard.install,
-                "playwright_page_event_handlers": {"response": session.on_response},
+                "playwright_page_event_handlers": {
+                    "response": session.on_response,
+                    "requestfailed": session.on_request_failed,
+                },
                 "playwright_page_goto_kwargs": {
                     "wait_until": "load",
                     "timeout": config.timeout * 1000,
                 },
                 "structcrawl_render_reason": route.reason,
+                WATCH_META: watch,
             }
         )
         try:
             response, seconds = await self.pool.fetch(request, abandon=session.close_page)
+        except RenderFailed as exc:
+            if watch.navigation is not None:  # the page, or a redirect of it, was refused
+                raise AddressRefused(watch.navigation) from exc
+            raise
         finally:
             session.page = None  # the wrapped handler closed it (or abandon did)
             for key in ("playwright_page_methods", "playwright_page_event_handlers"):
                 meta.pop(key, None)  # they hold the session: let it go with the page
             meta.pop("playwright_page_init_callback", None)
+            meta.pop(WATCH_META, None)
+        if watch.navigation is not None:
+            raise AddressRefused(watch.navigation)
+        if watch.cut or len(response.body) > self.maxsize:
+            what = f"a response ({watch.cut[0]})" if watch.cut else "the rendered page"
+            raise PageTooLarge(f"{what} is over DOWNLOAD_MAXSIZE ({self.maxsize} bytes)")
         return session, response, seconds
 
     def _context(
@@ -327,28 +385,6 @@ class _Core:
         if verdict is not None:
             context["signals"] = list(verdict.signals)
         return context
-
-    @staticmethod
-    def _server_html(
-        session: RenderSession, http_response: Response | None
-    ) -> tuple[bytes | None, str | None]:
-        """The page as the server sent it: the response judged before the escalation, or
-        the browser's own navigation response (no second fetch)."""
-        if http_response is None:
-            return session.document_body, session.document_type
-        body = decoded_body(http_response.body, http_response.headers.getlist(b"Content-Encoding"))
-        raw = http_response.headers.get(b"Content-Type")
-        return body, raw.decode("latin-1") if raw else None
-
-    def _records_http(self, body: bytes | None, content_type: str | None, url: str) -> int | None:
-        """Entity records in the page as HTTP serves it."""
-        if body is None:
-            return None
-        try:
-            found = extract_payload(body, url, content_type, syntaxes=self.syntaxes)
-        except Exception:  # the comparison is a statistic: never fail the page for it
-            return None
-        return sum(1 for r in found.records if r.kind == "entity")
 
 
 class RenderDownloadHandler:

@@ -67,7 +67,18 @@ def network_records(captured: Sequence[Mapping[str, Any]], *, page_url: str) -> 
             "content_type": entry.get("content_type"),
         }
         text = entry.get("text")
-        if text is None:
+        if entry.get("refused"):  # a request of the page the address policy refused
+            records = [
+                error_record(
+                    source_url=page_url,
+                    format="network-json",
+                    code="address-refused",
+                    message=f"{endpoint}: {entry.get('note') or 'refused'}",
+                    source_element="$",
+                    parser=_PARSER,
+                )
+            ]
+        elif text is None:
             records = [
                 error_record(
                     source_url=page_url,

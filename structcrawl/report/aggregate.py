@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from structcrawl.changes.compare import STATUSES
+from structcrawl.core.bounded import REPORT_NAMES, CappedNames
 
 __all__ = [
     "QualityAggregator",
@@ -130,6 +131,7 @@ def _percentile(sorted_values: list[float], q: float) -> float | None:
 
 #: Example pages kept per error code.
 _EXAMPLES = 3
+_FIELDS_PER_TYPE = 200  # completeness fields kept per entity type (at most REPORT_NAMES types)
 
 
 class QualityAggregator:
@@ -161,11 +163,15 @@ class QualityAggregator:
         # error codes of records and fetches, with a few example pages each
         self.error_codes: Counter[str] = Counter()
         self.error_examples: dict[str, list[str]] = defaultdict(list)
+        # every table keyed by what pages chose (types, fields, content types, codes) is
+        # capped: past REPORT_NAMES distinct names, the rest count as "(other)"
+        self._names: dict[str, CappedNames] = defaultdict(lambda: CappedNames(REPORT_NAMES))
+        self._type_fields: dict[str, CappedNames] = {}
 
     def add_page(self, page: Mapping[str, Any]) -> None:
         self.pages += 1
         self.outcomes[page_outcome(page)] += 1
-        self.content_types[page.get("content_type") or "none"] += 1
+        self.content_types[self._names["content_type"](page.get("content_type") or "none")] += 1
         self.fetched_with[page.get("fetched_with") or "http"] += 1
         if page.get("fetch_reason"):
             self.fetch_reasons[str(page["fetch_reason"])] += 1
@@ -187,44 +193,50 @@ class QualityAggregator:
                 self.records_by_format[record.get("format") or "?"] += 1
             elif record.get("kind") == "warning":
                 error = record.get("error") or {}
-                self.page_warnings[str(error.get("code") or "?")] += 1
+                self.page_warnings[self._names["warning"](str(error.get("code") or "?"))] += 1
             elif record.get("kind") == "error":
                 self._error((record.get("error") or {}).get("code") or "?", url)
 
     def _error(self, code: str, url: str) -> None:
+        code = self._names["error"](code)
         self.error_codes[code] += 1
         examples = self.error_examples[code]
         if url and len(examples) < _EXAMPLES and url not in examples:
             examples.append(url)
 
     def add_entity(self, entity: Mapping[str, Any]) -> None:
-        etype = (entity.get("type") or ["(untyped)"])[0]
+        etype = self._names["type"]((entity.get("type") or ["(untyped)"])[0])
+        fields = self._names["field"]  # "<type>.<field>" keys of the field tables
         change = entity.get("change")
         change = change if isinstance(change, Mapping) else {}
         status = change.get("status")
         if status:
             self.changes[str(status)] += 1
             if status == "changed":
-                self.changed_fields.update(f"{etype}.{f}" for f in change.get("fields") or [])
+                changed = change.get("fields") or []
+                self.changed_fields.update(fields(f"{etype}.{f}") for f in changed)
             if status == "gone":
                 return  # not in this crawl: counted as a change only
         self.entities_by_type[etype] += 1
-        self.field_presence[etype].update(set(field_paths(entity.get("properties") or {})))
+        present = self._type_fields.setdefault(etype, CappedNames(_FIELDS_PER_TYPE))
+        self.field_presence[etype].update(
+            {present(f) for f in field_paths(entity.get("properties") or {})}
+        )
         validation = entity.get("validation") or {}
         if validation.get("errors"):
             self.with_errors[etype] += 1
             self.error_fields.update(
-                f"{etype}.{e.get('path') or '?'}" for e in validation["errors"]
+                fields(f"{etype}.{e.get('path') or '?'}") for e in validation["errors"]
             )
         if validation.get("warnings"):
             self.with_warnings[etype] += 1
             self.warning_fields.update(
-                f"{etype}.{w.get('path') or '?'}" for w in validation["warnings"]
+                fields(f"{etype}.{w.get('path') or '?'}") for w in validation["warnings"]
             )
         conflicts = entity.get("conflicts") or []
         if conflicts:
             self.entities_with_conflicts += 1
-            self.conflict_fields.update(f"{etype}.{c['field']}" for c in conflicts)
+            self.conflict_fields.update(fields(f"{etype}.{c['field']}") for c in conflicts)
             if len(self.conflict_examples) < 25:
                 self.conflict_examples.append(
                     {"key": entity.get("key"), "type": etype, "conflicts": conflicts}

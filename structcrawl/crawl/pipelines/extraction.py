@@ -13,6 +13,7 @@ from itemadapter import ItemAdapter
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
+from structcrawl.core.bounded import apply_budget
 from structcrawl.core.records import Record, error_record
 from structcrawl.crawl.config import ExtractConfig
 from structcrawl.extract import extract_payload
@@ -97,6 +98,8 @@ class ExtractionPipeline:
         if "records" not in adapter.field_names():
             return item
         kind, records = page_records(adapter, self.config.syntaxes, self.config.options)
+        url = adapter.get("final_url") or adapter["url"]
+        records = apply_budget(records, self.config.budget, source_url=url, parser=_PARSER)
         if kind is not None:
             adapter["payload_kind"] = kind
             self.stats.inc_value(f"structcrawl/extract/payload/{kind}")

@@ -19,6 +19,7 @@ from itemadapter import ItemAdapter
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
+from structcrawl.core.bounded import STATS_NAMES, CappedNames
 from structcrawl.core.records import short_schema_name
 from structcrawl.crawl.config import ValidateConfig
 from structcrawl.validate import Validator
@@ -81,6 +82,7 @@ class ValidationPipeline:
         self.stats = crawler.stats
         self.config = config
         self.validator = validator
+        self.names = CappedNames(STATS_NAMES)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ValidationPipeline:
@@ -127,17 +129,17 @@ class ValidationPipeline:
             inc(key, count)
         return item
 
-    @staticmethod
-    def _count(record: dict[str, Any], counts: Counter[str]) -> None:
+    def _count(self, record: dict[str, Any], counts: Counter[str]) -> None:
         validation = record.get("validation") or {}
         if "skipped" in validation:
             counts[f"{_PREFIX}/records/skipped"] += 1
         else:
             counts[f"{_PREFIX}/records/{'valid' if validation.get('valid') else 'invalid'}"] += 1
             kind = stat_type(record)
-            for issue in validation.get("errors", []):
-                counts[f"{_PREFIX}/error/{kind}/{stat_field(issue['path'])}"] += 1
-            for issue in validation.get("warnings", []):
-                counts[f"{_PREFIX}/warning/{kind}/{stat_field(issue['path'])}"] += 1
+            names = self.names  # types and fields are the page's: a capped set of stats keys
+            for level in ("error", "warning"):
+                for issue in validation.get(f"{level}s", []):
+                    name = names(kind + "/" + stat_field(issue["path"]))
+                    counts[f"{_PREFIX}/{level}/{name}"] += 1
         for conflict in record.get("conflicts") or []:
-            counts[f"{_PREFIX}/conflict/{conflict['code']}"] += 1
+            counts[f"{_PREFIX}/conflict/{names(str(conflict['code']))}"] += 1

@@ -1,0 +1,42 @@
+"""Bounded by construction (structcrawl.core.bounded): pages choosing many distinct names
+(20,000 properties each, their own type names) leave the crawl's stats, report and memory
+bounded, and each page says what was cut (a ``page-budget`` error record)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from structcrawl.dev.demo import run_crawl
+from tests.faultserver import FaultServer
+
+
+@pytest.mark.crawl
+@pytest.mark.timeout(600)
+def test_sixty_pages_of_twenty_thousand_property_names(tmp_path):
+    with FaultServer() as site:
+        urls = [f"{site.url}/props/{n}?n=20000" for n in range(60)]
+        code = run_crawl(
+            None, tmp_path, "-a", "start_urls=" + ",".join(urls), "-a", "depth=0",
+            "-s", "STRUCTCRAWL_RENDER_ENABLED=False", "-s", "CONCURRENT_REQUESTS=4",
+            timeout=540,
+        )
+    log = (tmp_path / "crawl.log").read_text()
+    assert code == 0, log[-3000:]
+    report = (tmp_path / "report" / "report.json").read_bytes()
+    stats = json.loads(report)["stats"]
+    assert len(stats) < 2_000, len(stats)  # 1.2 million keys before the caps
+    assert len(report) < 5_000_000, len(report)  # 207 MB before
+    assert len(log) < 5_000_000, len(log)  # 118 MB before
+    # 2.9 GB before; measured 368-385 MB now: the budget cuts after extraction, so each page
+    # is still extracted whole (the issue's 300 MB target is not met yet: docs/security.md)
+    assert stats["memusage/max"] < 1024 * 1024 * 1024, stats["memusage/max"]
+    pages = [json.loads(x) for x in (tmp_path / "pages.jsonl").read_text().splitlines()]
+    assert len(pages) == 60
+    records = [json.loads(x) for x in (tmp_path / "records.jsonl").read_text().splitlines()]
+    cut = [r for r in records if (r.get("error") or {}).get("code") == "page-budget"]
+    assert len(cut) == 60  # one per page, saying what was cut
+    assert "propert(ies) over 1000 per record" in cut[0]["error"]["message"]
+    entities = [r for r in records if r["kind"] == "entity"]
+    assert entities and max(len(r["properties"]) for r in entities) <= 1000
