@@ -15,7 +15,7 @@ BOT_NAME = "structcrawl"
 SPIDER_MODULES = ["spiders"]
 NEWSPIDER_MODULE = "spiders"
 # `scrapy crawl` exits non-zero when the crawl failed (structcrawl.crawl.health), unlike Scrapy's.
-COMMANDS_MODULE = "structcrawl.crawl.commands"
+COMMANDS_MODULE = "structcrawl.commandline.scrapy_commands"
 # The asyncio reactor is also what scrapy-playwright (the browser handler) requires.
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from structcrawl.cli import main
+from structcrawl.commandline import main
 from structcrawl.dev.devserver import BackgroundServer
 
 PAGE = (
@@ -45,7 +45,7 @@ def test_extract_url_from_local_server(tmp_path):
     (tmp_path / "p.html").write_text(PAGE)
     with BackgroundServer(tmp_path) as server:
         out = subprocess.run(
-            [sys.executable, "-m", "structcrawl.cli", "extract", server.url + "p.html"],
+            [sys.executable, "-m", "structcrawl.commandline", "extract", server.url + "p.html"],
             capture_output=True,
             text=True,
             timeout=60,

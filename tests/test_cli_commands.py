@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from structcrawl.cli import main
+from structcrawl.commandline import main
 from structcrawl.dev.devserver import BackgroundServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "fixtures" / "site"
 GOOD = SITE / "products" / "alpine-tent-2p.html"
-CLI = [sys.executable, "-m", "structcrawl.cli"]
+CLI = [sys.executable, "-m", "structcrawl.commandline"]
 
 MISSING_NAME = """<html><head><script type="application/ld+json">
 {"@context": "https://schema.org", "@type": "Product", "sku": "X1",

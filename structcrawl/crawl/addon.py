@@ -26,8 +26,8 @@ the command line; component dictionaries only gain the entries they lack):
 
 Scrapy commands cannot come from an add-on (they are loaded before any crawler exists): the
 ``structcrawl`` command line (``structcrawl crawl``, ``structcrawl check``) is the way to run
-the bundled spider, and ``COMMANDS_MODULE = "structcrawl.crawl.commands"`` gives a project
-``scrapy crawl`` that exits non-zero when the crawl failed.
+the bundled spider, and ``COMMANDS_MODULE = "structcrawl.commandline.scrapy_commands"`` gives a
+project ``scrapy crawl`` that exits non-zero when the crawl failed.
 """
 
 from __future__ import annotations
