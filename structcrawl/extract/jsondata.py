@@ -28,13 +28,9 @@ from structcrawl.core.records import Provenance, Record, error_record
 from structcrawl.extract._jsonnodes import json_path, node_records
 from structcrawl.extract._jsonparse import parse_json
 
-__all__ = ["DATA_BLOCK_IDS", "PARSER", "extract", "extract_json_text", "typed_nodes"]
+__all__ = ["PARSER", "extract", "extract_json_text", "typed_nodes"]
 
 PARSER = "structcrawl.extract.jsondata"
-#: Ids of well-known framework state blocks (matched only on JSON-typed scripts).
-DATA_BLOCK_IDS = frozenset(
-    {"__NEXT_DATA__", "__NUXT_DATA__", "__APOLLO_STATE__", "__REMIX_CONTEXT__"}
-)
 _JSON_TYPES = frozenset({"application/json", "text/json"})
 _MAX_WALK = 200_000  # bound on JSON nodes visited when looking for typed nodes
 

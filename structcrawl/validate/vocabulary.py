@@ -80,9 +80,6 @@ class Vocabulary:
     def is_type(self, name: str) -> bool:
         return short_schema_name(name) in self.parents
 
-    def is_property(self, name: str) -> bool:
-        return short_schema_name(name) in self.properties
-
     def ancestors(self, name: str) -> frozenset[str]:
         """The type and all its supertypes (empty for an unknown type).
 
