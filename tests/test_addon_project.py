@@ -55,9 +55,9 @@ def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line]
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    root = tmp_path_factory.mktemp("project")
+def _crawl_new_project(root: Path, settings_text: str, *args: str) -> dict:
+    """``scrapy startproject shop`` in ``root``, ``settings_text`` added to its settings, the
+    demo spider crawling the demo site with ``args``."""
     env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
     scrapy = [sys.executable, "-m", "scrapy"]
     made = subprocess.run(
@@ -65,16 +65,22 @@ def project(tmp_path_factory):
     )
     assert made.returncode == 0, made.stderr
     project = root / "shop"
-    out = root / "out"
     (project / "shop" / "spiders" / "demo.py").write_text(SPIDER)
     settings = project / "shop" / "settings.py"
-    settings.write_text(settings.read_text() + SETTINGS.format(out=out))
+    settings.write_text(settings.read_text() + settings_text)
     with BackgroundServer(SITE) as server:
         done = subprocess.run(
-            [*scrapy, "crawl", "demo", "-a", f"start={server.url}", "-s", "LOG_LEVEL=INFO"],
+            [*scrapy, "crawl", "demo", "-a", f"start={server.url}", *args],
             cwd=project, env=env, capture_output=True, text=True, timeout=240,
         )
-    return {"code": done.returncode, "log": done.stderr, "out": out, "base": server.url}
+    return {"code": done.returncode, "log": done.stderr, "base": server.url, "project": project}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("project")
+    out = root / "out"
+    return {**_crawl_new_project(root, SETTINGS.format(out=out), "-s", "LOG_LEVEL=INFO"), "out": out}
 
 
 def test_the_crawl_of_the_fresh_project_succeeds(project):
@@ -123,22 +129,9 @@ DEPTH_LIMIT = 2
 def debug_project(tmp_path_factory):
     """A project that names only its feeds, crawled at Scrapy's default level (DEBUG)."""
     root = tmp_path_factory.mktemp("debug-project")
-    env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
-    scrapy = [sys.executable, "-m", "scrapy"]
-    made = subprocess.run(
-        [*scrapy, "startproject", "shop"], cwd=root, env=env, capture_output=True, text=True, timeout=60
-    )
-    assert made.returncode == 0, made.stderr
-    project, out = root / "shop", root / "feeds"
-    (project / "shop" / "spiders" / "demo.py").write_text(SPIDER)
-    settings = project / "shop" / "settings.py"
-    settings.write_text(settings.read_text() + BARE_SETTINGS.format(out=out))
-    with BackgroundServer(SITE) as server:
-        done = subprocess.run(
-            [*scrapy, "crawl", "demo", "-a", f"start={server.url}", "-s", "STRUCTCRAWL_RENDER_ENABLED=False"],
-            cwd=project, env=env, capture_output=True, text=True, timeout=240,
-        )
-    return {"code": done.returncode, "log": done.stderr, "out": out, "project": project}
+    out = root / "feeds"
+    settings = BARE_SETTINGS.format(out=out)
+    return {**_crawl_new_project(root, settings, "-s", "STRUCTCRAWL_RENDER_ENABLED=False"), "out": out}
 
 
 def test_items_log_as_one_short_line_at_debug(debug_project):

@@ -49,26 +49,28 @@ def item_summary(item: Any) -> str:
     return line if len(line) <= _MAX else line[: _MAX - 1] + "…"
 
 
+def _short(result: LogFormatterResult, item: Any, msg: str | None = None) -> LogFormatterResult:
+    """Scrapy's ``result`` with the item in its arguments replaced by its summary."""
+    if msg is not None:
+        result["msg"] = msg
+    result["args"] = {**dict(result["args"]), "item": item_summary(item)}
+    return result
+
+
 class ShortItemLogFormatter(LogFormatter):
     """Scrapy's :class:`~scrapy.logformatter.LogFormatter` with items summarized."""
 
     def scraped(self, item: Any, response: Any, spider: Any) -> LogFormatterResult:
-        result = super().scraped(item, response, spider)
-        result["msg"] = "Scraped from %(src)s: %(item)s"
-        result["args"] = {**dict(result["args"]), "item": item_summary(item)}
-        return result
+        msg = "Scraped from %(src)s: %(item)s"
+        return _short(super().scraped(item, response, spider), item, msg)
 
     def dropped(
         self, item: Any, exception: BaseException, response: Any, spider: Any
     ) -> LogFormatterResult:
-        result = super().dropped(item, exception, response, spider)
-        result["msg"] = "Dropped: %(exception)s: %(item)s"
-        result["args"] = {**dict(result["args"]), "item": item_summary(item)}
-        return result
+        msg = "Dropped: %(exception)s: %(item)s"
+        return _short(super().dropped(item, exception, response, spider), item, msg)
 
     def item_error(
         self, item: Any, exception: BaseException, response: Any, spider: Any
     ) -> LogFormatterResult:
-        result = super().item_error(item, exception, response, spider)
-        result["args"] = {**dict(result["args"]), "item": item_summary(item)}
-        return result
+        return _short(super().item_error(item, exception, response, spider), item)
