@@ -150,8 +150,8 @@ def test_the_report_bodies_and_state_go_beside_the_feeds(debug_project):
     out, project = debug_project["out"], debug_project["project"]
     assert (out / "report" / "report.json").is_file() and (out / "report" / "ledger.jsonl").is_file()
     assert any((out / "bodies").rglob("*.gz"))
-    assert (out / "state" / "changes.sqlite").is_file()
-    assert not (project / "output").exists()
+    assert (out / "state" / "entities.sqlite").is_file()
+    assert not (project / "output" / "report").exists() and not (project / "output" / "bodies").exists()
 
 
 def test_the_csv_feed_reads_with_pythons_csv_module(debug_project):

@@ -166,10 +166,11 @@ def feeds_folder(feeds: dict[Any, Any]) -> str | None:
 
 
 def _beside(folder: str, jobdir: bool) -> dict[str, str]:
+    # the change state stays where it was (output/state/changes.sqlite unless set): it is
+    # kept for the next run, whose feeds may go to another folder
     paths = {
         "STRUCTCRAWL_REPORT_DIR": os.path.join(folder, "report"),
         "STRUCTCRAWL_BODY_STORE": os.path.join(folder, "bodies"),
-        "STRUCTCRAWL_CHANGE_STORE": os.path.join(folder, "state", "changes.sqlite"),
     }
     if not jobdir:  # with JOBDIR the entity state is kept with the job
         paths["STRUCTCRAWL_ENTITY_STORE"] = os.path.join(folder, "state", "entities.sqlite")
