@@ -23,8 +23,8 @@ test: venv lint browser redis
 	$(BIN)/pytest -q
 
 lint: venv
-	$(BIN)/ruff check structcrawl spiders tests bench
-	$(BIN)/mypy structcrawl spiders
+	$(BIN)/ruff check structcrawl tests bench
+	$(BIN)/mypy structcrawl
 
 demo: venv browser
 	$(PY) -m structcrawl.dev.demo --site fixtures/site --out $(OUT) --port $(PORT)

@@ -46,7 +46,7 @@ from structcrawl.typed import page_items
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "fixtures" / "articles"
-CLI = [sys.executable, "-m", "structcrawl.cli"]
+CLI = [sys.executable, "-m", "structcrawl.commandline"]
 
 
 def load_cases(folder: Path) -> list[dict[str, Any]]:

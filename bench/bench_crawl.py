@@ -20,7 +20,7 @@ throttle, no delay, no robots.txt, LOG_LEVEL=INFO). Pages/s is pages over Scrapy
 (browser and driver included), sampled every 0.1 s from /proc. Medians over rounds; the
 machine is shared and noisy, so compare the figures of one run. ``--before DIR`` adds the
 pipeline crawl of another checkout (``git archive main | tar -x -C DIR``: run from DIR, so its
-``scrapy.cfg``, ``spiders/`` and ``structcrawl/`` are the ones imported) to each round, for
+``scrapy.cfg`` and ``structcrawl/`` are the ones imported) to each round, for
 before/after figures side by side (``before_pps=`` then follows the final line). Ends with
 one line:
 ``bare_pps= jsonld_pps= extruct_pps= pipeline_pps= ratio_jsonld= peak_rss_mb= pages=``.

@@ -8,12 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from structcrawl import _aliases
-
 __version__ = "0.1.0"
 __all__ = ["Addon", "__version__", "page_item"]
-
-_aliases.install()  # old import paths of moved modules keep working, with a warning
 
 _LAZY = {
     "Addon": "structcrawl.crawl.addon",

@@ -12,10 +12,12 @@ from structcrawl.crawl import addon as _addon
 logsafety.install()  # Scrapy logs overridden settings verbatim: keep secrets out of logs
 
 BOT_NAME = "structcrawl"
-SPIDER_MODULES = ["spiders"]
-NEWSPIDER_MODULE = "spiders"
+# The site spider ships in the package: `structcrawl crawl` and scrapyd eggs find it wherever
+# they run (no top-level module of our own in site-packages).
+SPIDER_MODULES = ["structcrawl.spiders"]
+NEWSPIDER_MODULE = "structcrawl.spiders"
 # `scrapy crawl` exits non-zero when the crawl failed (structcrawl.crawl.health), unlike Scrapy's.
-COMMANDS_MODULE = "structcrawl.crawl.commands"
+COMMANDS_MODULE = "structcrawl.commandline.scrapy_commands"
 # The asyncio reactor is also what scrapy-playwright (the browser handler) requires.
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 

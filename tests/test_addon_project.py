@@ -55,9 +55,9 @@ def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line]
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    root = tmp_path_factory.mktemp("project")
+def _crawl_new_project(root: Path, settings_text: str, *args: str) -> dict:
+    """``scrapy startproject shop`` in ``root``, ``settings_text`` added to its settings, the
+    demo spider crawling the demo site with ``args``."""
     env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
     scrapy = [sys.executable, "-m", "scrapy"]
     made = subprocess.run(
@@ -65,16 +65,22 @@ def project(tmp_path_factory):
     )
     assert made.returncode == 0, made.stderr
     project = root / "shop"
-    out = root / "out"
     (project / "shop" / "spiders" / "demo.py").write_text(SPIDER)
     settings = project / "shop" / "settings.py"
-    settings.write_text(settings.read_text() + SETTINGS.format(out=out))
+    settings.write_text(settings.read_text() + settings_text)
     with BackgroundServer(SITE) as server:
         done = subprocess.run(
-            [*scrapy, "crawl", "demo", "-a", f"start={server.url}", "-s", "LOG_LEVEL=INFO"],
+            [*scrapy, "crawl", "demo", "-a", f"start={server.url}", *args],
             cwd=project, env=env, capture_output=True, text=True, timeout=240,
         )
-    return {"code": done.returncode, "log": done.stderr, "out": out, "base": server.url}
+    return {"code": done.returncode, "log": done.stderr, "base": server.url, "project": project}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("project")
+    out = root / "out"
+    return {**_crawl_new_project(root, SETTINGS.format(out=out), "-s", "LOG_LEVEL=INFO"), "out": out}
 
 
 def test_the_crawl_of_the_fresh_project_succeeds(project):
@@ -105,3 +111,69 @@ def test_the_addon_set_polite_defaults_and_the_projects_user_agent_wins(project)
     log = project["log"]
     assert "USER_AGENT is left at its default" not in log
     assert "scrapy.extensions.throttle.AutoThrottle" in log  # enabled by the add-on
+
+
+BARE_SETTINGS = '''
+ADDONS = {{"structcrawl.Addon": 0}}
+USER_AGENT = "addon-test (+https://example.org/contact)"
+FEEDS = {{
+    "{out}/pages.jsonl": {{"format": "pages"}},
+    "{out}/entities.jsonl": {{"format": "entities"}},
+    "{out}/entities.csv": {{"format": "entities-csv"}},
+}}
+DEPTH_LIMIT = 2
+'''
+
+
+@pytest.fixture(scope="module")
+def debug_project(tmp_path_factory):
+    """A project that names only its feeds, crawled at Scrapy's default level (DEBUG)."""
+    root = tmp_path_factory.mktemp("debug-project")
+    out = root / "feeds"
+    settings = BARE_SETTINGS.format(out=out)
+    return {**_crawl_new_project(root, settings, "-s", "STRUCTCRAWL_RENDER_ENABLED=False"), "out": out}
+
+
+def test_items_log_as_one_short_line_at_debug(debug_project):
+    assert debug_project["code"] == 0, debug_project["log"][-3000:]
+    pages = _lines(debug_project["out"] / "pages.jsonl")
+    item_lines = [
+        line for line in debug_project["log"].splitlines() if "Scraped from" in line or "Dropped:" in line
+    ]
+    assert len(item_lines) >= len(pages) >= 5  # page items and entity items, one line each
+    assert max(len(line) for line in item_lines) < 600
+    assert sum(len(line) + 1 for line in item_lines) < 2_000 * len(item_lines)
+    assert any(" records, " in line for line in item_lines) and any("entity " in line for line in item_lines)
+
+
+def test_the_report_bodies_and_state_go_beside_the_feeds(debug_project):
+    out, project = debug_project["out"], debug_project["project"]
+    assert (out / "report" / "report.json").is_file() and (out / "report" / "ledger.jsonl").is_file()
+    assert any((out / "bodies").rglob("*.gz"))
+    assert (out / "state" / "entities.sqlite").is_file()
+    assert not (project / "output" / "report").exists() and not (project / "output" / "bodies").exists()
+
+
+def test_the_csv_feed_reads_with_pythons_csv_module(debug_project):
+    import csv
+
+    with (debug_project["out"] / "entities.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))  # the default field size limit: 131,072
+    assert len(rows) == 1 + len(_lines(debug_project["out"] / "entities.jsonl"))
+
+
+def test_a_huge_entity_keeps_its_csv_cells_under_the_reader_limit():
+    import csv
+    import io
+
+    from structcrawl.crawl.exporters.tables import CSV_CELL_LIMIT, EntitiesCsvExporter
+    from structcrawl.crawl.items import EntityItem
+
+    sink = io.BytesIO()
+    exporter = EntitiesCsvExporter(sink)
+    exporter.start_exporting()
+    exporter.export_item(EntityItem(key="k", id="i", type=["Product"], properties={"description": "x" * 300_000}))
+    exporter.finish_exporting()
+    rows = list(csv.reader(io.StringIO(sink.getvalue().decode("utf-8"))))
+    cell = rows[1][-1]
+    assert len(cell) <= CSV_CELL_LIMIT < 131_072 and cell.endswith("whole in the JSONL feed]")

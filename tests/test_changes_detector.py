@@ -136,3 +136,13 @@ def test_scope():
 
     assert default_scope(Spider()) == "site:cdn.example,shop.example"
     assert default_scope(None) == "default"
+
+    class Local:  # two local sites of one host: the port tells them apart
+        name = "site"
+        allowed_domains = ["127.0.0.1"]
+        start_urls = ["http://127.0.0.1:8765/"]
+
+    other = Local()
+    other.start_urls = ["http://127.0.0.1:8766/"]
+    assert default_scope(Local()) == "site:127.0.0.1@127.0.0.1:8765"
+    assert default_scope(other) != default_scope(Local())

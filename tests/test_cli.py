@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from structcrawl.cli import main
+from structcrawl.commandline import main
 from structcrawl.dev.devserver import BackgroundServer
 
 PAGE = (
@@ -45,7 +45,7 @@ def test_extract_url_from_local_server(tmp_path):
     (tmp_path / "p.html").write_text(PAGE)
     with BackgroundServer(tmp_path) as server:
         out = subprocess.run(
-            [sys.executable, "-m", "structcrawl.cli", "extract", server.url + "p.html"],
+            [sys.executable, "-m", "structcrawl.commandline", "extract", server.url + "p.html"],
             capture_output=True,
             text=True,
             timeout=60,
@@ -60,3 +60,33 @@ def test_help_and_version(flag, capsys):
     with pytest.raises(SystemExit) as exc:
         main([flag])
     assert exc.value.code == 0
+
+
+def test_extract_url_reads_a_gzipped_answer_it_did_not_ask_for(capsys):
+    import gzip
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Gzipping(BaseHTTPRequestHandler):  # ignores Accept-Encoding: identity
+        def do_GET(self):
+            body = gzip.compress(PAGE.encode())
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Gzipping)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        assert main(["extract", f"http://127.0.0.1:{server.server_address[1]}/p.html"]) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    records = json.loads(capsys.readouterr().out)
+    assert [r["format"] for r in records] == ["json-ld", "opengraph"]

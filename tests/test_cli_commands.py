@@ -7,17 +7,18 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from structcrawl.cli import main
+from structcrawl.commandline import main
 from structcrawl.dev.devserver import BackgroundServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "fixtures" / "site"
 GOOD = SITE / "products" / "alpine-tent-2p.html"
-CLI = [sys.executable, "-m", "structcrawl.cli"]
+CLI = [sys.executable, "-m", "structcrawl.commandline"]
 
 MISSING_NAME = """<html><head><script type="application/ld+json">
 {"@context": "https://schema.org", "@type": "Product", "sku": "X1",
@@ -107,6 +108,17 @@ def test_check_urls_fetch_through_a_one_page_crawl(capsys):
         assert out.startswith(server.url + "products/alpine-tent-2p.html  [text/html, http]")
         assert main(["check", server.url + "no-such-page.html", "--no-render"]) == 2
         assert "HTTP 404" in capsys.readouterr().err
+
+
+def test_check_of_a_closed_port_fails_fast_and_words_it_like_extract(capsys):
+    started = time.monotonic()
+    assert main(["check", "http://127.0.0.1:9/", "--no-render"]) == 2
+    checked = capsys.readouterr().err
+    assert time.monotonic() - started < 5
+    assert main(["extract", "http://127.0.0.1:9/"]) == 2
+    extracted = capsys.readouterr().err
+    for said in (checked, extracted):
+        assert "cannot fetch http://127.0.0.1:9/: " in said and "Connection refused" in said
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path):

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import rdflib
 
-from structcrawl.cli import main
+from structcrawl.commandline import main
 from structcrawl.extract.graph import payload_graph, render_graph
 from tests._conformance import suite_dir
 

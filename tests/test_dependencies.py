@@ -30,13 +30,13 @@ def _name(requirement: str) -> str:
 
 def _imports() -> set[str]:
     found: set[str] = set()
-    for path in [*(ROOT / "structcrawl").rglob("*.py"), *(ROOT / "spiders").rglob("*.py")]:
+    for path in (ROOT / "structcrawl").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 found.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 found.add(node.module.split(".")[0])
-    return found - set(sys.stdlib_module_names) - {"structcrawl", "spiders", "__future__"}
+    return found - set(sys.stdlib_module_names) - {"structcrawl", "__future__"}
 
 
 def test_every_third_party_import_of_the_package_is_declared():

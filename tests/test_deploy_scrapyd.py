@@ -124,18 +124,17 @@ def test_the_egg_carries_the_code_and_all_package_data(tmp_path):
     names = set(zipfile.ZipFile(egg).namelist())
     on_disk = {
         str(p.relative_to(ROOT))
-        for top in ("structcrawl", "spiders")
-        for p in (ROOT / top).rglob("*")
+        for p in (ROOT / "structcrawl").rglob("*")
         if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
     }
     assert on_disk - names == set(), "files missing from the egg (declare them as package data)"
     for pattern, least in (
         ("structcrawl/schemas/*.json", 18),
         ("structcrawl/vocab/*.json.gz", 1),
-        ("spiders/*.py", 2),
+        ("structcrawl/spiders/*.py", 2),
     ):
         assert len([n for n in names if Path(n).match(pattern)]) >= least, pattern
-    assert not [n for n in names if n.startswith(("tests/", "bench/", "fixtures/"))]
+    assert not [n for n in names if n.startswith(("tests/", "bench/", "fixtures/", "spiders/"))]
     entry_points = zipfile.ZipFile(egg).read("EGG-INFO/entry_points.txt").decode()
     assert "[scrapy]\nsettings = structcrawl.settings" in entry_points
     after = {name: (ROOT / name).exists() for name in leftovers}
@@ -355,7 +354,7 @@ def test_a_crashed_job_lists_as_finished_and_its_log_says_why(scrapyd, deployed)
     reasons = job_failures(log)
     assert reasons and reasons[0].startswith("no stats dump in the log"), reasons
     assert "ValueError: refusing non-http(s) URL 'file:///etc/passwd'" in log
-    assert f"eggs/{PROJECT}/1.egg/spiders/site.py" in log  # the job ran the deployed egg
+    assert f"eggs/{PROJECT}/1.egg/structcrawl/spiders/site.py" in log  # the job ran the deployed egg
     assert f"Process died: exitstatus=1 project='{PROJECT}' spider='site' job='{jobid}'" in (
         scrapyd.log()
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import rdflib
 
-from structcrawl.cli import main
+from structcrawl.commandline import main
 from structcrawl.core.document import parse_html
 from structcrawl.crawl.exporters import GraphNQuadsExporter
 from structcrawl.crawl.items import PageItem

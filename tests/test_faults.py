@@ -14,7 +14,7 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.utils.test import get_crawler
 from twisted.web._newclient import ResponseNeverReceived
 
-from structcrawl.cli import main as cli_main
+from structcrawl.commandline import main as cli_main
 from structcrawl.crawl.middlewares import RedirectGuardMiddleware, RedirectLoop, TooManyRedirects
 from structcrawl.crawl.retry import RetryPolicy, fetch_error_code, retry_delay
 from structcrawl.dev.demo import run_crawl

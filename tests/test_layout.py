@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "structcrawl"
 LAYOUT_DOC = ROOT / "docs" / "layout.md"
-TOP = "(top)"  # the top-level modules: settings.py, cli.py, the shims
+TOP = "(top)"  # the top-level modules: settings.py
 
 MAX_TOP_LEVEL_FILES = 12
 MODULE_HARD_LIMIT = 500
@@ -208,7 +208,7 @@ def test_each_package_imports_only_what_the_map_allows():
     wrong = [
         f"{importer} may not import {imported} ({', '.join(sorted(via)[:3])})"
         for (importer, imported), via in sorted(package_imports().items())
-        if importer not in (TOP, "structcrawl")  # the root only installs the aliases
+        if importer != TOP
         and imported != "structcrawl"
         and imported not in table[importer]
     ]
@@ -220,7 +220,7 @@ def test_nothing_imports_the_top_level_modules():
         line
         for (importer, imported), lines in package_imports().items()
         for line in lines
-        if imported == TOP and importer != "structcrawl" and not line.endswith("._aliases")
+        if imported == TOP
     ]
     assert not via, via
 

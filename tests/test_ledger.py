@@ -16,7 +16,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
-from structcrawl.cli import main as cli_main
+from structcrawl.commandline import main as cli_main
 from structcrawl.crawl.addon import ITEM_PIPELINES
 from structcrawl.crawl.health import crawl_failures
 from structcrawl.crawl.items import PageItem

@@ -1,16 +1,14 @@
 """Site rules files: loading (one loader for extraction and rendering), validation errors, site
-lookup by URL, the packaged rules (none claims a local host), the demo's rules."""
+lookup by URL, no rules without a path, the demo's rules."""
 
 from __future__ import annotations
 
 import re
 import tomllib
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from structcrawl.core.hosts import is_local_host
 from structcrawl.render.rules import load_render_rules
 from structcrawl.rules import RulesError, RuleSet, SiteRules, load_rules
 from structcrawl.rules.loader import parse_site
@@ -228,22 +226,11 @@ def test_the_demo_rules_live_with_the_demo_site():
     assert [r.url_pattern.pattern for r in northwind.render] == ["/js/specs/"]
 
 
-def test_no_packaged_rules_claim_a_local_host():
-    folder = resources.files("structcrawl").joinpath("sites")
-    packaged = [t.name for t in folder.iterdir()] if folder.is_dir() else []
-    assert "northwind.toml" not in packaged  # the demo's rules are not a default
-    rules = load_rules()  # the packaged rules, as a crawl without STRUCTCRAWL_RULES_DIR reads them
-    assert len(rules) == len([n for n in packaged if n.endswith(".toml")])
-    for site_rules in rules:
-        local = [h for h in site_rules.hosts if is_local_host(h)]
-        assert not local, f"{site_rules.source} claims local host(s) {local}"
-    for url in ("http://127.0.0.1:8765/", "http://localhost/", "http://[::1]:8000/"):
+def test_without_a_path_there_are_no_site_rules():
+    rules = load_rules()  # as a crawl without STRUCTCRAWL_RULES_DIR reads them
+    assert len(rules) == 0  # the demo's rules (fixtures/site/rules) are not a default
+    for url in ("http://127.0.0.1:8765/", "http://localhost/", "https://shop.example/"):
         assert rules.for_url(url) is None
-
-
-def test_package_data_ships_the_packaged_rules_folder():
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert "sites/*.toml" in pyproject["tool"]["setuptools"]["package-data"]["structcrawl"]
 
 
 TWO_SITES_ONE_HOST = {

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from structcrawl.cli import main as cli_main
+from structcrawl.commandline import main as cli_main
 from structcrawl.ops._scrapyd import Answer, answer_from_text
 from structcrawl.ops.schedule import (
     due_slot,

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from spiders.site import SiteSpider
 from structcrawl.dev.demo import run_crawl
 from structcrawl.render.browser import locate_chromium
+from structcrawl.spiders.site import SiteSpider
 from tests.faultserver import FaultServer
 
 SERVER_SECRET = "srv-5ecret-7f3a9c"

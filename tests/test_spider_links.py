@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from scrapy.utils.test import get_crawler
 
-import spiders.site as site_module
-from spiders.site import SiteSpider
+import structcrawl.spiders.site as site_module
 from structcrawl.core.document import parse_html
 from structcrawl.crawl.items import PageItem
+from structcrawl.spiders.site import SiteSpider
 
 BASE = "https://shop.example/"
 HTML = b"""<html><body><a href="/a">A</a><a href="/b">B</a><a href="/a#x">A again</a>

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from structcrawl.cli import main
+from structcrawl.commandline import main
 from structcrawl.entities.identity import resolve
 from structcrawl.typed import build_items, page_items
 

@@ -148,6 +148,24 @@ async def _awaited(value: Any) -> Any:
     return await value
 
 
+def reachable(url: str, timeout: float = 5.0) -> None:
+    """Raise :class:`InputError` (worded as ``extract`` words it) when nothing listens at the
+    URL's host and port, before a crawl is started for it (whose retries take long to give
+    up). Behind a proxy (``http_proxy`` / ``https_proxy``) the crawl decides."""
+    import socket
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme.lower() in urllib.request.getproxies():
+        return
+    try:
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        socket.create_connection((parts.hostname or "", port), timeout=timeout).close()
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot fetch {url}: {exc}") from exc
+
+
 def crawl_feeds(
     spider_args: list[str], render: bool, overrides: list[str]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], str]:
@@ -180,6 +198,7 @@ def crawl_feeds(
 def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
     """The checked page of a URL: a one-page crawl of the ``site`` spider (rendered when the
     page needs it), its page and records read back from the feeds."""
+    reachable(url)
     spider_args = ["-a", f"start_urls={url}", "-a", "depth=0"]
     pages, records, items, stderr = crawl_feeds(spider_args, render, overrides)
     if not pages:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_arguments", "run", "summary_lines"]
+__all__ = ["add_arguments", "number", "run", "summary_lines"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,22 +29,47 @@ def _find(source: Path) -> Path:
     raise FileNotFoundError(f"no report.json at {source}")
 
 
+def number(value: float) -> str:
+    """A figure for people: integers with thousands separators, other numbers rounded.
+
+    >>> number(6309556), number(0.00177706299973579), number(12.3456), number(0.5)
+    ('6,309,556', '0.00178', '12.3', '0.5')
+    """
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
 def summary_lines(report: dict[str, Any]) -> list[str]:
     """The headline figures of a report, for people."""
     pages = report.get("pages") or {}
     lines = [f"finish reason: {report.get('finish_reason')}"]
     if isinstance(pages, dict):
-        figures = ", ".join(f"{k} {v}" for k, v in pages.items() if isinstance(v, int | float))
+        figures = ", ".join(
+            f"{k} {number(v)}{'s' if k.startswith('latency') else ''}"
+            for k, v in pages.items()
+            if isinstance(v, int | float) and not isinstance(v, bool)
+        )
         lines.append(f"pages: {figures}")
+        outcomes = pages.get("by_outcome")
+        if isinstance(outcomes, dict) and outcomes:
+            lines.append(
+                "page outcomes: " + ", ".join(f"{k} {number(v)}" for k, v in outcomes.items())
+            )
     entities = report.get("entities") or {}
     if isinstance(entities, dict):
         counts = ", ".join(
-            f"{k} {v}" for k, v in sorted(entities.items()) if isinstance(v, int | float)
+            f"{k} {number(v)}"
+            for k, v in sorted(entities.items())
+            if isinstance(v, int | float) and not isinstance(v, bool)
         )
         lines.append(f"entities: {counts}")
     missed = [t for t in report.get("thresholds") or [] if not t.get("ok", True)]
     lines.append(f"thresholds missed: {len(missed)}")
-    lines.extend(f"  {t.get('name')}: {t.get('value')} (limit {t.get('limit')})" for t in missed)
+    lines.extend(
+        f"  {t.get('name')}: {number(t.get('value') or 0)} (limit {number(t.get('limit') or 0)})"
+        for t in missed
+    )
     return lines
 
 

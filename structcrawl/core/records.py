@@ -37,7 +37,6 @@ from structcrawl import __version__
 
 __all__ = [
     "FORMATS",
-    "KINDS",
     "SCHEMA_VERSION",
     "ErrorInfo",
     "FieldSource",
@@ -62,8 +61,6 @@ FORMATS = (
     "selector",
     "page",
 )
-
-KINDS = ("entity", "error", "skip", "warning")
 
 #: Version of the exported line shapes (the ``records`` feed's records, typed items): a new
 #: major number when a field changes meaning or goes away, a new minor one when fields are

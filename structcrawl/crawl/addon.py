@@ -26,13 +26,14 @@ the command line; component dictionaries only gain the entries they lack):
 
 Scrapy commands cannot come from an add-on (they are loaded before any crawler exists): the
 ``structcrawl`` command line (``structcrawl crawl``, ``structcrawl check``) is the way to run
-the bundled spider, and ``COMMANDS_MODULE = "structcrawl.crawl.commands"`` gives a project
-``scrapy crawl`` that exits non-zero when the crawl failed.
+the bundled spider, and ``COMMANDS_MODULE = "structcrawl.commandline.scrapy_commands"`` gives a
+project ``scrapy crawl`` that exits non-zero when the crawl failed.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
@@ -133,6 +134,8 @@ SCRAPY_DEFAULTS: dict[str, Any] = {
     # its 100 cost more than the pipelines' work for a spider that yields a page item and a
     # few requests per page (654 real pages: 62 -> 83 pages/s, docs/speed.md)
     "CONCURRENT_ITEMS": 4,
+    # items as one short line each, at any level (Scrapy's dumps each page item whole at DEBUG)
+    "LOG_FORMATTER": "structcrawl.crawl.logformat.ShortItemLogFormatter",
 }
 _SUB_ADDONS = (
     "structcrawl.crawl.feeds.InvalidFeedAddon",
@@ -140,6 +143,38 @@ _SUB_ADDONS = (
     "structcrawl.distributed.DistributedAddon",
 )
 _ADDON = SETTINGS_PRIORITIES["addon"]
+
+
+def feeds_folder(feeds: dict[Any, Any]) -> str | None:
+    """The folder of the project's local feed files when they are all in one, else ``None``
+    (no local feed file, or several folders).
+
+    >>> feeds_folder({"/data/a/pages.jsonl": {}, "file:///data/b/entities.jsonl": {}})
+    >>> feeds_folder({"/data/run/pages.jsonl": {}, "/data/run/e.jsonl": {}, "s3://b/k": {}})
+    '/data/run'
+    """
+    folders = []
+    for uri in map(str, feeds):
+        if "%(" in uri:
+            continue
+        if uri.startswith("file://"):
+            uri = uri[len("file://") :]
+        elif "://" in uri:
+            continue
+        folders.append(os.path.dirname(os.path.abspath(uri)))
+    return folders[0] if folders and len(set(folders)) == 1 else None
+
+
+def _beside(folder: str, jobdir: bool) -> dict[str, str]:
+    # the change state stays where it was (output/state/changes.sqlite unless set): it is
+    # kept for the next run, whose feeds may go to another folder
+    paths = {
+        "STRUCTCRAWL_REPORT_DIR": os.path.join(folder, "report"),
+        "STRUCTCRAWL_BODY_STORE": os.path.join(folder, "bodies"),
+    }
+    if not jobdir:  # with JOBDIR the entity state is kept with the job
+        paths["STRUCTCRAWL_ENTITY_STORE"] = os.path.join(folder, "state", "entities.sqlite")
+    return paths
 
 
 def _set_default(settings: BaseSettings, name: str, value: Any) -> None:
@@ -190,6 +225,10 @@ class Addon:
             _set_default(settings, name, setting.default)
         for name, value in {**POLITE, **SCRAPY_DEFAULTS}.items():
             _set_default(settings, name, value)
+        folder = feeds_folder(settings.getdict("FEEDS"))
+        if folder is not None:  # the report, bodies and state beside the feeds
+            for name, value in _beside(folder, bool(settings.get("JOBDIR"))).items():
+                _set_default(settings, name, value)
         _add_mapping(settings, "DOWNLOAD_HANDLERS", DOWNLOAD_HANDLERS)
         _add_mapping(settings, "FEED_EXPORTERS", FEED_EXPORTERS)
         _add_components(settings, "ITEM_PIPELINES", ITEM_PIPELINES)

@@ -54,8 +54,8 @@ DEFAULTS: dict[str, Setting] = {
     ),
     "STRUCTCRAWL_RULES_DIR": Setting(
         None,
-        "Directory (or file) of site rules (*.toml: extraction and render rules); None = the "
-        "packaged structcrawl/sites/ (none ship). A missing or unreadable path stops the crawl.",
+        "Directory (or file) of site rules (*.toml: extraction and render rules); None = no "
+        "site rules (none ship). A missing or unreadable path stops the crawl.",
     ),
     "STRUCTCRAWL_ENTITIES_ENABLED": Setting(
         True, "Merge entity sightings by key and emit one entity item per entity at the end."

@@ -6,7 +6,7 @@ missed), when a feed could not be stored (``feedexport/failed_count/*``), when e
 logged (a callback or pipeline raised, so something may be lost), or when it did not finish
 (``finish_reason`` other than ``finished`` or a deliberate ``closespider_*`` limit).
 Scrapy itself exits 0 in all these cases; ``scrapy crawl`` in this project does not (see
-:mod:`structcrawl.crawl.commands.crawl`).
+:mod:`structcrawl.commandline.scrapy_commands.crawl`).
 
 >>> crawl_failures({"finish_reason": "finished"})
 []

@@ -18,7 +18,6 @@ from structcrawl.core.records import Provenance, Record, error_record
 __all__ = ["PARSER", "extract"]
 
 PARSER = "structcrawl.extract.dublincore"
-_ELEMENTS_NS = "http://purl.org/dc/elements/1.1/"
 _TERMS_NS = "http://purl.org/dc/terms/"
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "LedgerCheck",
     "add_arguments",
     "check_ledger",
+    "combine_runs",
     "ledger_only_line",
     "page_line",
     "read_jsonl",
@@ -273,9 +274,33 @@ def check_ledger(
     return check
 
 
+def combine_runs(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The ledger of a job from the ledgers of its runs, oldest first: a run stopped early
+    (Ctrl-C) ends its pending URLs as ``unfinished:<reason>``, and the next run of the job
+    takes them over (``resumed``) and gives them their outcome, so only the last run's
+    ``unfinished`` lines stay.
+
+    >>> first = [{"url": "a", "outcome": "records"}, {"url": "b", "outcome": "unfinished:shutdown"}]
+    >>> [line["url"] for line in combine_runs([first, [{"url": "b", "outcome": "records"}]])]
+    ['a', 'b']
+    """
+    combined: list[dict[str, Any]] = []
+    for number, lines in enumerate(runs, 1):
+        last = number == len(runs)
+        combined += [
+            line
+            for line in lines
+            if last or not str(line.get("outcome") or "").startswith("unfinished:")
+        ]
+    return combined
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "ledger", nargs="?", help="the ledger file a crawl wrote (default: none, pages only)"
+        "ledger",
+        nargs="*",
+        help="the ledger file a crawl wrote (default: none, pages only); the files of several "
+        "runs of one job (oldest first) are checked together",
     )
     parser.add_argument("--pages", help="the pages feed (JSON lines) to compare with")
     parser.add_argument("--max-problems", type=int, default=50, help="problems to print")
@@ -288,7 +313,7 @@ def run(args: argparse.Namespace) -> int:
         print("structcrawl ledger: give a ledger file and/or --pages", file=sys.stderr)
         return 2
     try:
-        ledger = read_jsonl(args.ledger) if args.ledger else None
+        ledger = combine_runs([read_jsonl(p) for p in args.ledger]) if args.ledger else None
         pages = read_jsonl(args.pages) if args.pages else None
     except (OSError, ValueError) as exc:
         print(f"structcrawl ledger: {exc}", file=sys.stderr)

@@ -6,13 +6,13 @@
     make deploy [TARGET=name]
 
 ``scrapyd-deploy`` (scrapyd-client) reads the ``[deploy]`` / ``[deploy:TARGET]`` section of
-``scrapy.cfg``, builds an egg with setuptools (``structcrawl/`` and ``spiders/`` plus the
-package data declared in ``pyproject.toml``; scrapyd finds ``structcrawl.settings`` through the
-``scrapy`` entry point) and uploads it to ``addversion.json``. This wrapper runs it in a clean
-copy of the project (scrapyd-deploy writes a ``setup.py``, ``build/`` and ``*.egg-info`` into
-the directory it runs in; the copy keeps the checkout clean and the egg free of stale build
-files), and checks the server's JSON answer: scrapyd-deploy exits 0 even when scrapyd answers
-``{"status": "error"}``; this exits 1.
+``scrapy.cfg``, builds an egg with setuptools (``structcrawl/``, the ``site`` spider included,
+plus the package data declared in ``pyproject.toml``; scrapyd finds ``structcrawl.settings``
+through the ``scrapy`` entry point) and uploads it to ``addversion.json``. This wrapper runs it
+in a clean copy of the project (scrapyd-deploy writes a ``setup.py``, ``build/`` and ``*.egg-info``
+into the directory it runs in; the copy keeps the checkout clean and the egg free of
+stale build files), and checks the server's JSON answer: scrapyd-deploy exits 0 even when
+scrapyd answers ``{"status": "error"}``; this exits 1.
 
 The target's URL can be replaced with ``--url`` or ``$SCRAPYD_URL``. The scrapyd account comes
 from ``$SCRAPYD_USERNAME`` / ``$SCRAPYD_PASSWORD`` (scrapyd-client also reads ``~/.netrc``):
@@ -45,7 +45,7 @@ from structcrawl.ops._scrapyd import Answer, answer_from_text
 __all__ = ["STAGED", "DeployResult", "build_egg", "deploy", "job_failures", "main", "stage_project"]
 
 #: What a deployment needs from the checkout (the egg's contents and its metadata).
-STAGED = ("scrapy.cfg", "pyproject.toml", "README.md", "structcrawl", "spiders")
+STAGED = ("scrapy.cfg", "pyproject.toml", "README.md", "structcrawl")
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build", "dist")
 _TIMEOUT = 300.0
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from structcrawl.rules import RulesError, RuleSet, load_rules
+from structcrawl.rules import RuleSet, load_rules
 from structcrawl.rules.render import ACTION_KINDS, Action, RenderRule, css_to_xpath
 
 __all__ = [
@@ -22,13 +22,9 @@ __all__ = [
     "Action",
     "RenderRule",
     "RenderRules",
-    "RenderRulesError",
     "css_to_xpath",
     "load_render_rules",
 ]
-
-#: Broken render tables are rules errors like any other (kept as a name for old imports).
-RenderRulesError = RulesError
 
 
 @dataclass(frozen=True, slots=True)

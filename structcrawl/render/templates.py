@@ -88,6 +88,3 @@ class TemplateLearner:
 
     def learned(self, url: str) -> bool:
         return self.threshold > 0 and self.counts[url_template(url)] >= self.threshold
-
-    def learned_templates(self) -> list[str]:
-        return sorted(k for k, v in self.counts.items() if self.threshold and v >= self.threshold)

@@ -106,7 +106,8 @@ class QualityReport:
         assert stats is not None
         report = self.aggregator.report(stats.get_stats())
         report["finish_reason"] = reason
-        report["run"] = run_metadata(self.crawler.settings, reason, stats.get_stats())
+        spider = getattr(self.crawler, "spider", None)
+        report["run"] = run_metadata(self.crawler.settings, reason, stats.get_stats(), spider)
         report["since_previous_run"] = compare_runs(report, self.previous)
         report["thresholds"] = check_thresholds(report, self.config.thresholds)
         missed = [t for t in report["thresholds"] if not t["ok"]]

@@ -129,6 +129,9 @@ def _run_section(report: Mapping[str, Any]) -> list[str]:
         if run.get(key) is not None:
             rows.append([key.replace("_", " "), _e(run[key])])
     rows += [[_e(name), _e(version)] for name, version in (run.get("versions") or {}).items()]
+    spider = run.get("spider") or {}
+    if spider.get("depth") is not None:  # the spider's own limit (DEPTH_LIMIT 0: none of Scrapy's)
+        rows.append([f"spider {_e(spider.get('name'))} depth", _e(spider["depth"])])
     rows += [
         [f"<code>{_e(name)}</code>", f"<code>{_e(value)}</code>"]
         for name, value in (run.get("settings") or {}).items()

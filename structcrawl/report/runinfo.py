@@ -39,14 +39,29 @@ def _version(name: str) -> str | None:
 
 
 def run_metadata(
-    settings: Mapping[str, Any], reason: str | None, stats: Mapping[str, Any]
+    settings: Mapping[str, Any],
+    reason: str | None,
+    stats: Mapping[str, Any],
+    spider: Any = None,
 ) -> dict[str, Any]:
-    """What ran, how and how it ended."""
+    """What ran, how and how it ended. ``spider``: its name and, for a spider that limits
+    link depth itself (the ``site`` spider's ``-a depth``, ``structcrawl crawl --depth``),
+    that limit: ``DEPTH_LIMIT`` stays 0 (no limit of Scrapy's) then.
+
+    >>> class Site: name, max_depth = "site", 1
+    >>> info = run_metadata({}, "finished", {"elapsed_time_seconds": 12.3456789}, Site())
+    >>> info["elapsed_seconds"], info["spider"]
+    (12.3, {'name': 'site', 'depth': 1})
+    """
+    elapsed = stats.get("elapsed_time_seconds")
     return {
         "finish_reason": reason,
         "start_time": str(stats.get("start_time") or "") or None,
         "finish_time": str(stats.get("finish_time") or "") or None,
-        "elapsed_seconds": stats.get("elapsed_time_seconds"),
+        "elapsed_seconds": round(float(elapsed), 1) if elapsed is not None else None,
+        "spider": None
+        if spider is None
+        else {"name": getattr(spider, "name", None), "depth": getattr(spider, "max_depth", None)},
         "versions": {
             "structcrawl": _version("structcrawl"),
             "scrapy": _version("scrapy"),

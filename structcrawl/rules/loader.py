@@ -42,8 +42,6 @@ import re
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -84,9 +82,9 @@ _Fail = Callable[[str], RulesError]
 
 
 def load_rules(path: str | Path | None = None) -> RuleSet:
-    """Load site rules, extraction and render rules together: ``None`` = the packaged
-    ``structcrawl/sites/*.toml`` (through :mod:`importlib.resources`; none there = no sites);
-    a directory = its ``*.toml`` files; a file = that file. Files load in name order.
+    """Load site rules, extraction and render rules together: ``None`` = no site rules (none
+    ship with the package); a directory = its ``*.toml`` files; a file = that file. Files load
+    in name order.
 
     A path that was asked for must be there: a missing or unreadable path, a file that is not
     TOML, a file that breaks the format, or two files naming the same site raise
@@ -99,11 +97,6 @@ def load_rules(path: str | Path | None = None) -> RuleSet:
 
 def _read_files(path: str | Path | None) -> Iterator[tuple[str, bytes]]:
     if path is None:
-        folder: Traversable = resources.files("structcrawl").joinpath("sites")
-        if folder.is_dir():
-            for item in sorted(folder.iterdir(), key=lambda t: t.name):
-                if item.name.endswith(".toml") and item.is_file():
-                    yield f"structcrawl/sites/{item.name}", item.read_bytes()
         return
     target = Path(path)
     try:

@@ -56,6 +56,36 @@ def _scalar(value: Any) -> str:
     return str(value)
 
 
+#: The longest cell the CSV feeds write: Python's ``csv`` module (and other readers) refuse
+#: fields of 131,072 characters and more by default.
+CSV_CELL_LIMIT = 131_071
+
+
+def cap_cell(text: str, limit: int = CSV_CELL_LIMIT) -> str:
+    """``text``, or its start and a marker saying how long it was, within ``limit``
+    characters (the whole value is in the JSON lines feeds).
+
+    >>> cap_cell("x" * 10, limit=60)
+    'xxxxxxxxxx'
+    >>> cut = cap_cell("x" * 100, limit=60); len(cut) <= 60, cut[-47:]
+    (True, '…[cut: 100 characters; whole in the JSONL feed]')
+    """
+    if len(text) <= limit:
+        return text
+    marker = f"…[cut: {len(text)} characters; whole in the JSONL feed]"
+    return text[: max(0, limit - len(marker))] + marker
+
+
+class _CappedWriter:
+    """A ``csv.writer`` whose cells stay within :data:`CSV_CELL_LIMIT`."""
+
+    def __init__(self, stream: Any):
+        self.writer = csv.writer(stream)
+
+    def writerow(self, row: list[str]) -> None:
+        self.writer.writerow([cap_cell(str(cell)) for cell in row])
+
+
 def csv_row(entity: dict[str, Any]) -> list[str]:
     """The CSV row of one entity (dict of an EntityItem), in :data:`CSV_COLUMNS` order."""
     props = entity.get("properties") or {}
@@ -95,7 +125,7 @@ class EntitiesCsvExporter(BaseItemExporter):
     def __init__(self, file: Any, **kwargs: Any):
         super().__init__(dont_fail=True, **kwargs)
         self.stream = io.TextIOWrapper(file, encoding="utf-8", newline="", write_through=True)
-        self.writer = csv.writer(self.stream)
+        self.writer = _CappedWriter(self.stream)
 
     def start_exporting(self) -> None:
         self.writer.writerow([name for name, _ in CSV_COLUMNS])

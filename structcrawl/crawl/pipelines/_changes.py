@@ -26,6 +26,7 @@ import logging
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import SplitResult, urlsplit
 
 from itemadapter import ItemAdapter
 from scrapy import signals
@@ -56,12 +57,30 @@ _ENTITY_FIELDS = (
 
 
 def default_scope(spider: Any) -> str:
-    """``<spider name>:<allowed domains>`` (or the name alone, or ``default``)."""
+    """``<spider name>:<allowed domains>`` (or the name alone, or ``default``), and the
+    ``host:port`` of start URLs on a port of their own after ``@``: two local sites on one
+    host (``127.0.0.1:8765`` and ``127.0.0.1:8766``) are two scopes, not one site whose
+    entities went ``gone``."""
     if spider is None:
         return "default"
     domains = sorted(str(d) for d in getattr(spider, "allowed_domains", None) or [])
     name = str(getattr(spider, "name", None) or "default")
-    return f"{name}:{','.join(domains)}" if domains else name
+    scope = f"{name}:{','.join(domains)}" if domains else name
+    starts = [
+        *(getattr(spider, "start_urls", None) or ()),
+        *(getattr(spider, "sitemap_urls", None) or ()),
+    ]
+    ports = sorted({f"{p.hostname}:{p.port}" for p in map(_split, starts) if p and p.port})
+    return f"{scope}@{','.join(ports)}" if ports else scope
+
+
+def _split(url: Any) -> SplitResult | None:
+    try:
+        parts = urlsplit(str(url))
+        parts.port  # noqa: B018 (raises on a port out of range)
+    except ValueError:
+        return None
+    return parts
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

@@ -19,13 +19,7 @@ from structcrawl.core.document import ElementPaths
 from ._implied import implied_name, implied_photo, implied_url
 from ._item import Item, document_base
 from ._rels import parse_rels
-from ._scan import (
-    CANDIDATES_XPATH,
-    MEANINGFUL,
-    ROOT_TOKEN,
-    class_scan,
-    scan_classes,
-)
+from ._scan import MEANINGFUL, ROOT_TOKEN, class_scan
 from ._text import tag_last_segment
 from ._values import Boundary, parse_dt, parse_e, parse_p, parse_u
 from ._vocab import (
@@ -39,14 +33,7 @@ from ._vocab import (
     split_tokens,
 )
 
-__all__ = [
-    "CANDIDATES_XPATH",
-    "MAX_NESTING",
-    "ROOT_TOKEN",
-    "Mf2Parser",
-    "document_base",
-    "scan_classes",
-]
+__all__ = ["MAX_NESTING", "ROOT_TOKEN", "Mf2Parser", "document_base"]
 
 #: Microformats nested deeper than this are ignored (with their subtree): the output stays
 #: shallow enough for recursive consumers (json.dumps, ==, jsonschema) on hostile documents.

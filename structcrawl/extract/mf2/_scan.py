@@ -14,25 +14,8 @@ from lxml import etree
 
 from ._vocab import BACKCOMPAT_CLASS_NAMES, BACKCOMPAT_ROOTS
 
-__all__ = [
-    "CANDIDATES_XPATH",
-    "MEANINGFUL",
-    "ROOT_TOKEN",
-    "class_scan",
-    "scan_classes",
-]
+__all__ = ["MEANINGFUL", "ROOT_TOKEN", "class_scan"]
 
-_BC_NAMES: Final = sorted(BACKCOMPAT_ROOTS)
-#: Elements that may be microformat roots (cheap pre-filter; exact checks follow in Python).
-#: Kept for callers of the XPath; :func:`scan_classes` is the faster equivalent the parser uses
-#: (libxml2 evaluates ``contains()`` by copying each attribute value, about ten times slower
-#: than reading the class attributes from Python on real pages).
-CANDIDATES_XPATH: Final = etree.XPath(
-    "descendant-or-self::*[@class]["
-    "contains(@class, 'h-') or "
-    + " or ".join(f"contains(@class, '{name}')" for name in _BC_NAMES if name != "geo")
-    + " or contains(@class, 'geo')][not(ancestor-or-self::template)]"
-)
 _WS: Final = "[ \\t\\n\\f\\r]"  # ASCII whitespace: what class tokens are split on
 _CLASSIC: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, reverse=True))
 #: A class token that opens a microformat: ``h-*`` or a classic root (a superset of the exact
@@ -50,30 +33,18 @@ _TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
 _PROPERTY_NEEDLES: Final = (" h-", " p-", " u-", " dt-", " e-")
 
 
-def scan_classes(
-    root: etree._Element, classed: Iterable[etree._Element] | None = None
-) -> tuple[list[etree._Element], bool]:
-    """One pass over the class attributes under ``root`` (itself included): the elements
-    that may open a microformat (a class token starting with ``h-`` or a classic root, not
-    inside a ``<template>``), in document order, and whether any class contains ``value``
-    (the value class pattern may apply). ``classed``: the elements under ``root`` that carry
-    a class attribute, in document order, when the caller already knows them (a shared
-    :class:`~structcrawl.core.document.ElementIndex`).
-
-    The classes are first searched all at once (substring tests at C speed); only a page
-    where some root token appears has its elements checked one by one.
-    """
-    candidates, has_value, _, _ = class_scan(root, classed)
-    return candidates, has_value
-
-
 def class_scan(
     root: etree._Element, classed: Iterable[etree._Element] | None = None
 ) -> tuple[list[etree._Element], bool, dict[etree._Element, str], list[etree._Element]]:
-    """:func:`scan_classes`; and, when there are candidates, the non-empty class attributes
-    it read by element and the elements whose class may mean something to the walk (a
-    :data:`MEANINGFUL` token, or ``include`` for the classic include pattern), in document
-    order (else empty).
+    """One pass over the class attributes under ``root`` (itself included): the elements
+    that may open a microformat (a class token starting with ``h-`` or a classic root, not
+    inside a ``<template>``), in document order; whether any class contains ``value`` (the
+    value class pattern may apply); and, when there are candidates, the non-empty class
+    attributes it read by element and the elements whose class may mean something to the
+    walk (a :data:`MEANINGFUL` token, or ``include`` for the classic include pattern), in
+    document order (else empty). ``classed``: the elements under ``root`` that carry a class
+    attribute, in document order, when the caller already knows them (a shared
+    :class:`~structcrawl.core.document.ElementIndex`).
 
     The classes are joined into one string (space-separated, whitespace made spaces, a space
     at both ends) and searched for the tokens at C speed; each hit is mapped back to its

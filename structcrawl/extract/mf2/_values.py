@@ -24,7 +24,6 @@ from ._text import (
 from ._vocab import split_tokens
 
 __all__ = [
-    "DOC_HAS_VALUE_CLASS",
     "Boundary",
     "parse_dt",
     "parse_e",
@@ -38,8 +37,6 @@ __all__ = [
 Boundary = Callable[[list[str]], bool] | None
 
 _HAS_VALUE_CLASS: Final = etree.XPath("boolean(.//*[contains(@class, 'value')])")
-#: Document-level check, done once per parse: without any such class no VCP search is needed.
-DOC_HAS_VALUE_CLASS: Final = etree.XPath("boolean(//*[contains(@class, 'value')])")
 _U_SRC_TAGS: Final = frozenset({"audio", "video", "source", "iframe"})
 
 

@@ -4,25 +4,20 @@ from __future__ import annotations
 
 from ._model import RDF_TYPE, RDFA_COPY, RDFA_PATTERN, Resource, Triple
 
-__all__ = ["copy_properties", "deduplicate"]
-
-
-def copy_properties(triples: list[Triple]) -> list[Triple]:
-    """Expand ``?s rdfa:copy ?p`` where ``?p`` is an ``rdfa:Pattern``.
-
-    Each such ``rdfa:copy`` triple is replaced, in place, by the pattern's triples re-attached to
-    ``?s`` (chained copies are followed, cycles are cut). Referenced patterns and their triples
-    are removed afterwards; patterns nobody references are left alone.
-    """
-    return copy_properties_bounded(triples, None)[0]
+__all__ = ["copy_properties_bounded", "deduplicate"]
 
 
 def copy_properties_bounded(
     triples: list[Triple], max_triples: int | None
 ) -> tuple[list[Triple], bool]:
-    """:func:`copy_properties`, copying at most ``max_triples`` triples in all (patterns that
-    copy each other several times over grow exponentially); the flag says whether copies were
-    left out."""
+    """Expand ``?s rdfa:copy ?p`` where ``?p`` is an ``rdfa:Pattern``, copying at most
+    ``max_triples`` triples in all (``None``: no bound; patterns that copy each other several
+    times over grow exponentially); the flag says whether copies were left out.
+
+    Each such ``rdfa:copy`` triple is replaced, in place, by the pattern's triples re-attached to
+    ``?s`` (chained copies are followed, cycles are cut). Referenced patterns and their triples
+    are removed afterwards; patterns nobody references are left alone.
+    """
     patterns = {t.subject for t in triples if t.object == RDFA_PATTERN and t.predicate == RDF_TYPE}
     if not patterns:
         return triples, False
