@@ -19,9 +19,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
+
+from bench.score_items import norm
 
 ROOT = Path(__file__).resolve().parents[1]
 FIELDS = (
@@ -32,7 +33,9 @@ FIELDS = (
 )
 
 
-def _plain(field: str, value: Any) -> Any:
+def comparable(field: str, value: Any) -> Any:
+    """An item or entity value as the check compares it (one value of a list, a literal's or
+    reference's text, a price as a decimal, an availability by its enum name)."""
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
     if isinstance(value, dict):
@@ -40,10 +43,7 @@ def _plain(field: str, value: Any) -> Any:
     if value is None:
         return None
     if field == "price":
-        try:
-            return Decimal(str(value)).normalize()
-        except InvalidOperation:
-            return str(value)
+        return norm("price", value)
     if field == "availability":
         return str(value).rsplit("/", 1)[-1]
     return str(value).strip()
@@ -75,7 +75,7 @@ def agreement(out: Path, show: bool = False) -> dict[str, int]:
         conflicted = {c.get("field") for c in entity.get("conflicts") or []}
         good = True
         for field, path in FIELDS:
-            mine, theirs = _plain(field, item.get(field)), _plain(field, _at(entity, path))
+            mine, theirs = comparable(field, item.get(field)), comparable(field, _at(entity, path))
             both = field in (item.get("conflicts") or {}) and path in conflicted
             if mine != theirs and not both:
                 counts[field] += 1

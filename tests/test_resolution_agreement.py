@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import redis
 from itemadapter import ItemAdapter
 from scrapy.utils.test import get_crawler
 
+from bench.bench_agreement import comparable
 from structcrawl.core.document import parse_html
 from structcrawl.crawl.items import PageItem
 from structcrawl.crawl.pipelines.entities import EntityConfig, EntityPipeline
@@ -89,20 +89,6 @@ def crawl(tmp_path: Path, order: list[str], store: Any = None) -> tuple[list[dic
     return items, lines
 
 
-def _plain(field: str, value: Any) -> Any:
-    if isinstance(value, list) and len(value) == 1:
-        value = value[0]
-    if isinstance(value, dict):
-        value = value.get("@value", value.get("@id"))
-    if value is None:
-        return None
-    if field == "price":
-        return Decimal(str(value)).normalize()
-    if field == "availability":
-        return str(value).rsplit("/", 1)[-1]
-    return str(value)
-
-
 def _entity_value(entity: dict, path: str) -> Any:
     value: Any = entity["properties"]
     for part in path.split("."):
@@ -123,10 +109,10 @@ def disagreements(items: list[dict], lines: list[dict]) -> list[str]:
             continue
         merged = merged_item(entity) or {}
         for field, path in OFFER_FIELDS.items():
-            mine, theirs = _plain(field, item.get(field)), _plain(field, _entity_value(entity, path))
+            mine, theirs = comparable(field, item.get(field)), comparable(field, _entity_value(entity, path))
             if mine != theirs and not (field in item["conflicts"] and path in conflicted):
                 out.append(f"{item.get('name')}: {field} {mine!r} in the item, {theirs!r} in the entity")
-            if _plain(field, merged.get(field)) != theirs:
+            if comparable(field, merged.get(field)) != theirs:
                 out.append(f"{item.get('name')}: {field} {merged.get(field)!r} in the merged item")
     return out
 
