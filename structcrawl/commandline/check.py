@@ -26,14 +26,11 @@ import argparse
 import asyncio
 import inspect
 import json
-import os
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from structcrawl.commandline._feeds import crawl_feeds
 from structcrawl.commandline._input import InputError, is_url, read_input
 from structcrawl.validate.problems import annotate, record_lines
 
@@ -42,7 +39,6 @@ __all__ = [
     "add_arguments",
     "check_file",
     "check_url",
-    "crawl_feeds",
     "run",
 ]
 
@@ -59,7 +55,17 @@ PAGE_PIPELINES_SKIPPED = frozenset(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", help="an http(s) URL (fetched, rendered when needed) or a file")
+    parser.add_argument(
+        "source", nargs="?", help="an http(s) URL (fetched, rendered when needed) or a file"
+    )
+    parser.add_argument(
+        "--sitemap",
+        metavar="URL",
+        help="check every page of a sitemap instead: problems by code and by URL template",
+    )
+    parser.add_argument(
+        "--report", metavar="FILE.html", help="with --sitemap: also write the summary as HTML"
+    )
     parser.add_argument(
         "--format",
         choices=("text", "json"),
@@ -166,35 +172,6 @@ def reachable(url: str, timeout: float = 5.0) -> None:
         raise InputError(f"cannot fetch {url}: {exc}") from exc
 
 
-def crawl_feeds(
-    spider_args: list[str], render: bool, overrides: list[str]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], str]:
-    """One crawl of the ``site`` spider with ``spider_args`` (``-a name=value`` pairs): its
-    pages, records and typed items read back from the feeds, and its stderr."""
-    with tempfile.TemporaryDirectory(prefix="structcrawl-check-") as tmp:
-        out = Path(tmp)
-        cmd = [
-            sys.executable, "-m", "scrapy", "crawl", "site", *spider_args,
-            "-O", f"{out / 'records.jsonl'}:records", "-O", f"{out / 'pages.jsonl'}:pages",
-            "-O", f"{out / 'items.jsonl'}:items",
-            "-s", f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
-            "-s", "STRUCTCRAWL_BODY_STORE_ENABLED=False",
-            "-s", "STRUCTCRAWL_ENTITIES_ENABLED=False",
-            "-s", "STRUCTCRAWL_CHANGES_ENABLED=False",
-            "-s", "LOG_LEVEL=ERROR",
-        ]  # fmt: skip
-        if not render:
-            cmd += ["-s", "STRUCTCRAWL_RENDER_ENABLED=False"]
-        for pair in overrides:
-            cmd += ["-s", pair]
-        env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "structcrawl.settings"}
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-        pages = _lines(out / "pages.jsonl")
-        records = _lines(out / "records.jsonl")
-        items = _lines(out / "items.jsonl")
-    return pages, records, items, done.stderr
-
-
 def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
     """The checked page of a URL: a one-page crawl of the ``site`` spider (rendered when the
     page needs it), its page and records read back from the feeds."""
@@ -219,13 +196,6 @@ def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
         "records": records,
         "items": items,
     }
-
-
-def _lines(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    text = path.read_text(encoding="utf-8")  # "\n" only: U+2028 and kin stay inside strings
-    return [json.loads(line) for line in text.split("\n") if line.strip()]
 
 
 def check_items(items: list[dict[str, Any]]) -> None:
@@ -336,6 +306,19 @@ def render_text(page: dict[str, Any], summary: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if bool(args.sitemap) == bool(args.source):
+        print("structcrawl check: give one URL or FILE, or --sitemap URL", file=sys.stderr)
+        return 2
+    if args.sitemap:
+        from structcrawl.commandline.sitecheck import run_sitemap
+
+        return run_sitemap(
+            args.sitemap,
+            render=not args.no_render,
+            overrides=args.set,
+            fmt=args.format,
+            report=args.report,
+        )
     try:
         if is_url(args.source):
             page = check_url(args.source, not args.no_render, args.set)

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from structcrawl.commandline.check import crawl_feeds
+from structcrawl.commandline._feeds import crawl_feeds
 from structcrawl.render.templates import url_template
 from structcrawl.validate.problems import annotate, fix_for
 
