@@ -24,6 +24,7 @@ test: venv lint browser redis
 
 lint: venv
 	$(BIN)/ruff check structcrawl tests bench
+	$(BIN)/ruff format --check structcrawl tests bench
 	$(BIN)/mypy structcrawl
 
 demo: venv browser

@@ -41,8 +41,10 @@ def make_handler(count: int, page: PageFunction) -> type[BaseHTTPRequestHandler]
             if self.path == "/sitemap.xml":
                 host = f"http://{self.headers.get('Host')}"
                 locs = "".join(f"<url><loc>{host}/p/{i}.html</loc></url>" for i in range(count))
-                body = ('<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/'
-                        f'sitemap/0.9">{locs}</urlset>').encode()
+                body = (
+                    '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/'
+                    f'sitemap/0.9">{locs}</urlset>'
+                ).encode()
                 self._send(200, "application/xml", body)
                 return
             m = _PAGE.match(self.path)

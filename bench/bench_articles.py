@@ -96,10 +96,12 @@ def quality(cases: list[dict[str, Any]], pages: Path, jobs: int) -> dict[str, An
         precisions.append(p)
         recalls.append(r)
         page_f1s.append(f1(p, r))
-        ok_authors = want["authors"] is None or authors_match(article.get("authors"), want["authors"])
-        ok_date = want["datePublished"] is None or str(article.get("datePublished") or "").startswith(
-            want["datePublished"]
+        ok_authors = want["authors"] is None or authors_match(
+            article.get("authors"), want["authors"]
         )
+        ok_date = want["datePublished"] is None or str(
+            article.get("datePublished") or ""
+        ).startswith(want["datePublished"])
         if want["authors"] is not None:
             authors.append(ok_authors)
         if want["datePublished"] is not None:

@@ -48,9 +48,20 @@ _RESPONSES = re.compile(r"'response_received_count': (\d+)")
 _ITEMS = re.compile(r"'item_scraped_count': (\d+)")
 #: The same for every crawl compared (issue 12).
 COMMON = [
-    "-s", "CONCURRENT_REQUESTS=16", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8",
-    "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "DOWNLOAD_DELAY=0", "-s", "ROBOTSTXT_OBEY=False",
-    "-s", "LOG_LEVEL=INFO", "-s", "TELNETCONSOLE_ENABLED=False",
+    "-s",
+    "CONCURRENT_REQUESTS=16",
+    "-s",
+    "CONCURRENT_REQUESTS_PER_DOMAIN=8",
+    "-s",
+    "AUTOTHROTTLE_ENABLED=False",
+    "-s",
+    "DOWNLOAD_DELAY=0",
+    "-s",
+    "ROBOTSTXT_OBEY=False",
+    "-s",
+    "LOG_LEVEL=INFO",
+    "-s",
+    "TELNETCONSOLE_ENABLED=False",
 ]
 CRAWLS = ("bare", "jsonld", "extruct", "pipeline")
 
@@ -58,8 +69,15 @@ CRAWLS = ("bare", "jsonld", "extruct", "pipeline")
 def _server(pages: int, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
     portfile = tmp / "port"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bench.realpages_server", "--pages", str(pages),
-         "--portfile", str(portfile)],
+        [
+            sys.executable,
+            "-m",
+            "bench.realpages_server",
+            "--pages",
+            str(pages),
+            "--portfile",
+            str(portfile),
+        ],
         cwd=ROOT,
     )
     deadline = time.monotonic() + 60
@@ -95,22 +113,48 @@ def _command(
     if crawl == "before" and before:
         # run from the other checkout: `python -m` puts the working folder first on sys.path
         root = Path(before).resolve()
-        env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        )
         crawl = "pipeline"
     if crawl != "pipeline":  # outside the project: an empty folder, no settings module
         cwd = out / f"{crawl}-cwd"
         cwd.mkdir(exist_ok=True)
-        cmd = [sys.executable, "-m", "scrapy", "runspider", str(SPIDERS / f"{crawl}_spider.py"),
-               "-a", f"sitemap={sitemap}", "-O", str(out / f"{crawl}.jsonl"), *COMMON]
+        cmd = [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "runspider",
+            str(SPIDERS / f"{crawl}_spider.py"),
+            "-a",
+            f"sitemap={sitemap}",
+            "-O",
+            str(out / f"{crawl}.jsonl"),
+            *COMMON,
+        ]
         return cmd, cwd, env
     cmd = [
-        sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"sitemap={sitemap}",
-        "-a", "depth=1",
-        "-O", f"{out / 'records.jsonl'}:records", "-O", f"{out / 'entities.jsonl'}:entities",
-        "-s", f"STRUCTCRAWL_BODY_STORE={out / 'bodies'}",
-        "-s", f"STRUCTCRAWL_ENTITY_STORE={out / 'entities.sqlite'}",
-        "-s", f"STRUCTCRAWL_CHANGE_STORE={out / 'changes.sqlite'}",
-        "-s", f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "site",
+        "-a",
+        f"sitemap={sitemap}",
+        "-a",
+        "depth=1",
+        "-O",
+        f"{out / 'records.jsonl'}:records",
+        "-O",
+        f"{out / 'entities.jsonl'}:entities",
+        "-s",
+        f"STRUCTCRAWL_BODY_STORE={out / 'bodies'}",
+        "-s",
+        f"STRUCTCRAWL_ENTITY_STORE={out / 'entities.sqlite'}",
+        "-s",
+        f"STRUCTCRAWL_CHANGE_STORE={out / 'changes.sqlite'}",
+        "-s",
+        f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
         *COMMON,
     ]
     return cmd, root, env
@@ -126,8 +170,10 @@ def measure_round(
         cmd, cwd, env = _command(crawl, sitemap, out, before)
         results[crawl] = _run(cmd, cwd, env, tmp / f"{crawl}-{r}.log")
         pps, pages, rss = results[crawl]
-        print(f"  round {r + 1} {crawl:8s} {pps:7.1f} pages/s  {rss:6.0f} MB peak  ({pages} pages)",
-              flush=True)
+        print(
+            f"  round {r + 1} {crawl:8s} {pps:7.1f} pages/s  {rss:6.0f} MB peak  ({pages} pages)",
+            flush=True,
+        )
     return results
 
 

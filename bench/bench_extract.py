@@ -95,11 +95,15 @@ def main(argv: list[str] | None = None) -> int:
             fns["extruct"] = _extruct
         for name, value in rates(fns, pages).items():
             results[name].append(value)
-        print(f"round {r + 1}: " + "  ".join(f"{k}={v[-1]:.1f} p/s" for k, v in results.items() if v),
-              flush=True)
+        print(
+            f"round {r + 1}: " + "  ".join(f"{k}={v[-1]:.1f} p/s" for k, v in results.items() if v),
+            flush=True,
+        )
     med = {k: statistics.median(v) if v else float("nan") for k, v in results.items()}
     # the ratio of each round (both measured page by page together), then their median
-    of_lxml = statistics.median(s / x for s, x in zip(results["structcrawl"], results["lxml"], strict=True))
+    of_lxml = statistics.median(
+        s / x for s, x in zip(results["structcrawl"], results["lxml"], strict=True)
+    )
     split = layer_split(pages)
     total = sum(split.values())
     print("structcrawl time per page by stage (ms, share):")

@@ -154,7 +154,9 @@ def _worker(args: Any, url: str, tmp: Path, n: int) -> subprocess.Popen[bytes]:
     for name, value in settings.items():
         cmd += ["-s", f"{name}={value}"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
 
 
 def churn(args: Any, url: str, tmp: Path, client: redis.Redis) -> int:
@@ -233,8 +235,15 @@ def main() -> None:
 def run(args: Any, url: str, tmp: Path) -> None:
     client = redis.Redis.from_url(url)
     site = subprocess.Popen(
-        [sys.executable, "-m", "bench._frontier_site", str(args.hosts),
-         str(args.urls // args.hosts), str(tmp / "port"), str(tmp / "site.log")],
+        [
+            sys.executable,
+            "-m",
+            "bench._frontier_site",
+            str(args.hosts),
+            str(args.urls // args.hosts),
+            str(tmp / "port"),
+            str(tmp / "site.log"),
+        ],
         cwd=ROOT,
     )
     try:
@@ -244,18 +253,23 @@ def run(args: Any, url: str, tmp: Path) -> None:
         memory = Memory(client)
         t0 = time.monotonic()
         admitted, seed_fp = seed(client, args, port)
-        print(f"seeded {len(admitted)} URLs in {time.monotonic() - t0:.0f} s "
-              f"({seed_fp} distinct seeds refused while filling)", flush=True)
+        print(
+            f"seeded {len(admitted)} URLs in {time.monotonic() - t0:.0f} s "
+            f"({seed_fp} distinct seeds refused while filling)",
+            flush=True,
+        )
         keys = CrawlKeys.of(CRAWL)
         bloom = _bloom(client, keys.base, args.urls, args.error_rate)
         filter_bytes = sum(client.memory_usage(k, samples=0) or 0 for k in bloom.keys)
         queue_bytes = frontier_memory(client, keys)
         fp_rate = probe(client, args, port)
         set_bytes, zset_bytes = compare(client, args, port)
-        print(f"per URL: bloom {filter_bytes / args.urls:.2f} B, scrapy-redis set "
-              f"{set_bytes:.1f} B; host queue {queue_bytes / len(admitted):.1f} B, priority "
-              f"queue {zset_bytes:.1f} B; used_memory {memory.per_url(len(admitted)):.1f} B",
-              flush=True)
+        print(
+            f"per URL: bloom {filter_bytes / args.urls:.2f} B, scrapy-redis set "
+            f"{set_bytes:.1f} B; host queue {queue_bytes / len(admitted):.1f} B, priority "
+            f"queue {zset_bytes:.1f} B; used_memory {memory.per_url(len(admitted)):.1f} B",
+            flush=True,
+        )
         memory.start()
         t1 = time.monotonic()
         kills = churn(args, url, tmp, client)
@@ -271,10 +285,13 @@ def run(args: Any, url: str, tmp: Path) -> None:
         seeded = {f"{u.split('/')[2].split('.')[0]} {u.rsplit('/', 1)[1]}" for u in admitted}
         lost = len(seeded - set(fetched) - left)
         dups = sum(n - 1 for n in fetched.values())
-        print(f"fetched {len(fetched)} URLs ({len(log)} fetches) on "
-              f"{len({h for _, h, _ in log})} hosts in {time.monotonic() - t1:.0f} s; "
-              f"{len(left)} left in the frontier; redis used_memory peak "
-              f"{memory.peak / 2**20:.0f} MiB over {len(memory.samples)} samples", flush=True)
+        print(
+            f"fetched {len(fetched)} URLs ({len(log)} fetches) on "
+            f"{len({h for _, h, _ in log})} hosts in {time.monotonic() - t1:.0f} s; "
+            f"{len(left)} left in the frontier; redis used_memory peak "
+            f"{memory.peak / 2**20:.0f} MiB over {len(memory.samples)} samples",
+            flush=True,
+        )
     finally:
         if site.poll() is None:
             os.kill(site.pid, signal.SIGTERM)

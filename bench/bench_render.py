@@ -76,9 +76,11 @@ _APP_JS = """(function () {
 
 
 def _page(title: str, body: str, head: str = "", body_attrs: str = "") -> str:
-    return (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{title}</title>{head}"
-            f"</head><body{body_attrs}><header><a href=/>Shop</a></header>{body}"
-            "<footer>© bench shop</footer></body></html>")
+    return (
+        f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{title}</title>{head}"
+        f"</head><body{body_attrs}><header><a href=/>Shop</a></header>{body}"
+        "<footer>© bench shop</footer></body></html>"
+    )
 
 
 def generate(root: Path, products: int) -> set[str]:
@@ -91,43 +93,76 @@ def generate(root: Path, products: int) -> set[str]:
     for i in range(products):
         name, sku, price = f"Item {i:03d}", f"B-{i:03d}", f"{10 + i}.00"
         ssr = f"ssr/product-{i:03d}.html"
-        ld = json.dumps({"@context": "https://schema.org", "@type": "Product", "name": name,
-                         "sku": sku, "offers": {"@type": "Offer", "price": price}})
-        mount = (f'<div id="app"><main><h1>{name}</h1><p>{price}</p></main></div>' if i % 3 == 0
-                 else f"<main><h1>{name}</h1><p>{price}</p></main>")
+        ld = json.dumps(
+            {
+                "@context": "https://schema.org",
+                "@type": "Product",
+                "name": name,
+                "sku": sku,
+                "offers": {"@type": "Offer", "price": price},
+            }
+        )
+        mount = (
+            f'<div id="app"><main><h1>{name}</h1><p>{price}</p></main></div>'
+            if i % 3 == 0
+            else f"<main><h1>{name}</h1><p>{price}</p></main>"
+        )
         pixel = '<noscript><img src="/static/px.gif" alt=""></noscript>' if i % 4 == 0 else ""
         (root / ssr).parent.mkdir(parents=True, exist_ok=True)
-        (root / ssr).write_text(_page(name, mount + pixel + analytics,
-                                      f'<script type="application/ld+json">{ld}</script>'))
+        (root / ssr).write_text(
+            _page(
+                name, mount + pixel + analytics, f'<script type="application/ld+json">{ld}</script>'
+            )
+        )
         csr = f"app/product-{i:03d}.html"
         (root / csr).parent.mkdir(parents=True, exist_ok=True)
         data = json.dumps({"name": name, "sku": sku, "price": price})
-        (root / csr).write_text(_page(name, f'<div id="root"></div><script>window.P = {data};</script>'
-                                      '<script src="/static/app.js"></script>'))
+        (root / csr).write_text(
+            _page(
+                name,
+                f'<div id="root"></div><script>window.P = {data};</script>'
+                '<script src="/static/app.js"></script>',
+            )
+        )
         pages += [ssr, csr]
         needs.add(csr)
         if i % 4 == 0:
             spa = f"spa/page-{i:03d}.html"
             (root / spa).parent.mkdir(parents=True, exist_ok=True)
-            (root / spa).write_text(_page(name, "<main><p>Loading…</p></main><noscript>Please "
-                                          "enable JavaScript to use this shop.</noscript>"
-                                          f"<script>window.P = {data};</script>"
-                                          '<script src="/static/app.js"></script>'))
+            (root / spa).write_text(
+                _page(
+                    name,
+                    "<main><p>Loading…</p></main><noscript>Please "
+                    "enable JavaScript to use this shop.</noscript>"
+                    f"<script>window.P = {data};</script>"
+                    '<script src="/static/app.js"></script>',
+                )
+            )
             pages.append(spa)
             needs.add(spa)
         if i % 5 == 0:
             listing = f"app/list-{i:03d}.html"
             api = root / "api" / f"list-{i:03d}.json"
             api.parent.mkdir(parents=True, exist_ok=True)
-            items = [{"@type": "Product", "name": f"Item {j:03d}", "offers": {"@type": "Offer",
-                      "price": f"{10 + j}.00"}} for j in range(i, min(i + 5, products))]
+            items = [
+                {
+                    "@type": "Product",
+                    "name": f"Item {j:03d}",
+                    "offers": {"@type": "Offer", "price": f"{10 + j}.00"},
+                }
+                for j in range(i, min(i + 5, products))
+            ]
             api.write_text(json.dumps({"items": items}))
-            (root / listing).write_text(_page("List", '<div id="root"></div>'
-                                              '<script src="/static/app.js"></script>',
-                                              body_attrs=f' data-api="/api/list-{i:03d}.json"'))
+            (root / listing).write_text(
+                _page(
+                    "List",
+                    '<div id="root"></div><script src="/static/app.js"></script>',
+                    body_attrs=f' data-api="/api/list-{i:03d}.json"',
+                )
+            )
             pages.append(listing)
             needs.add(listing)
-    chunks = [pages[i:i + 10] for i in range(0, len(pages), 10)]
+    chunks = [pages[i : i + 10] for i in range(0, len(pages), 10)]
     for n, chunk in enumerate(chunks):
         links = "".join(f'<li><a href="/{p}">{p}</a></li>' for p in chunk)
         more = f'<a href="/cat/{n + 1}.html">more</a>' if n + 1 < len(chunks) else ""
@@ -190,16 +225,19 @@ def detector_figures(site: Path, needs: set[str]) -> tuple[float, float]:
     flagged: set[str] = set()
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
     for page in pages:
-        verdict = judge_response((site / page).read_bytes(), f"http://127.0.0.1/{page}",
-                                 "text/html; charset=utf-8", 200)
+        verdict = judge_response(
+            (site / page).read_bytes(), f"http://127.0.0.1/{page}", "text/html; charset=utf-8", 200
+        )
         if verdict.js_only:
             flagged.add(page)
         if verdict.js_only != (page in needs):
             kind = "false positive" if verdict.js_only else "missed"
             print(f"  detector {kind}: {page} ({verdict.reason or ', '.join(verdict.signals)})")
     hits = len(flagged & needs)
-    print(f"detector alone: {len(pages)} pages, {len(needs)} need the browser, "
-          f"{len(flagged)} flagged, {hits} correctly")
+    print(
+        f"detector alone: {len(pages)} pages, {len(needs)} need the browser, "
+        f"{len(flagged)} flagged, {hits} correctly"
+    )
     return (hits / len(flagged) if flagged else 0.0), (hits / len(needs) if needs else 1.0)
 
 
@@ -209,10 +247,15 @@ def _time(value: str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", choices=["starters", "frameworks", "generated", "demo"],
-                        default="starters")
-    parser.add_argument("--products", type=int, default=40,
-                        help="products of the generated corpus (per site: a sixth of it)")
+    parser.add_argument(
+        "--corpus", choices=["starters", "frameworks", "generated", "demo"], default="starters"
+    )
+    parser.add_argument(
+        "--products",
+        type=int,
+        default=40,
+        help="products of the generated corpus (per site: a sixth of it)",
+    )
     parser.add_argument("--keep", help="write the corpus and the crawl output here")
     args = parser.parse_args(argv)
     work = Path(args.keep or tempfile.mkdtemp(prefix="bench-render-"))
@@ -252,39 +295,60 @@ def main(argv: list[str] | None = None) -> int:
     pages = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines()]
     html = [p for p in pages if p.get("payload_kind") in ("html", None)]
     # the render audit's samples are not routing decisions: counted apart
-    audited = {p["final_url"][len(base):] for p in pages if p["fetch_reason"] == "audit"}
-    rendered = {p["final_url"][len(base):] for p in pages
-                if p["fetched_with"] == "browser" and p["fetch_reason"] != "audit"}
+    audited = {p["final_url"][len(base) :] for p in pages if p["fetch_reason"] == "audit"}
+    rendered = {
+        p["final_url"][len(base) :]
+        for p in pages
+        if p["fetched_with"] == "browser" and p["fetch_reason"] != "audit"
+    }
     hits = len(rendered & needs)
     precision = hits / len(rendered) if rendered else 0.0
     recall = hits / len(needs) if needs else 1.0
-    spans = [(_time(p["retrieved_at"]) - (p["latency"] or 0), _time(p["retrieved_at"]))
-             for p in pages if p["fetched_with"] == "browser" and p["latency"] is not None]
+    spans = [
+        (_time(p["retrieved_at"]) - (p["latency"] or 0), _time(p["retrieved_at"]))
+        for p in pages
+        if p["fetched_with"] == "browser" and p["latency"] is not None
+    ]
     span = max(e for _, e in spans) - min(s for s, _ in spans) if spans else 0.0
     pps = len(spans) / span if span else 0.0
     pss_mb = max(sampler.samples, default=0) / 1024
     mean_mb = (sum(sampler.samples) / len(sampler.samples) / 1024) if sampler.samples else 0.0
     reasons = Counter(p["fetch_reason"] for p in pages if p["fetched_with"] == "browser")
     errors = Counter(p["fetch_error"]["code"] for p in pages if p["fetch_error"])
-    waits = Counter(bool((p.get("render") or {}).get("wait", {}).get("met")) for p in pages
-                    if p["fetched_with"] == "browser")
+    waits = Counter(
+        bool((p.get("render") or {}).get("wait", {}).get("met"))
+        for p in pages
+        if p["fetched_with"] == "browser"
+    )
     render_ms = sorted(p["render"]["render_ms"] for p in pages if p.get("render"))
-    print(f"corpus: {args.corpus} ({site}), crawl exit {code}, {len(pages)} pages "
-          f"({len(html)} HTML) in {elapsed:.1f} s")
+    print(
+        f"corpus: {args.corpus} ({site}), crawl exit {code}, {len(pages)} pages "
+        f"({len(html)} HTML) in {elapsed:.1f} s"
+    )
     print(f"pages needing the browser: {len(needs)}; rendered: {len(rendered)}; both: {hits}")
     print(f"  rendered without needing it: {sorted(rendered - needs)}")
     print(f"  needing it, not rendered:     {sorted(needs - rendered)}")
-    print(f"render audit: {len(audited)} pages sampled ({len(audited & needs)} needing it): "
-          f"{sorted(audited)}")
-    print(f"escalation reasons: {dict(reasons)}; fetch errors: {dict(errors)}; "
-          f"wait met: {waits.get(True, 0)}/{sum(waits.values())}")
+    print(
+        f"render audit: {len(audited)} pages sampled ({len(audited & needs)} needing it): "
+        f"{sorted(audited)}"
+    )
+    print(
+        f"escalation reasons: {dict(reasons)}; fetch errors: {dict(errors)}; "
+        f"wait met: {waits.get(True, 0)}/{sum(waits.values())}"
+    )
     if render_ms:
-        print(f"render time per page: median {render_ms[len(render_ms) // 2]} ms, "
-              f"max {render_ms[-1]} ms; render span {span:.2f} s")
-    print(f"browser PSS: peak {pss_mb:.0f} MB, mean {mean_mb:.0f} MB over {len(sampler.samples)} samples")
-    print(f"render_precision={precision:.3f} render_recall={recall:.3f} "
-          f"detector_precision={detector[0]:.3f} detector_recall={detector[1]:.3f} "
-          f"render_pps={pps:.2f} browser_pss_mb={pss_mb:.0f} audited={len(audited)}")
+        print(
+            f"render time per page: median {render_ms[len(render_ms) // 2]} ms, "
+            f"max {render_ms[-1]} ms; render span {span:.2f} s"
+        )
+    print(
+        f"browser PSS: peak {pss_mb:.0f} MB, mean {mean_mb:.0f} MB over {len(sampler.samples)} samples"
+    )
+    print(
+        f"render_precision={precision:.3f} render_recall={recall:.3f} "
+        f"detector_precision={detector[0]:.3f} detector_recall={detector[1]:.3f} "
+        f"render_pps={pps:.2f} browser_pss_mb={pss_mb:.0f} audited={len(audited)}"
+    )
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if code == 0 else code

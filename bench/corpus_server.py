@@ -23,7 +23,11 @@ def build_pool(seed: int = 20261129) -> list[bytes]:
     pool = []
     for url, body in generate_pages(POOL, seed=seed):
         index = url.rsplit("/", 1)[1]
-        text = body.decode("utf-8").replace(f"/p/{index}", "/p/{ID}").replace("</body>", "{LINKS}</body>")
+        text = (
+            body.decode("utf-8")
+            .replace(f"/p/{index}", "/p/{ID}")
+            .replace("</body>", "{LINKS}</body>")
+        )
         pool.append(text.encode("utf-8"))
     return pool
 
@@ -32,8 +36,14 @@ def page_function(pages: int, pool: list[bytes]) -> PageFunction:
     """Page ``i``: a pool page with its number and links to the next three pages."""
 
     def page(i: int) -> tuple[str, bytes]:
-        links = "".join(f'<a href="/p/{j}.html">next {j}</a>' for j in range(i + 1, min(i + 4, pages)))
-        body = pool[i % len(pool)].replace(b"{ID}", str(i).encode()).replace(b"{LINKS}", links.encode())
+        links = "".join(
+            f'<a href="/p/{j}.html">next {j}</a>' for j in range(i + 1, min(i + 4, pages))
+        )
+        body = (
+            pool[i % len(pool)]
+            .replace(b"{ID}", str(i).encode())
+            .replace(b"{LINKS}", links.encode())
+        )
         return "text/html; charset=utf-8", body
 
     return page

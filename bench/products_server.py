@@ -30,7 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     bodies = load(args.pages_dir)
     if not bodies:
         sys.exit(f"no pages in {args.pages_dir}")
-    return _pageserver.serve(len(bodies), lambda i: ("text/html", bodies[i]), args.port, args.portfile)
+    return _pageserver.serve(
+        len(bodies), lambda i: ("text/html", bodies[i]), args.port, args.portfile
+    )
 
 
 if __name__ == "__main__":

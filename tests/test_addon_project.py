@@ -17,7 +17,7 @@ from structcrawl.dev.devserver import BackgroundServer
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 pytestmark = pytest.mark.crawl
 
-SPIDER = '''
+SPIDER = """
 import scrapy
 import structcrawl
 
@@ -33,9 +33,9 @@ class DemoSpider(scrapy.Spider):
         yield structcrawl.page_item(response)
         if response.headers.get("Content-Type", b"").startswith(b"text/html"):
             yield from response.follow_all(css="a[href$='.html'], a[href$='/']")
-'''
+"""
 
-SETTINGS = '''
+SETTINGS = """
 ADDONS = {{"structcrawl.Addon": 0}}
 USER_AGENT = "addon-test (+https://example.org/contact)"
 FEEDS = {{
@@ -48,7 +48,7 @@ STRUCTCRAWL_BODY_STORE = "{out}/bodies"
 STRUCTCRAWL_ENTITY_STORE = "{out}/state/entities.sqlite"
 STRUCTCRAWL_CHANGE_STORE = "{out}/state/changes.sqlite"
 DEPTH_LIMIT = 1
-'''
+"""
 
 
 def _lines(path: Path) -> list[dict]:
@@ -61,7 +61,12 @@ def _crawl_new_project(root: Path, settings_text: str, *args: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
     scrapy = [sys.executable, "-m", "scrapy"]
     made = subprocess.run(
-        [*scrapy, "startproject", "shop"], cwd=root, env=env, capture_output=True, text=True, timeout=60
+        [*scrapy, "startproject", "shop"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert made.returncode == 0, made.stderr
     project = root / "shop"
@@ -71,7 +76,11 @@ def _crawl_new_project(root: Path, settings_text: str, *args: str) -> dict:
     with BackgroundServer(SITE) as server:
         done = subprocess.run(
             [*scrapy, "crawl", "demo", "-a", f"start={server.url}", *args],
-            cwd=project, env=env, capture_output=True, text=True, timeout=240,
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=240,
         )
     return {"code": done.returncode, "log": done.stderr, "base": server.url, "project": project}
 
@@ -80,7 +89,10 @@ def _crawl_new_project(root: Path, settings_text: str, *args: str) -> dict:
 def project(tmp_path_factory):
     root = tmp_path_factory.mktemp("project")
     out = root / "out"
-    return {**_crawl_new_project(root, SETTINGS.format(out=out), "-s", "LOG_LEVEL=INFO"), "out": out}
+    return {
+        **_crawl_new_project(root, SETTINGS.format(out=out), "-s", "LOG_LEVEL=INFO"),
+        "out": out,
+    }
 
 
 def test_the_crawl_of_the_fresh_project_succeeds(project):
@@ -113,7 +125,7 @@ def test_the_addon_set_polite_defaults_and_the_projects_user_agent_wins(project)
     assert "scrapy.extensions.throttle.AutoThrottle" in log  # enabled by the add-on
 
 
-BARE_SETTINGS = '''
+BARE_SETTINGS = """
 ADDONS = {{"structcrawl.Addon": 0}}
 USER_AGENT = "addon-test (+https://example.org/contact)"
 FEEDS = {{
@@ -122,7 +134,7 @@ FEEDS = {{
     "{out}/entities.csv": {{"format": "entities-csv"}},
 }}
 DEPTH_LIMIT = 2
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -131,27 +143,39 @@ def debug_project(tmp_path_factory):
     root = tmp_path_factory.mktemp("debug-project")
     out = root / "feeds"
     settings = BARE_SETTINGS.format(out=out)
-    return {**_crawl_new_project(root, settings, "-s", "STRUCTCRAWL_RENDER_ENABLED=False"), "out": out}
+    return {
+        **_crawl_new_project(root, settings, "-s", "STRUCTCRAWL_RENDER_ENABLED=False"),
+        "out": out,
+    }
 
 
 def test_items_log_as_one_short_line_at_debug(debug_project):
     assert debug_project["code"] == 0, debug_project["log"][-3000:]
     pages = _lines(debug_project["out"] / "pages.jsonl")
     item_lines = [
-        line for line in debug_project["log"].splitlines() if "Scraped from" in line or "Dropped:" in line
+        line
+        for line in debug_project["log"].splitlines()
+        if "Scraped from" in line or "Dropped:" in line
     ]
     assert len(item_lines) >= len(pages) >= 5  # page items and entity items, one line each
     assert max(len(line) for line in item_lines) < 600
     assert sum(len(line) + 1 for line in item_lines) < 2_000 * len(item_lines)
-    assert any(" records, " in line for line in item_lines) and any("entity " in line for line in item_lines)
+    assert any(" records, " in line for line in item_lines) and any(
+        "entity " in line for line in item_lines
+    )
 
 
 def test_the_report_bodies_and_state_go_beside_the_feeds(debug_project):
     out, project = debug_project["out"], debug_project["project"]
-    assert (out / "report" / "report.json").is_file() and (out / "report" / "ledger.jsonl").is_file()
+    assert (out / "report" / "report.json").is_file() and (
+        out / "report" / "ledger.jsonl"
+    ).is_file()
     assert any((out / "bodies").rglob("*.gz"))
     assert (out / "state" / "entities.sqlite").is_file()
-    assert not (project / "output" / "report").exists() and not (project / "output" / "bodies").exists()
+    assert (
+        not (project / "output" / "report").exists()
+        and not (project / "output" / "bodies").exists()
+    )
 
 
 def test_the_csv_feed_reads_with_pythons_csv_module(debug_project):
@@ -172,7 +196,9 @@ def test_a_huge_entity_keeps_its_csv_cells_under_the_reader_limit():
     sink = io.BytesIO()
     exporter = EntitiesCsvExporter(sink)
     exporter.start_exporting()
-    exporter.export_item(EntityItem(key="k", id="i", type=["Product"], properties={"description": "x" * 300_000}))
+    exporter.export_item(
+        EntityItem(key="k", id="i", type=["Product"], properties={"description": "x" * 300_000})
+    )
     exporter.finish_exporting()
     rows = list(csv.reader(io.StringIO(sink.getvalue().decode("utf-8"))))
     cell = rows[1][-1]

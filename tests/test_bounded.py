@@ -18,8 +18,16 @@ def test_sixty_pages_of_twenty_thousand_property_names(tmp_path):
     with FaultServer() as site:
         urls = [f"{site.url}/props/{n}?n=20000" for n in range(60)]
         code = run_crawl(
-            None, tmp_path, "-a", "start_urls=" + ",".join(urls), "-a", "depth=0",
-            "-s", "STRUCTCRAWL_RENDER_ENABLED=False", "-s", "CONCURRENT_REQUESTS=4",
+            None,
+            tmp_path,
+            "-a",
+            "start_urls=" + ",".join(urls),
+            "-a",
+            "depth=0",
+            "-s",
+            "STRUCTCRAWL_RENDER_ENABLED=False",
+            "-s",
+            "CONCURRENT_REQUESTS=4",
             timeout=540,
         )
     log = (tmp_path / "crawl.log").read_text()

@@ -141,7 +141,7 @@ def test_disputed_fields_hash_every_value_the_sources_gave():
 @pytest.mark.parametrize(
     "value",
     [
-        {"b": ["é", None, "\u2028", "\x7f"], "a": True, "": {"z": "\n\t\x00\"\\"}},
+        {"b": ["é", None, "\u2028", "\x7f"], "a": True, "": {"z": '\n\t\x00"\\'}},
         [["name", "4a5b"], ["offers.price", "c3"]],
         ["\ud800 lone surrogate", "😀", "\ufeff"],
     ],

@@ -146,14 +146,18 @@ def test_crawl_writes_every_feed_and_the_report_into_the_folder(tmp_path):
             cwd=elsewhere, capture_output=True, text=True, timeout=240,
         )  # fmt: skip
     assert done.returncode == 0, done.stderr + (out / "crawl.log").read_text()[-2000:]
-    for name in ("entities.jsonl", "items.jsonl", "records.jsonl", "pages.jsonl", "report/report.json"):
+    for name in (
+        "entities.jsonl",
+        "items.jsonl",
+        "records.jsonl",
+        "pages.jsonl",
+        "report/report.json",
+    ):
         assert (out / name).stat().st_size > 0, name
     pages = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines()]
     assert max(p["depth"] for p in pages) == 1
     assert "pages.jsonl" in done.stdout
-    summary = subprocess.run(
-        [*CLI, "report", str(out)], capture_output=True, text=True, timeout=60
-    )
+    summary = subprocess.run([*CLI, "report", str(out)], capture_output=True, text=True, timeout=60)
     assert summary.returncode == 0 and "finish reason: finished" in summary.stdout
 
 

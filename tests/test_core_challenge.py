@@ -9,7 +9,11 @@ import pytest
 
 from structcrawl.core.challenge import detect_challenge, detect_consent, visible_text_length
 
-CASES = sorted(p for p in (Path(__file__).resolve().parents[1] / "fixtures" / "challenges").iterdir() if p.is_dir())
+CASES = sorted(
+    p
+    for p in (Path(__file__).resolve().parents[1] / "fixtures" / "challenges").iterdir()
+    if p.is_dir()
+)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -38,7 +42,11 @@ def test_a_marker_in_a_page_with_content_is_not_a_challenge() -> None:
     marker = '<script src="https://www.google.com/recaptcha/api.js"></script>'
     assert detect_challenge(200, {}, article + marker) is None
     assert detect_challenge(403, {}, article + marker).vendor == "recaptcha"  # blocked: it is
-    assert detect_challenge(200, {}, marker).signals == ("status:200", "thin-page", "marker:recaptcha")
+    assert detect_challenge(200, {}, marker).signals == (
+        "status:200",
+        "thin-page",
+        "marker:recaptcha",
+    )
     assert detect_challenge(404, {}, marker) is None  # a missing page is a missing page
 
 

@@ -120,8 +120,14 @@ class Site:
     def __enter__(self) -> Site:
         portfile = self.tmp / "port"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.test_crash_resume", str(PAGES), str(portfile),
-             str(self.log)],
+            [
+                sys.executable,
+                "-m",
+                "tests.test_crash_resume",
+                str(PAGES),
+                str(portfile),
+                str(self.log),
+            ],
             cwd=ROOT,
         )
         deadline = time.monotonic() + 30
@@ -302,9 +308,7 @@ def test_a_crawl_killed_twice_resumes_with_every_page_once(site, reference, tmp_
 
 @pytest.mark.crawl
 @pytest.mark.timeout(300)
-def test_a_crawl_killed_while_writing_entities_writes_each_entity_once(
-    site, reference, tmp_path
-):
+def test_a_crawl_killed_while_writing_entities_writes_each_entity_once(site, reference, tmp_path):
     out = tmp_path / "out"
     pipelines = json.dumps({**ITEM_PIPELINES, "tests.test_crash_resume.SlowEntities": 900})
     entities = out / "entities.jsonl"

@@ -44,10 +44,21 @@ def test_killing_the_wrapper_ends_its_crawl(tmp_path, sig):
     with FaultServer() as site:
         urls = ",".join(f"{site.url}/drip/{n}?chunks=200&interval=0.5" for n in range(3))
         wrapper = subprocess.Popen(
-            [sys.executable, "-m", "structcrawl.commandline", "crawl", *urls.split(","),
-             "-o", str(tmp_path), "-s", "STRUCTCRAWL_RENDER_ENABLED=False",
-             "-s", "ROBOTSTXT_OBEY=False"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "structcrawl.commandline",
+                "crawl",
+                *urls.split(","),
+                "-o",
+                str(tmp_path),
+                "-s",
+                "STRUCTCRAWL_RENDER_ENABLED=False",
+                "-s",
+                "ROBOTSTXT_OBEY=False",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         child = None
         try:

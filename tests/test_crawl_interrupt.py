@@ -77,12 +77,20 @@ def test_ctrl_c_then_resume_finds_every_page_once(tmp_path):
         assert resume, err
         written = _lines(out / "pages.jsonl")
         assert 8 <= written < PAGES, "interrupted mid-run"
-        assert (out / "report" / "report.json").exists() and (out / "report" / "ledger.jsonl").exists()
-        assert json.loads((out / "report" / "report.json").read_text())["finish_reason"] == "shutdown"
+        assert (out / "report" / "report.json").exists() and (
+            out / "report" / "ledger.jsonl"
+        ).exists()
+        assert (
+            json.loads((out / "report" / "report.json").read_text())["finish_reason"] == "shutdown"
+        )
 
-        again = subprocess.run(_crawl(site, out), cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        again = subprocess.run(
+            _crawl(site, out), cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
         assert again.returncode == 2 and "--resume" in again.stderr
-        assert len(again.stderr.strip().splitlines()) == 1 and _lines(out / "pages.jsonl") == written
+        assert (
+            len(again.stderr.strip().splitlines()) == 1 and _lines(out / "pages.jsonl") == written
+        )
 
         command = shlex.split(resume[0].split("resume with: ", 1)[1])
         assert command[:2] == ["structcrawl", "crawl"] and command[-1] == "--resume"
@@ -94,12 +102,16 @@ def test_ctrl_c_then_resume_finds_every_page_once(tmp_path):
     pages = [json.loads(line)["url"] for line in (out / "pages.jsonl").read_text().splitlines()]
     assert len(pages) == len(set(pages)) == PAGES  # every page once in the combined feed
     assert len(fetched) == PAGES and max(fetched.values()) == 1  # nothing fetched twice
-    entities = [json.loads(line)["key"] for line in (out / "entities.jsonl").read_text().splitlines()]
+    entities = [
+        json.loads(line)["key"] for line in (out / "entities.jsonl").read_text().splitlines()
+    ]
     assert entities and len(entities) == len(set(entities))
     assert "page ledger of 2 runs" in second.stderr and "every URL once" in second.stderr
     ledgers = [str(out / "report" / "ledger.run-1.jsonl"), str(out / "report" / "ledger.jsonl")]
     assert main(["ledger", *ledgers, "--pages", str(out / "pages.jsonl")]) == 0
-    finished = subprocess.run(_crawl(site, out, "--resume"), capture_output=True, text=True, timeout=60)
+    finished = subprocess.run(
+        _crawl(site, out, "--resume"), capture_output=True, text=True, timeout=60
+    )
     assert finished.returncode == 2 and "nothing to resume" in finished.stderr
 
 
@@ -110,7 +122,12 @@ def test_ctrl_c_then_resume_finds_every_page_once(tmp_path):
         (["crawl", "http://127.0.0.1:9/", "--depth", "-1"], "--depth must be 0 or more"),
         (["crawl", "http://127.0.0.1:9/", "-s", "NOPE"], "-s takes NAME=VALUE"),
         (
-            ["crawl", "http://127.0.0.1:9/", "-s", 'STRUCTCRAWL_QUALITY_THRESHOLDS={"min_things:X": 1}'],
+            [
+                "crawl",
+                "http://127.0.0.1:9/",
+                "-s",
+                'STRUCTCRAWL_QUALITY_THRESHOLDS={"min_things:X": 1}',
+            ],
             "unknown quality threshold 'min_things:X'",
         ),
         (["crawl", "http://127.0.0.1:9/", "--resume"], "nothing to resume"),
@@ -166,7 +183,13 @@ def test_on_a_terminal_the_progress_line_is_live_and_the_summary_follows(tmp_pat
 def test_killing_the_command_stops_its_scrapy_child(tmp_path):
     out = tmp_path / "out"
     with Site(tmp_path) as site:
-        proc = subprocess.Popen(_crawl(site, out), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            _crawl(site, out),
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             _wait_for(proc, lambda: _lines(out / "pages.jsonl") >= 2)
             child = _children(proc.pid)

@@ -105,8 +105,11 @@ def test_one_entity_per_id_across_formats_and_pages(crawl):
     assert len(ids) == len(set(ids)), "an @id appears on more than one entity line"
     keys = [e["key"] for e in crawl["entities"]]
     assert len(keys) == len(set(keys))
-    (trail,) = [e for e in crawl["entities"]
-                if e["id"] == "https://northwind.example/products/trail-runner-x#product"]
+    (trail,) = [
+        e
+        for e in crawl["entities"]
+        if e["id"] == "https://northwind.example/products/trail-runner-x#product"
+    ]
     assert {"json-ld", "microdata", "rdfa"} <= set(trail["formats"])
     assert {s["format"] for s in trail["sources"]} >= {"json-ld", "microdata", "rdfa"}
     assert trail["properties"]["name"] == "Trail Runner X"
@@ -131,8 +134,9 @@ def test_each_page_is_parsed_once(crawl):
     log = (crawl["out"] / "crawl.log").read_text()
     reused = int(re.search(r"'structcrawl/site/parse_reused': (\d+)", log).group(1))
     parsed = re.search(r"'structcrawl/site/parsed': (\d+)", log)
-    http_html = [p for p in crawl["pages"]
-                 if p["payload_kind"] == "html" and p["fetched_with"] == "http"]
+    http_html = [
+        p for p in crawl["pages"] if p["payload_kind"] == "html" and p["fetched_with"] == "http"
+    ]
     assert reused == len(http_html)
     # only rendered pages (a new DOM) are parsed by the spider itself
     rendered = [p for p in crawl["pages"] if p["fetched_with"] == "browser"]

@@ -354,7 +354,9 @@ def test_a_crashed_job_lists_as_finished_and_its_log_says_why(scrapyd, deployed)
     reasons = job_failures(log)
     assert reasons and reasons[0].startswith("no stats dump in the log"), reasons
     assert "ValueError: refusing non-http(s) URL 'file:///etc/passwd'" in log
-    assert f"eggs/{PROJECT}/1.egg/structcrawl/spiders/site.py" in log  # the job ran the deployed egg
+    assert (
+        f"eggs/{PROJECT}/1.egg/structcrawl/spiders/site.py" in log
+    )  # the job ran the deployed egg
     assert f"Process died: exitstatus=1 project='{PROJECT}' spider='site' job='{jobid}'" in (
         scrapyd.log()
     )

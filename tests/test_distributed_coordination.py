@@ -158,7 +158,9 @@ def test_the_heartbeat_sweeps_dead_workers_while_the_queue_is_busy(client, redis
     assert alive.stats.get_value("structcrawl/distributed/requeued") == 1
 
 
-def test_finished_pages_release_their_leases_and_idle_frees_the_rest(client, redis_url, monkeypatch):
+def test_finished_pages_release_their_leases_and_idle_frees_the_rest(
+    client, redis_url, monkeypatch
+):
     from twisted.python.failure import Failure
 
     a = worker(redis_url, crawl="lease")
@@ -242,7 +244,10 @@ def test_the_elected_worker_removes_the_crawl_state_when_it_finishes(client, red
     client.set("structcrawl:gone-2:requests", "another crawl")  # a crawl id sharing a prefix
     assert idle(a) == "emit"
     a.spider_closed("finished")
-    assert sorted(client.keys("structcrawl:gone*")) == [b"structcrawl:gone-2:requests", keys.emitter.encode()]
+    assert sorted(client.keys("structcrawl:gone*")) == [
+        b"structcrawl:gone-2:requests",
+        keys.emitter.encode(),
+    ]
     assert 0 < client.ttl(keys.emitter) <= DEFAULTS["STRUCTCRAWL_REDIS_EXPIRE"].default
 
 
@@ -257,7 +262,9 @@ def test_a_worker_closing_early_is_recorded(client, redis_url):
 
 
 def scheduler_for(url, crawl="s1", monkeypatch=None):
-    crawler = get_crawler(Site, settings_dict={"STRUCTCRAWL_REDIS_URL": url, "STRUCTCRAWL_CRAWL_ID": crawl})
+    crawler = get_crawler(
+        Site, settings_dict={"STRUCTCRAWL_REDIS_URL": url, "STRUCTCRAWL_CRAWL_ID": crawl}
+    )
     crawler.spider = spider = Site()
     scheduler = DistributedScheduler.from_crawler(crawler)
     monkeypatch.setattr(scheduler.coordinator, "start_heartbeat", lambda: None)
@@ -300,8 +307,13 @@ def test_losing_redis_fails_loudly_and_drops_nothing_silently(tmp_path, monkeypa
 
 
 def test_an_unreachable_server_stops_the_crawl_at_start():
-    crawler = get_crawler(Site, settings_dict={
-        "STRUCTCRAWL_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", "STRUCTCRAWL_CRAWL_ID": "x"})
+    crawler = get_crawler(
+        Site,
+        settings_dict={
+            "STRUCTCRAWL_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0",
+            "STRUCTCRAWL_CRAWL_ID": "x",
+        },
+    )
     crawler.spider = Site()
     with pytest.raises(redis.ConnectionError):
         DistributedScheduler.from_crawler(crawler)
@@ -314,7 +326,9 @@ def test_ledger_counts_a_url_on_the_worker_that_fetched_it(tmp_path, redis_url, 
     scheduler, spider = scheduler_for(redis_url, crawl="ledger", monkeypatch=monkeypatch)
     crawler = scheduler.crawler
     crawler.spider = spider
-    ledger = DistributedPageLedger(crawler, LedgerConfig(True, str(tmp_path / "ledger.jsonl"), None))
+    ledger = DistributedPageLedger(
+        crawler, LedgerConfig(True, str(tmp_path / "ledger.jsonl"), None)
+    )
     ledger.spider_opened()
     request = scrapy.Request("https://s.example/p")
     ledger.request_scheduled(request)  # scheduled here, not yet requested by anyone
@@ -341,7 +355,9 @@ def project_settings(**extra):
     settings = Settings()
     settings.setmodule(module, priority="project")
     settings.setdict(extra, priority="cmdline")
-    Addon().update_settings(settings)  # as the crawler applies ADDONS (it includes DistributedAddon)
+    Addon().update_settings(
+        settings
+    )  # as the crawler applies ADDONS (it includes DistributedAddon)
     return settings
 
 
@@ -353,17 +369,24 @@ def test_addon_changes_nothing_without_a_redis_url():
 
 
 def test_addon_makes_a_worker_of_a_distributed_crawl():
-    settings = project_settings(STRUCTCRAWL_REDIS_URL="redis://127.0.0.1:1/0", STRUCTCRAWL_CRAWL_ID="c")
+    settings = project_settings(
+        STRUCTCRAWL_REDIS_URL="redis://127.0.0.1:1/0", STRUCTCRAWL_CRAWL_ID="c"
+    )
     DistributedAddon().update_settings(settings)
     assert settings["SCHEDULER"] == "structcrawl.distributed.scheduler.DistributedScheduler"
-    assert settings.getbool("SCHEDULER_PERSIST") and settings.getint("SCHEDULER_IDLE_BEFORE_CLOSE") == 0
+    assert (
+        settings.getbool("SCHEDULER_PERSIST")
+        and settings.getint("SCHEDULER_IDLE_BEFORE_CLOSE") == 0
+    )
     assert settings["DUPEFILTER_CLASS"] == "scrapy_redis.dupefilter.RFPDupeFilter"
     extensions = settings["EXTENSIONS"]
     assert extensions["structcrawl.ledger.extension.PageLedger"] is None
     assert extensions["structcrawl.distributed.ledger.DistributedPageLedger"] == 400
     assert "structcrawl.distributed.coordination.Coordinator" in extensions
     assert settings["STRUCTCRAWL_CHANGE_STORE"] == "redis://127.0.0.1:1/0"
-    mine = project_settings(STRUCTCRAWL_REDIS_URL="redis://127.0.0.1:1/0", STRUCTCRAWL_CHANGE_STORE="/srv/c.sqlite")
+    mine = project_settings(
+        STRUCTCRAWL_REDIS_URL="redis://127.0.0.1:1/0", STRUCTCRAWL_CHANGE_STORE="/srv/c.sqlite"
+    )
     DistributedAddon().update_settings(mine)
     assert mine["STRUCTCRAWL_CHANGE_STORE"] == "/srv/c.sqlite"  # yours wins
 

@@ -41,9 +41,21 @@ def lines(path: Path) -> list[dict]:
 def command(site: str, out: Path, *settings: str) -> list[str]:
     out.mkdir(parents=True, exist_ok=True)
     args = [
-        sys.executable, "-m", "scrapy", "crawl", "site",
-        "-a", f"start_urls={site}/p/0.html", "-a", f"sitemap={site}/sitemap.xml", "-a", "follow=/p/",
-        "-O", f"{out / 'pages.jsonl'}:pages", "-O", f"{out / 'entities.jsonl'}:entities",
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "site",
+        "-a",
+        f"start_urls={site}/p/0.html",
+        "-a",
+        f"sitemap={site}/sitemap.xml",
+        "-a",
+        "follow=/p/",
+        "-O",
+        f"{out / 'pages.jsonl'}:pages",
+        "-O",
+        f"{out / 'entities.jsonl'}:entities",
     ]
     for name, value in {
         "STRUCTCRAWL_RENDER_ENABLED": "False",
@@ -63,10 +75,19 @@ def run_workers(site: str, url: str, crawl_id: str, outs: list[Path]) -> list[in
     """Start every worker at once; their exit codes."""
     procs = []
     for out in outs:
-        cmd = command(site, out, f"STRUCTCRAWL_REDIS_URL={url}", f"STRUCTCRAWL_CRAWL_ID={crawl_id}",
-                      "STRUCTCRAWL_REDIS_HEARTBEAT=0.5", "STRUCTCRAWL_REDIS_WORKER_TIMEOUT=30")
-        procs.append(subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL,
-                                      stderr=(out / "stderr.txt").open("wb")))
+        cmd = command(
+            site,
+            out,
+            f"STRUCTCRAWL_REDIS_URL={url}",
+            f"STRUCTCRAWL_CRAWL_ID={crawl_id}",
+            "STRUCTCRAWL_REDIS_HEARTBEAT=0.5",
+            "STRUCTCRAWL_REDIS_WORKER_TIMEOUT=30",
+        )
+        procs.append(
+            subprocess.Popen(
+                cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=(out / "stderr.txt").open("wb")
+            )
+        )
     codes = []
     for proc in procs:
         try:
@@ -84,14 +105,25 @@ def run_workers(site: str, url: str, crawl_id: str, outs: list[Path]) -> list[in
 def site(tmp_path_factory):
     portfile = tmp_path_factory.mktemp("site") / "port"
     server = subprocess.Popen(
-        [sys.executable, "-m", "bench.corpus_server", "--pages", str(PAGES), "--port", "0",
-         "--portfile", str(portfile)],
+        [
+            sys.executable,
+            "-m",
+            "bench.corpus_server",
+            "--pages",
+            str(PAGES),
+            "--port",
+            "0",
+            "--portfile",
+            str(portfile),
+        ],
         cwd=ROOT,
     )
     try:
         deadline = time.monotonic() + 30
         while not portfile.exists() or not portfile.read_text().strip():
-            assert server.poll() is None and time.monotonic() < deadline, "corpus server did not start"
+            assert server.poll() is None and time.monotonic() < deadline, (
+                "corpus server did not start"
+            )
             time.sleep(0.05)
         yield f"http://127.0.0.1:{portfile.read_text().strip()}"
     finally:
@@ -106,7 +138,9 @@ def runs(tmp_path_factory, site):
         reference = tmp / "reference"
         ref_code = subprocess.run(
             command(site, reference, f"STRUCTCRAWL_CHANGE_STORE={reference / 'changes.sqlite'}"),
-            cwd=ROOT, timeout=TIMEOUT, check=False,
+            cwd=ROOT,
+            timeout=TIMEOUT,
+            check=False,
         ).returncode
         first_id, second_id = f"test-{uuid.uuid4().hex[:8]}", f"test-{uuid.uuid4().hex[:8]}"
         first = [tmp / "run1" / "w1", tmp / "run1" / "w2"]
@@ -117,15 +151,23 @@ def runs(tmp_path_factory, site):
         codes2 = run_workers(site, url, second_id, second)
         client.close()
         yield {
-            "site": site, "reference": reference, "ref_code": ref_code,
-            "first": first, "codes1": codes1, "first_id": first_id,
-            "second": second, "codes2": codes2, "keys_after_first": keys_after_first,
+            "site": site,
+            "reference": reference,
+            "ref_code": ref_code,
+            "first": first,
+            "codes1": codes1,
+            "first_id": first_id,
+            "second": second,
+            "codes2": codes2,
+            "keys_after_first": keys_after_first,
         }
 
 
 def test_every_process_exits_zero(runs):
     assert runs["ref_code"] == 0
-    for out, code in zip(runs["first"] + runs["second"], runs["codes1"] + runs["codes2"], strict=True):
+    for out, code in zip(
+        runs["first"] + runs["second"], runs["codes1"] + runs["codes2"], strict=True
+    ):
         assert code == 0, (out / "stderr.txt").read_text()[-3000:]
 
 
@@ -181,7 +223,9 @@ def test_a_finished_crawl_leaves_only_its_done_marker_and_the_change_state(runs)
     assert mine == [crawl + "emitter"]
     port = runs["site"].rpartition(":")[2].strip("/") if "site" in runs else None
     others = [k for k in runs["keys_after_first"] if not k.startswith(crawl)]
-    assert len(others) == 1 and others[0].startswith("structcrawl:changes:site:127.0.0.1@127.0.0.1:")
+    assert len(others) == 1 and others[0].startswith(
+        "structcrawl:changes:site:127.0.0.1@127.0.0.1:"
+    )
     assert port is None or others[0].endswith(f":{port}")
 
 
@@ -196,10 +240,18 @@ def test_the_workers_say_what_they_did(runs):
 
 
 def start_worker(site, url, crawl_id, out, *settings):
-    cmd = command(site, out, f"STRUCTCRAWL_REDIS_URL={url}", f"STRUCTCRAWL_CRAWL_ID={crawl_id}",
-                  "STRUCTCRAWL_REDIS_HEARTBEAT=0.5", "DOWNLOAD_DELAY=0.05", *settings)
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=(out / "stderr.txt").open("wb"))
+    cmd = command(
+        site,
+        out,
+        f"STRUCTCRAWL_REDIS_URL={url}",
+        f"STRUCTCRAWL_CRAWL_ID={crawl_id}",
+        "STRUCTCRAWL_REDIS_HEARTBEAT=0.5",
+        "DOWNLOAD_DELAY=0.05",
+        *settings,
+    )
+    return subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=(out / "stderr.txt").open("wb")
+    )
 
 
 def wait_for_entities(client, crawl_id, count):

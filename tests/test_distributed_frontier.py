@@ -70,8 +70,12 @@ def test_the_filter_refuses_what_it_saw_and_its_false_positives_stay_near_the_ta
 
 
 def test_the_first_workers_size_is_the_crawls(client, caplog):
-    one = BloomDupeFilter(client, "s:", BloomSize.of(1000, 0.01), sample=0, fingerprint=fp, stats=Stats())
-    two = BloomDupeFilter(client, "s:", BloomSize.of(9000, 0.001), sample=0, fingerprint=fp, stats=Stats())
+    one = BloomDupeFilter(
+        client, "s:", BloomSize.of(1000, 0.01), sample=0, fingerprint=fp, stats=Stats()
+    )
+    two = BloomDupeFilter(
+        client, "s:", BloomSize.of(9000, 0.001), sample=0, fingerprint=fp, stats=Stats()
+    )
     assert two.size == one.size and "sized by another worker" in caplog.text
     assert one.add(fp("x")) == 1 and two.add(fp("x")) == 0
 
@@ -90,8 +94,14 @@ def test_entries_are_compact_and_read_back_unchanged():
     assert entry.relative == b'/p/1 {"m":{"depth":2},"p":-2}' and not entry.front
     assert unpack(entry.relative, entry.origin) == plain
     assert unpack(entry.full, "") == plain
-    post = request_dict("http://b.example:8080/f?x=1", method="POST", body=b"k=v",
-                        headers={"X-A": "1"}, priority=3, dont_filter=True)
+    post = request_dict(
+        "http://b.example:8080/f?x=1",
+        method="POST",
+        body=b"k=v",
+        headers={"X-A": "1"},
+        priority=3,
+        dont_filter=True,
+    )
     entry = pack(post)
     assert entry.host == "b.example" and entry.origin == "http://b.example:8080" and entry.front
     assert unpack(entry.relative, entry.origin) == post

@@ -43,9 +43,25 @@ def redis_server(directory: Path) -> Iterator[str]:
     port = free_port()
     log = (directory / "redis.log").open("wb")
     proc = subprocess.Popen(
-        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(directory), "--daemonize", "no", "--protected-mode", "yes"],
-        stdout=log, stderr=log,
+        [
+            exe,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(directory),
+            "--daemonize",
+            "no",
+            "--protected-mode",
+            "yes",
+        ],
+        stdout=log,
+        stderr=log,
     )
     url = f"redis://127.0.0.1:{port}/0"
     try:
@@ -57,7 +73,9 @@ def redis_server(directory: Path) -> Iterator[str]:
                 break
             except redis.ConnectionError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"redis-server did not start; see {directory}/redis.log") from None
+                    raise RuntimeError(
+                        f"redis-server did not start; see {directory}/redis.log"
+                    ) from None
                 time.sleep(0.05)
         client.close()
         yield url
@@ -88,9 +106,14 @@ def client(redis_url):
 
 def sighting(price, fmt="json-ld", page=1):
     return {
-        "kind": "entity", "format": fmt, "type": ["Product"], "id": "https://s.example/p#x",
-        "key": "id:https://s.example/p#x", "source_element": f"/html/script[{page}]",
-        "properties": {"name": "X", "price": price}, "provenance": {"fields": {}},
+        "kind": "entity",
+        "format": fmt,
+        "type": ["Product"],
+        "id": "https://s.example/p#x",
+        "key": "id:https://s.example/p#x",
+        "source_element": f"/html/script[{page}]",
+        "properties": {"name": "X", "price": price},
+        "provenance": {"fields": {}},
     }
 
 
@@ -100,10 +123,14 @@ def merge_into(store, key, record, page):
         if key not in states:
             states[key] = new_state(key)
             created = 1
-        add_record(states[key], record, page_url=page, retrieved_at="2026-01-01T00:00:00Z", ranks=RANKS)
+        add_record(
+            states[key], record, page_url=page, retrieved_at="2026-01-01T00:00:00Z", ranks=RANKS
+        )
         return created
 
-    return store.update([key], merge, [(key, page, record["format"], record["source_element"], None)])
+    return store.update(
+        [key], merge, [(key, page, record["format"], record["source_element"], None)]
+    )
 
 
 # -- requests as JSON ------------------------------------------------------------------------
@@ -122,20 +149,32 @@ class _Spider(scrapy.Spider):
 def test_requests_travel_as_json_not_pickle():
     spider = _Spider()
     request = scrapy.Request(
-        "https://s.example/p?q=1", callback=spider.parse, errback=spider.failed, method="POST",
-        body=b"\x00\xffdata", headers={"X-A": "1"}, priority=3,
+        "https://s.example/p?q=1",
+        callback=spider.parse,
+        errback=spider.failed,
+        method="POST",
+        body=b"\x00\xffdata",
+        headers={"X-A": "1"},
+        priority=3,
         meta={"depth": 2, "structcrawl_ledger": "https://s.example/p", "pair": (1, "b")},
         cb_kwargs={"n": 1},
     )
     data = _serial.dumps(request.to_dict(spider=spider))
     assert data.startswith(b"{") and b"\x80" not in data[:2]  # JSON, not a pickle
     back = request_from_dict(_serial.loads(data), spider=spider)
-    assert (back.url, back.method, back.body, back.priority) == (request.url, "POST", b"\x00\xffdata", 3)
+    assert (back.url, back.method, back.body, back.priority) == (
+        request.url,
+        "POST",
+        b"\x00\xffdata",
+        3,
+    )
     assert back.headers.getlist("X-A") == [b"1"]
     assert back.meta == request.meta and back.cb_kwargs == {"n": 1}
     assert back.callback == spider.parse and back.errback == spider.failed
     with pytest.raises(TypeError):  # the scheduler then keeps the request on its own worker
-        _serial.dumps(scrapy.Request("https://s.example/", meta={"page": object()}).to_dict(spider=spider))
+        _serial.dumps(
+            scrapy.Request("https://s.example/", meta={"page": object()}).to_dict(spider=spider)
+        )
     assert _serial.loads(_serial.dumps({"$b": "not a tag"})) == {"$b": "not a tag"}
 
 
@@ -147,7 +186,15 @@ def test_entity_store_merges_and_lists_entities(client):
     key = "id:https://s.example/p#x"
     assert merge_into(store, key, sighting("10.00"), "https://s.example/a") == 1
     assert merge_into(store, key, sighting("10.0", fmt="microdata"), "https://s.example/b") == 0
-    assert merge_into(store, "id:other", {**sighting("5"), "key": "id:other", "id": "other"}, "https://s.example/a") == 1
+    assert (
+        merge_into(
+            store,
+            "id:other",
+            {**sighting("5"), "key": "id:other", "id": "other"},
+            "https://s.example/a",
+        )
+        == 1
+    )
     assert len(store) == 2
     states = list(store.states())
     assert [s["key"] for s in states] == [key, "id:other"]  # in order of first merge
@@ -166,15 +213,23 @@ def _merge_many(url, key, count, barrier, results):
     record = sighting("10.00")
     barrier.wait()
     for i in range(count):
+
         def merge(states, i=i):
             if key not in states:
                 states[key] = new_state(key)
-            add_record(states[key], record, page_url=f"https://s.example/{os.getpid()}/{i}",
-                       retrieved_at=None, ranks=RANKS)
+            add_record(
+                states[key],
+                record,
+                page_url=f"https://s.example/{os.getpid()}/{i}",
+                retrieved_at=None,
+                ranks=RANKS,
+            )
             time.sleep(0.0005)  # widen the read-modify-write window: other writers get in
             return 0
 
-        store.update([key], merge, [(key, f"https://s.example/{os.getpid()}/{i}", "json-ld", "", None)])
+        store.update(
+            [key], merge, [(key, f"https://s.example/{os.getpid()}/{i}", "json-ld", "", None)]
+        )
     results.put(store.conflicts)
     client.close()
 
@@ -183,7 +238,10 @@ def test_concurrent_merges_of_one_key_from_two_processes_lose_nothing(client, re
     key = "id:https://s.example/p#x"
     ctx = multiprocessing.get_context("fork")
     barrier, results = ctx.Barrier(2), ctx.Queue()
-    procs = [ctx.Process(target=_merge_many, args=(redis_url, key, 150, barrier, results)) for _ in range(2)]
+    procs = [
+        ctx.Process(target=_merge_many, args=(redis_url, key, 150, barrier, results))
+        for _ in range(2)
+    ]
     for p in procs:
         p.start()
     for p in procs:
@@ -200,15 +258,21 @@ def test_concurrent_merges_of_one_key_from_two_processes_lose_nothing(client, re
 
 def test_concurrent_merges_from_threads_and_what_a_plain_load_save_would_lose(client):
     key = "id:https://s.example/p#x"
-    stores = [RedisEntityStore(redis.Redis(connection_pool=client.connection_pool), CrawlKeys.of("th")) for _ in range(3)]
+    stores = [
+        RedisEntityStore(redis.Redis(connection_pool=client.connection_pool), CrawlKeys.of("th"))
+        for _ in range(3)
+    ]
     start = threading.Barrier(3)
 
     def work(store):
         start.wait()
         for i in range(60):
+
             def merge(states, i=i):
                 states.setdefault(key, new_state(key))
-                add_record(states[key], sighting("1"), page_url=f"u{i}", retrieved_at=None, ranks=RANKS)
+                add_record(
+                    states[key], sighting("1"), page_url=f"u{i}", retrieved_at=None, ranks=RANKS
+                )
                 time.sleep(0.0005)
 
             store.update([key], merge, [])
@@ -296,11 +360,18 @@ def test_change_store_staging_unseen_drop_and_scopes(client, redis_url):
 
 def test_change_tracker_runs_on_redis(client, redis_url):
     first = ChangeTracker(RedisChangeStore.from_url(redis_url, "s"))
-    assert [c.status for c in first.observe([{"key": "a", "properties": {"v": 1}}, {"key": "b", "properties": {"v": 1}}])] == ["new", "new"]
+    assert [
+        c.status
+        for c in first.observe(
+            [{"key": "a", "properties": {"v": 1}}, {"key": "b", "properties": {"v": 1}}]
+        )
+    ] == ["new", "new"]
     assert list(first.gone(report=True)) == []
     first.commit()
     second = ChangeTracker(RedisChangeStore.from_url(redis_url, "s"))
-    assert [(c.status, c.fields) for c in second.observe([{"key": "a", "properties": {"v": 2}}])] == [("changed", ("v",))]
+    assert [
+        (c.status, c.fields) for c in second.observe([{"key": "a", "properties": {"v": 2}}])
+    ] == [("changed", ("v",))]
     assert [(f.key, c.status) for f, c in second.gone(report=True)] == [("b", "gone")]
     second.commit()
     assert RedisChangeStore.from_url(redis_url, "s").load(["a", "b"]).keys() == {"a"}
@@ -309,5 +380,7 @@ def test_change_tracker_runs_on_redis(client, redis_url):
 def test_large_change_runs(client, redis_url):
     many = [fp(f"k{i}", i) for i in range(1300)]
     assert run(redis_url, many) == []
-    assert run(redis_url, many[:1000], drop_unseen=False) == sorted(f"k{i}" for i in range(1000, 1300))
+    assert run(redis_url, many[:1000], drop_unseen=False) == sorted(
+        f"k{i}" for i in range(1000, 1300)
+    )
     assert len(RedisChangeStore.from_url(redis_url, "site:a")) == 1300

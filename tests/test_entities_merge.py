@@ -34,15 +34,37 @@ def offer(price, currency="USD"):
 
 def test_highest_precedence_wins_and_disagreements_are_conflicts():
     state = new_state("id:p")
-    add_record(state, rec("rdfa", {"name": "Shoe", "offers": offer("119.99")}), page_url="u1",
-               retrieved_at="2026-01-02T00:00:00Z", ranks=RANKS)
-    add_record(state, rec("json-ld", {"name": " shoe ", "offers": offer("129.99")},
-                          fields={"name": [{"path": "/s#$.name", "raw": " shoe "}]}),
-               page_url="u1", retrieved_at="2026-01-01T00:00:00Z", ranks=RANKS)
-    add_record(state, rec("microdata", {"name": "Shoe", "offers": offer("129.990")}),
-               page_url="u2", retrieved_at="2026-01-03T00:00:00Z", ranks=RANKS)
+    add_record(
+        state,
+        rec("rdfa", {"name": "Shoe", "offers": offer("119.99")}),
+        page_url="u1",
+        retrieved_at="2026-01-02T00:00:00Z",
+        ranks=RANKS,
+    )
+    add_record(
+        state,
+        rec(
+            "json-ld",
+            {"name": " shoe ", "offers": offer("129.99")},
+            fields={"name": [{"path": "/s#$.name", "raw": " shoe "}]},
+        ),
+        page_url="u1",
+        retrieved_at="2026-01-01T00:00:00Z",
+        ranks=RANKS,
+    )
+    add_record(
+        state,
+        rec("microdata", {"name": "Shoe", "offers": offer("129.990")}),
+        page_url="u2",
+        retrieved_at="2026-01-03T00:00:00Z",
+        ranks=RANKS,
+    )
     view = entity_view(state)
-    assert view["properties"]["offers"] == {"@type": ["Offer"], "price": "129.99", "priceCurrency": "USD"}
+    assert view["properties"]["offers"] == {
+        "@type": ["Offer"],
+        "price": "129.99",
+        "priceCurrency": "USD",
+    }
     # "Shoe" / " shoe " compare equal (case, whitespace); 129.99 / 129.990 equal as numbers
     assert view["properties"]["name"] == "Shoe"
     (conflict,) = view["conflicts"]
@@ -52,11 +74,17 @@ def test_highest_precedence_wins_and_disagreements_are_conflicts():
         ("129.99", ("json-ld", "microdata")),
     }
     assert view["formats"] == ["json-ld", "microdata", "rdfa"]  # precedence order
-    assert view["first_seen"] == "2026-01-01T00:00:00Z" and view["last_seen"] == "2026-01-03T00:00:00Z"
+    assert (
+        view["first_seen"] == "2026-01-01T00:00:00Z" and view["last_seen"] == "2026-01-03T00:00:00Z"
+    )
     assert view["sightings"] == 3
-    assert {"url": "u1", "format": "json-ld", "path": "/s#$.name", "raw": " shoe ", "value": "Shoe"} in [
-        {**p, "value": "Shoe"} for p in view["provenance"]["name"]
-    ]
+    assert {
+        "url": "u1",
+        "format": "json-ld",
+        "path": "/s#$.name",
+        "raw": " shoe ",
+        "value": "Shoe",
+    } in [{**p, "value": "Shoe"} for p in view["provenance"]["name"]]
 
 
 def test_nested_entities_with_an_id_are_hoisted_and_referenced():
@@ -73,7 +101,9 @@ def test_what_counts_as_an_entity():
     assert is_entity(rec("json-ld", {}))
     assert not is_entity(rec("json-ld", {}, kind="error"))
     assert not is_entity(rec("dublincore", {}, type=()))
-    assert not is_entity(rec("data-block", {}, type=("__NEXT_DATA__",), element="/html/body/script"))
+    assert not is_entity(
+        rec("data-block", {}, type=("__NEXT_DATA__",), element="/html/body/script")
+    )
     assert is_entity(rec("data-block", {}, element="/html/body/script#$.props.product"))
     assert not is_entity(rec("json", {}, type=("x",), element="$"))
     assert is_entity(rec("json", {}, element="$.products[0]"))
@@ -87,7 +117,9 @@ def test_sqlite_store_round_trip(tmp_path):
     assert store.load(["k", "missing"]) == {"k": state}
     assert len(store) == 1
     assert [s["key"] for s in store.states()] == ["k"]
-    assert store.sources("k") == [{"url": "u", "format": "json-ld", "source_element": "/x", "retrieved_at": "t"}]
+    assert store.sources("k") == [
+        {"url": "u", "format": "json-ld", "source_element": "/x", "retrieved_at": "t"}
+    ]
     store.close()
     kept = SqliteEntityStore(tmp_path / "e.sqlite", reset=False)
     assert len(kept) == 1
@@ -100,15 +132,26 @@ def test_a_repaired_record_ranks_after_every_layer_read_as_written():
 
     ranks = precedence_ranks(["json-ld", "microdata", "opengraph"])
     state = new_state("k")
-    repaired = {"format": "json-ld", "type": ["Product"], "repairs": ["remove-trailing-commas"],
-                "properties": {"name": "Fixed"}, "provenance": {"fields": {}}}
-    plain = {"format": "opengraph", "type": ["Product"], "properties": {"name": "Plain"},
-             "provenance": {"fields": {}}}
+    repaired = {
+        "format": "json-ld",
+        "type": ["Product"],
+        "repairs": ["remove-trailing-commas"],
+        "properties": {"name": "Fixed"},
+        "provenance": {"fields": {}},
+    }
+    plain = {
+        "format": "opengraph",
+        "type": ["Product"],
+        "properties": {"name": "Plain"},
+        "provenance": {"fields": {}},
+    }
     add_record(state, repaired, page_url="u", retrieved_at=None, ranks=ranks)
     add_record(state, plain, page_url="u", retrieved_at=None, ranks=ranks)
     view = entity_view(state)
     assert view["properties"]["name"] == "Plain"
     assert [c["field"] for c in view["conflicts"]] == ["name"]
+
+
 def test_a_language_tagged_literal_agrees_with_the_same_plain_text() -> None:
     """The value model keeps RDFa's language ({"@value", "@language"}); the same text from
     another layer is not a conflict; nor is a reference and the same IRI written as text, or
@@ -131,11 +174,15 @@ def test_sqlite_store_writes_behind_in_the_order_of_last_change(tmp_path, monkey
     store = SqliteEntityStore(tmp_path / "e.sqlite")
     for key in ("a", "b", "c", "a"):  # 'a' changes last
         state = store.load([key]).get(key) or new_state(key)
-        add_record(state, rec("json-ld", {"name": key}), page_url=key, retrieved_at="t", ranks=RANKS)
+        add_record(
+            state, rec("json-ld", {"name": key}), page_url=key, retrieved_at="t", ranks=RANKS
+        )
         store.save({key: state}, [(key, key, "json-ld", "/x", "t")])
     other = sqlite3.connect(tmp_path / "e.sqlite")  # a batch of three was written already
     assert other.execute("SELECT key FROM entities ORDER BY rowid").fetchall() == [
-        ("a",), ("b",), ("c",)
+        ("a",),
+        ("b",),
+        ("c",),
     ]
     assert store.load(["a"])["a"]["sightings"] == 2  # the last change, not written yet
     assert [s["key"] for s in store.states()] == ["b", "c", "a"]
@@ -192,6 +239,8 @@ def test_the_entity_id_does_not_depend_on_the_order_of_sightings():
     for order in (sightings, sightings[::-1], sightings[1:] + sightings[:1]):
         state = new_state("id:https://a.example/p")
         for fmt, iri in order:
-            add_record(state, rec(fmt, {"name": "P"}, id=iri), page_url=iri, retrieved_at="t", ranks=RANKS)
+            add_record(
+                state, rec(fmt, {"name": "P"}, id=iri), page_url=iri, retrieved_at="t", ranks=RANKS
+            )
         chosen.add(entity_view(state)["id"])
     assert chosen == {"https://a.example/p"}

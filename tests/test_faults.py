@@ -187,10 +187,15 @@ def test_retries_back_off_and_honour_retry_after(faults):
 @pytest.mark.crawl
 def test_the_ledger_check_agrees_with_the_pages_feed(faults, capsys):
     out = faults["out"]
-    code = cli_main(["ledger", str(out / "report" / "ledger.jsonl"), "--pages", str(out / "pages.jsonl")])
+    code = cli_main(
+        ["ledger", str(out / "report" / "ledger.jsonl"), "--pages", str(out / "pages.jsonl")]
+    )
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert f"requested {len(CASES)}, accounted {len(CASES)}" in printed
     report = json.loads((out / "report" / "report.json").read_text())
     assert report["ledger"]["requested"] == report["ledger"]["accounted"] == len(CASES)
-    assert "Every requested URL has exactly one outcome" in (out / "report" / "report.html").read_text()
+    assert (
+        "Every requested URL has exactly one outcome"
+        in (out / "report" / "report.html").read_text()
+    )

@@ -14,7 +14,10 @@ def test_each_line_is_on_disk_before_the_feed_closes(tmp_path):
         url="http://a/p", final_url="http://a/p",
         records=[{"kind": "entity", "format": "json-ld", "type": ["Thing"]}],
     )  # fmt: skip
-    for exporter_class, name in ((PagesJsonLinesExporter, "pages"), (RecordsJsonLinesExporter, "r")):
+    for exporter_class, name in (
+        (PagesJsonLinesExporter, "pages"),
+        (RecordsJsonLinesExporter, "r"),
+    ):
         path = tmp_path / f"{name}.jsonl"
         with path.open("wb") as stream:  # buffered, as Scrapy's local feed storage opens it
             exporter = exporter_class(stream)

@@ -34,8 +34,9 @@ def test_invalid_entities_are_routed_to_their_own_feed(tmp_path):
     (tmp_path / "site" / "index.html").write_text(PAGE)
     invalid = tmp_path / "invalid.jsonl"
     with BackgroundServer(tmp_path / "site") as server:
-        code = run_crawl(server.url, tmp_path / "out", "-s", f"STRUCTCRAWL_INVALID_FEED={invalid}",
-                         timeout=120)
+        code = run_crawl(
+            server.url, tmp_path / "out", "-s", f"STRUCTCRAWL_INVALID_FEED={invalid}", timeout=120
+        )
     assert code == 0
     main = [json.loads(x) for x in (tmp_path / "out" / "entities.jsonl").read_text().splitlines()]
     bad = [json.loads(x) for x in invalid.read_text().splitlines()]

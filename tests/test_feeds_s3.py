@@ -40,11 +40,21 @@ def site(tmp_path):
 
 def test_entities_feed_uploads_to_s3(tmp_path, site):
     with moto_s3(tmp_path) as endpoint:
-        s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", **{
-            "aws_access_key_id": "testing", "aws_secret_access_key": "testing"})
+        s3 = boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            **{"aws_access_key_id": "testing", "aws_secret_access_key": "testing"},
+        )
         s3.create_bucket(Bucket="feeds")
-        code = run_crawl(site, tmp_path / "out", "-O", "s3://feeds/crawl/entities.jsonl:entities",
-                         *s3_settings(endpoint), timeout=120)
+        code = run_crawl(
+            site,
+            tmp_path / "out",
+            "-O",
+            "s3://feeds/crawl/entities.jsonl:entities",
+            *s3_settings(endpoint),
+            timeout=120,
+        )
         body = s3.get_object(Bucket="feeds", Key="crawl/entities.jsonl")["Body"].read()
     assert code == 0, (tmp_path / "out" / "crawl.log").read_text()[-2000:]
     (entity,) = [json.loads(line) for line in body.decode().splitlines()]
@@ -55,8 +65,16 @@ def test_entities_feed_uploads_to_s3(tmp_path, site):
 
 def test_failed_upload_makes_the_crawl_exit_non_zero(tmp_path, site):
     dead = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    code = run_crawl(site, tmp_path / "out", "-O", "s3://feeds/entities.jsonl:entities",
-                     *s3_settings(dead), "-s", "AWS_MAX_ATTEMPTS=1", timeout=180)
+    code = run_crawl(
+        site,
+        tmp_path / "out",
+        "-O",
+        "s3://feeds/entities.jsonl:entities",
+        *s3_settings(dead),
+        "-s",
+        "AWS_MAX_ATTEMPTS=1",
+        timeout=180,
+    )
     assert code == 1
     log = (tmp_path / "out" / "crawl.log").read_text()
     assert "Error storing" in log or "failed" in log.lower()

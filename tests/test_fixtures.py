@@ -53,8 +53,12 @@ def test_regen_refuses_output_that_fails_its_checks_and_diffs_the_rest(tmp_path,
     from tests.fixtures_regen import main
 
     page = '<script type="application/ld+json">{"@type": "Thing", "name": "A"}</script>'
-    wrong = [{"description": "name B", "facts": [{"path": "records[0].properties.name", "equals": "B"}]}]
-    right = [{"description": "name A", "facts": [{"path": "records[0].properties.name", "equals": "A"}]}]
+    wrong = [
+        {"description": "name B", "facts": [{"path": "records[0].properties.name", "equals": "B"}]}
+    ]
+    right = [
+        {"description": "name A", "facts": [{"path": "records[0].properties.name", "equals": "A"}]}
+    ]
     refused = _case(tmp_path, "refused", page, wrong)
     (refused / "expected.json").write_text("[]\n", encoding="utf-8")
     written = _case(tmp_path, "written", page, right)

@@ -15,11 +15,15 @@ from structcrawl.dev.devserver import BackgroundServer
         ({"finish_reason": "finished"}, []),
         ({"finish_reason": "closespider_pagecount"}, []),
         ({"finish_reason": "shutdown"}, ["finish_reason: shutdown"]),
-        ({"finish_reason": "finished", "feedexport/failed_count/S3FeedStorage": 1},
-         ["feedexport/failed_count/S3FeedStorage: 1"]),
+        (
+            {"finish_reason": "finished", "feedexport/failed_count/S3FeedStorage": 1},
+            ["feedexport/failed_count/S3FeedStorage: 1"],
+        ),
         ({"finish_reason": "finished", "structcrawl/failure/x": 0}, []),
-        ({"finish_reason": "finished", "log_count/ERROR": 2},
-         ["log_count/ERROR: 2 (errors were logged; see the crawl log)"]),
+        (
+            {"finish_reason": "finished", "log_count/ERROR": 2},
+            ["log_count/ERROR: 2 (errors were logged; see the crawl log)"],
+        ),
     ],
 )
 def test_crawl_failures(stats, expected):
@@ -34,7 +38,8 @@ def test_failed_feed_storage_makes_the_crawl_exit_non_zero(tmp_path):
     blocked.write_text("a file where a directory should be")
     with BackgroundServer(tmp_path / "site") as server:
         ok = run_crawl(server.url, tmp_path / "ok", timeout=120)
-        failed = run_crawl(server.url, tmp_path / "bad", "-O", f"{blocked}/feed.jsonl:records",
-                           timeout=120)
+        failed = run_crawl(
+            server.url, tmp_path / "bad", "-O", f"{blocked}/feed.jsonl:records", timeout=120
+        )
     assert ok == 0
     assert failed == 1

@@ -29,8 +29,7 @@ FUNCTION_LIMIT = 80
 
 #: Modules and functions over the limits that other open work is splitting (temporary: each
 #: entry names its issue and goes when that work lands; a new entry needs the same).
-SIZE_ALLOWED: dict[str, str] = {
-}
+SIZE_ALLOWED: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -208,9 +207,7 @@ def test_each_package_imports_only_what_the_map_allows():
     wrong = [
         f"{importer} may not import {imported} ({', '.join(sorted(via)[:3])})"
         for (importer, imported), via in sorted(package_imports().items())
-        if importer != TOP
-        and imported != "structcrawl"
-        and imported not in table[importer]
+        if importer != TOP and imported != "structcrawl" and imported not in table[importer]
     ]
     assert not wrong, "\n".join(wrong)
 
@@ -288,6 +285,6 @@ def test_each_size_exception_is_still_needed_and_names_its_issue():
 
 
 def test_the_size_rule_reads_reasons(tmp_path):
-    assert _has_reason('Parse a thing.\n\nSize: one state machine, split it loses the thread.')
+    assert _has_reason("Parse a thing.\n\nSize: one state machine, split it loses the thread.")
     assert not _has_reason("Parse a thing; size matters.")
     assert not _has_reason(None)

@@ -203,7 +203,9 @@ def test_a_url_without_an_outcome_is_a_crawl_failure(tmp_path):
     assert crawl_failures({**values, "finish_reason": "finished"}) == [
         "structcrawl/failure/ledger/unaccounted: 1"
     ]
-    outcomes = [json.loads(x)["outcome"] for x in (tmp_path / "ledger.jsonl").read_text().split("\n") if x]
+    outcomes = [
+        json.loads(x)["outcome"] for x in (tmp_path / "ledger.jsonl").read_text().split("\n") if x
+    ]
     assert sorted(outcomes) == ["error:spider-error", "sitemap", "unaccounted"]
 
 
@@ -254,8 +256,16 @@ def _stats(out: Path) -> dict[str, int]:
 def _crawl(server: FaultServer, out: Path, paths: list[str], *extra: str) -> int:
     urls = ",".join(server.url + p for p in paths)
     return run_crawl(
-        None, out, "-a", f"start_urls={urls}", "-a", "depth=0",
-        "-s", "STRUCTCRAWL_RENDER_ENABLED=False", *extra, timeout=120,
+        None,
+        out,
+        "-a",
+        f"start_urls={urls}",
+        "-a",
+        "depth=0",
+        "-s",
+        "STRUCTCRAWL_RENDER_ENABLED=False",
+        *extra,
+        timeout=120,
     )
 
 
@@ -264,14 +274,22 @@ def test_a_lost_page_makes_the_crawl_exit_1_and_the_check_names_it(tmp_path, cap
     out = tmp_path / "out"
     with FaultServer() as server:
         code = _crawl(
-            server, out, ["/ok/kept.html", "/ok/lost/gone.html"],
-            "-s", 'SPIDER_MIDDLEWARES={"tests.test_ledger.SwallowPages": 10}',
+            server,
+            out,
+            ["/ok/kept.html", "/ok/lost/gone.html"],
+            "-s",
+            'SPIDER_MIDDLEWARES={"tests.test_ledger.SwallowPages": 10}',
         )
         lost = server.url + "/ok/lost/gone.html"
     assert code == 1
     stats = _stats(out)
     assert stats["structcrawl/failure/ledger/unaccounted"] == 1
-    assert cli_main(["ledger", str(out / "report" / "ledger.jsonl"), "--pages", str(out / "pages.jsonl")]) == 1
+    assert (
+        cli_main(
+            ["ledger", str(out / "report" / "ledger.jsonl"), "--pages", str(out / "pages.jsonl")]
+        )
+        == 1
+    )
     assert f"unaccounted: {lost} (no outcome)" in capsys.readouterr().out
     report = json.loads((out / "report" / "report.json").read_text())
     assert report["ledger"]["unaccounted"] == 1
@@ -283,8 +301,11 @@ def test_dropped_items_and_redirect_duplicates_are_accounted(tmp_path):
     out = tmp_path / "out"
     with FaultServer() as server:
         code = _crawl(
-            server, out, ["/ok/a.html", "/redirect?to=/ok/a.html", "/ok/drop/x.html"],
-            "-s", "ITEM_PIPELINES=" + json.dumps({**ITEM_PIPELINES, "tests.test_ledger.DropPages": 50}),
+            server,
+            out,
+            ["/ok/a.html", "/redirect?to=/ok/a.html", "/ok/drop/x.html"],
+            "-s",
+            "ITEM_PIPELINES=" + json.dumps({**ITEM_PIPELINES, "tests.test_ledger.DropPages": 50}),
         )
     assert code == 0, (out / "crawl.log").read_text()[-3000:]
     lines = [json.loads(x) for x in (out / "report" / "ledger.jsonl").read_text().splitlines()]
@@ -294,7 +315,12 @@ def test_dropped_items_and_redirect_duplicates_are_accounted(tmp_path):
         "redirect?to=/ok/a.html": "dropped:redirect-duplicate",
         "ok/drop/x.html": "dropped:item",
     }
-    assert cli_main(["ledger", str(out / "report" / "ledger.jsonl"), "--pages", str(out / "pages.jsonl")]) == 0
+    assert (
+        cli_main(
+            ["ledger", str(out / "report" / "ledger.jsonl"), "--pages", str(out / "pages.jsonl")]
+        )
+        == 0
+    )
 
 
 @pytest.mark.crawl
@@ -308,8 +334,15 @@ def test_a_sitemap_is_accounted_without_a_page_line(tmp_path):
             '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
             f"<url><loc>{server.url}p.html</loc></url></urlset>"
         )
-        code = run_crawl(None, out, "-a", f"sitemap={server.url}sitemap.xml",
-                         "-s", "STRUCTCRAWL_RENDER_ENABLED=False", timeout=120)
+        code = run_crawl(
+            None,
+            out,
+            "-a",
+            f"sitemap={server.url}sitemap.xml",
+            "-s",
+            "STRUCTCRAWL_RENDER_ENABLED=False",
+            timeout=120,
+        )
     assert code == 0, (out / "crawl.log").read_text()[-3000:]
     lines = [json.loads(x) for x in (out / "report" / "ledger.jsonl").read_text().splitlines()]
     assert sorted((line["url"].rsplit("/", 1)[1], line["outcome"]) for line in lines) == [

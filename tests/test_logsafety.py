@@ -10,9 +10,17 @@ def test_log_records_are_redacted(caplog):
     logsafety.install()  # idempotent
     logger = logging.getLogger("scrapy.crawler")
     with caplog.at_level(logging.INFO):
-        logger.info("Overridden settings:\n%(settings)s",
-                    {"settings": {"AWS_SECRET_ACCESS_KEY": "s3cr3t", "HTTPPROXY_AUTH": "x",
-                                  "LOG_LEVEL": "INFO", "FEED_URI": "s3://u:pw@bucket/x"}})
+        logger.info(
+            "Overridden settings:\n%(settings)s",
+            {
+                "settings": {
+                    "AWS_SECRET_ACCESS_KEY": "s3cr3t",
+                    "HTTPPROXY_AUTH": "x",
+                    "LOG_LEVEL": "INFO",
+                    "FEED_URI": "s3://u:pw@bucket/x",
+                }
+            },
+        )
         logger.info("request headers Authorization: Bearer abc.def and Cookie: sid=1")
         logger.info("proxy %s", "http://user:pass@proxy.example:8080")
     text = caplog.text

@@ -45,8 +45,12 @@ GOOD = [
     ("March 14, 2026", None, None, "2026-03-14"),
     ("14 Mar 2026", "de", None, "2026-03-14"),
     ("Sept. 3, 2025", None, None, "2025-09-03"),
-    ("Saturday, March 14th 2026 at 6:30 pm", "en-US", "America/New_York",
-     "2026-03-14T18:30:00-04:00"),
+    (
+        "Saturday, March 14th 2026 at 6:30 pm",
+        "en-US",
+        "America/New_York",
+        "2026-03-14T18:30:00-04:00",
+    ),
     ("March 14, 2026 18:00 UTC", None, None, "2026-03-14T18:00:00+00:00"),
     # numeric dates: the language fixes the order, or only one reading is a date
     ("03/04/2025", "en-US", None, "2025-03-04"),

@@ -81,7 +81,10 @@ def test_the_same_product_on_two_pages_shares_its_key():
         # SKU, case and spacing aside, within one site
         ({"sku": "NW-TRX-001"}, {"sku": " nw-trx-001 "}),
         # url, canonical
-        ({"url": "https://northwind.example/p?b=1&a=2"}, {"url": "HTTPS://northwind.example/p?a=2&b=1"}),
+        (
+            {"url": "https://northwind.example/p?b=1&a=2"},
+            {"url": "HTTPS://northwind.example/p?a=2&b=1"},
+        ),
         # name, same page
         ({"name": "Trail  Runner X"}, {"name": "trail runner x"}),
     ],
@@ -129,14 +132,27 @@ def test_types_keep_entities_apart_and_product_subtypes_together():
 
 def test_events_by_name_start_and_location():
     place = entity(["Place"], {"name": "Northwind Seattle"})
-    a = entity(["Event"], {"name": "Clinic", "startDate": "2026-04-18T09:00:00-07:00",
-                           "location": place})
-    b = entity(["SportsEvent"], {"name": "clinic", "startDate": "2026-04-18T09:00:00-07:00",
-                                 "location": {"@id": "https://n.example/s#p"}})
-    c = entity(["Event"], {"name": "Clinic", "startDate": "2026-04-19T09:00:00-07:00",
-                           "location": place}, source_url="https://northwind.example/events/")
-    d = entity(["Event"], {"name": "Clinic", "startDate": "2026-04-18T09:00:00-07:00",
-                           "location": place}, source_url="https://northwind.example/events/")
+    a = entity(
+        ["Event"], {"name": "Clinic", "startDate": "2026-04-18T09:00:00-07:00", "location": place}
+    )
+    b = entity(
+        ["SportsEvent"],
+        {
+            "name": "clinic",
+            "startDate": "2026-04-18T09:00:00-07:00",
+            "location": {"@id": "https://n.example/s#p"},
+        },
+    )
+    c = entity(
+        ["Event"],
+        {"name": "Clinic", "startDate": "2026-04-19T09:00:00-07:00", "location": place},
+        source_url="https://northwind.example/events/",
+    )
+    d = entity(
+        ["Event"],
+        {"name": "Clinic", "startDate": "2026-04-18T09:00:00-07:00", "location": place},
+        source_url="https://northwind.example/events/",
+    )
     assert entity_key(a) == entity_key(d)  # same site, another page
     assert entity_key(a) != entity_key(c)  # another day
     assert entity_key(a) != entity_key(b)  # another place

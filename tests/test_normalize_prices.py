@@ -82,8 +82,19 @@ def test_an_ambiguous_sign_does_not_lose_a_clear_amount():
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("EUR", "EUR"), ("eur", "EUR"), (" USD ", "USD"), ("€", "EUR"), ("US$", "USD"),
-     ("£", "GBP"), ("CHF", "CHF"), ("Fr.", "CHF"), ("zł", "PLN"), ("₹", "INR"), ("JPY", "JPY")],
+    [
+        ("EUR", "EUR"),
+        ("eur", "EUR"),
+        (" USD ", "USD"),
+        ("€", "EUR"),
+        ("US$", "USD"),
+        ("£", "GBP"),
+        ("CHF", "CHF"),
+        ("Fr.", "CHF"),
+        ("zł", "PLN"),
+        ("₹", "INR"),
+        ("JPY", "JPY"),
+    ],
 )
 def test_currencies(value, expected):
     result = normalize_currency(value)
@@ -92,8 +103,14 @@ def test_currencies(value, expected):
 
 @pytest.mark.parametrize(
     ("value", "code"),
-    [("$", "currency-ambiguous"), ("kr", "currency-ambiguous"), ("¥", "currency-ambiguous"),
-     ("XYZ", "currency-unknown"), ("dollars", "currency-unknown"), (5, "currency-unknown")],
+    [
+        ("$", "currency-ambiguous"),
+        ("kr", "currency-ambiguous"),
+        ("¥", "currency-ambiguous"),
+        ("XYZ", "currency-unknown"),
+        ("dollars", "currency-unknown"),
+        (5, "currency-unknown"),
+    ],
 )
 def test_unknown_and_ambiguous_currencies_are_flagged(value, code):
     result = normalize_currency(value)

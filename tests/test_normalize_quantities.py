@@ -68,8 +68,13 @@ def test_numbers(value, language, integer, expected):
 
 @pytest.mark.parametrize(
     ("value", "code"),
-    [("1.234", "number-ambiguous-separator"), ("four", "number-unparsed"),
-     ("4 stars", "number-unparsed"), (True, "number-unparsed"), ("", "number-unparsed")],
+    [
+        ("1.234", "number-ambiguous-separator"),
+        ("four", "number-unparsed"),
+        ("4 stars", "number-unparsed"),
+        (True, "number-unparsed"),
+        ("", "number-unparsed"),
+    ],
 )
 def test_flagged_numbers(value, code):
     result = normalize_number(value)

@@ -82,7 +82,10 @@ def test_currency_symbol_in_the_currency_property_goes_to_iso_with_the_raw_besid
     assert rec["properties"]["priceCurrency"] == "EUR"
     assert rec["properties"]["currencyRaw"] == "€"
     assert rec["provenance"]["fields"]["priceCurrency"][0] == {
-        "path": "$.priceCurrency[0]", "raw": "€", "value": "EUR"}
+        "path": "$.priceCurrency[0]",
+        "raw": "€",
+        "value": "EUR",
+    }
 
 
 def test_an_iso_currency_needs_no_raw_and_decides_separators():
@@ -91,8 +94,12 @@ def test_an_iso_currency_needs_no_raw_and_decides_separators():
     ambiguous = normalize_record(record(["Offer"], {"price": "1.234", "priceCurrency": "USD"}), CTX)
     assert ambiguous["properties"]["price"] == "1.234"
     assert ambiguous["flags"] == [
-        {"field": "price", "code": "price-ambiguous-separator",
-         "message": ambiguous["flags"][0]["message"], "raw": "1.234"}
+        {
+            "field": "price",
+            "code": "price-ambiguous-separator",
+            "message": ambiguous["flags"][0]["message"],
+            "raw": "1.234",
+        }
     ]
 
 
@@ -114,11 +121,15 @@ def test_open_graph_prices_use_their_own_currency_property():
 
 def test_open_graph_product_price_groups():
     groups = [{"amount": "1.299,00", "currency": "€"}, {"amount": "9,99 $"}, {"amount": "5"}]
-    rec = record([], {"product:price": groups, "product:weight": {"value": "1,2", "units": "kg"}},
-                 {"product:price": ["1.299,00", "9,99 $", "5"], "product:weight": "1,2"},
-                 fmt="opengraph")
+    rec = record(
+        [],
+        {"product:price": groups, "product:weight": {"value": "1,2", "units": "kg"}},
+        {"product:price": ["1.299,00", "9,99 $", "5"], "product:weight": "1,2"},
+        fmt="opengraph",
+    )
     rec["provenance"]["fields"]["product:price:amount"] = [
-        {"path": "/html/head/meta[1]", "raw": "1.299,00"}]
+        {"path": "/html/head/meta[1]", "raw": "1.299,00"}
+    ]
     normalize_record(rec, CTX)
     assert rec["properties"]["product:price"] == [
         {"amount": "1299.00", "currency": "EUR", "currencyRaw": "€"},
@@ -130,7 +141,10 @@ def test_open_graph_product_price_groups():
     assert rec["flags"][0]["raw"] == "9,99 $"
     fields = rec["provenance"]["fields"]
     assert fields["product:price:amount"][0] == {
-        "path": "/html/head/meta[1]", "raw": "1.299,00", "value": "1299.00"}
+        "path": "/html/head/meta[1]",
+        "raw": "1.299,00",
+        "value": "1299.00",
+    }
     assert fields["product:price"][0]["value"] == rec["properties"]["product:price"][0]
 
 
@@ -139,19 +153,32 @@ def test_language_of_the_page_and_of_the_literal():
     normalize_record(rec, NormalizeContext(PAGE, language="de"))
     assert rec["properties"] == {"price": "1234", "validFrom": "2025-04-03"}
     # an RDFa literal's own language wins over the page's
-    rdfa = record(["Event"], {"startDate": "03/04/2025"},
-                  {"startDate": {"@value": "03/04/2025", "@language": "en-US"}}, fmt="rdfa")
+    rdfa = record(
+        ["Event"],
+        {"startDate": "03/04/2025"},
+        {"startDate": {"@value": "03/04/2025", "@language": "en-US"}},
+        fmt="rdfa",
+    )
     normalize_record(rdfa, NormalizeContext(PAGE, language="de"))
     assert rdfa["properties"]["startDate"] == "2025-03-04"
     assert rdfa["provenance"]["fields"]["startDate"][0]["raw"] == {
-        "@value": "03/04/2025", "@language": "en-US"}
+        "@value": "03/04/2025",
+        "@language": "en-US",
+    }
 
 
 def test_typed_literals_are_dates_whatever_their_property():
-    rec = record(["Thing"], {"https://v.example/#made": "3 March 2025"},
-                 {"https://v.example/#made": {
-                     "@value": "3 March 2025",
-                     "@type": "http://www.w3.org/2001/XMLSchema#date"}}, fmt="rdfa")
+    rec = record(
+        ["Thing"],
+        {"https://v.example/#made": "3 March 2025"},
+        {
+            "https://v.example/#made": {
+                "@value": "3 March 2025",
+                "@type": "http://www.w3.org/2001/XMLSchema#date",
+            }
+        },
+        fmt="rdfa",
+    )
     normalize_record(rec, CTX)
     assert rec["properties"]["https://v.example/#made"] == "2025-03-03"
     untyped = record(["Thing"], {"https://v.example/#made": "3 March 2025"}, fmt="rdfa")
@@ -166,19 +193,27 @@ def test_time_zone_from_the_context_and_the_no_timezone_flag():
     assert local["properties"]["startDate"] == "2026-03-21T10:00:00"
     assert codes(local) == [("startDate", "date-no-timezone")]
     berlin = normalize_record(rec, NormalizeContext(PAGE, timezone="Europe/Berlin"))
-    assert berlin["properties"] == {"startDate": "2026-03-21T10:00:00+01:00",
-                                    "endDate": "2026-03-21"}
+    assert berlin["properties"] == {
+        "startDate": "2026-03-21T10:00:00+01:00",
+        "endDate": "2026-03-21",
+    }
     assert berlin["flags"] == []
 
 
 def test_flags_carry_field_code_message_and_the_raw_value():
-    rec = normalize_record(record(["Product"], {
-        "gtin13": "0614141100018",
-        "availability": "ask us",
-        "image": "javascript:alert(1)",
-        "datePublished": "yesterday",
-        "totalTime": "1:30",
-    }), CTX)
+    rec = normalize_record(
+        record(
+            ["Product"],
+            {
+                "gtin13": "0614141100018",
+                "availability": "ask us",
+                "image": "javascript:alert(1)",
+                "datePublished": "yesterday",
+                "totalTime": "1:30",
+            },
+        ),
+        CTX,
+    )
     assert codes(rec) == [
         ("gtin13", "gtin-check-digit"),
         ("availability", "enum-unknown"),
@@ -193,16 +228,21 @@ def test_flags_carry_field_code_message_and_the_raw_value():
 
 def test_lists_nested_records_and_references():
     offer = record(["Offer"], {"price": "49,95", "availability": "InStock"})
-    rec = record(["Product"], {
-        "sameAs": ["/a", "https://x.example/b#utm_source=1"],
-        "offers": [offer],
-        "isRelatedTo": {"@id": "/products/trail-runner-x#product"},
-        "weight": "1,2 kg",
-    })
+    rec = record(
+        ["Product"],
+        {
+            "sameAs": ["/a", "https://x.example/b#utm_source=1"],
+            "offers": [offer],
+            "isRelatedTo": {"@id": "/products/trail-runner-x#product"},
+            "weight": "1,2 kg",
+        },
+    )
     normalize_record(rec, CTX)
     props = rec["properties"]
     assert props["sameAs"] == ["https://northwind.example/a", "https://x.example/b"]
-    assert props["isRelatedTo"] == {"@id": "https://northwind.example/products/trail-runner-x#product"}
+    assert props["isRelatedTo"] == {
+        "@id": "https://northwind.example/products/trail-runner-x#product"
+    }
     assert props["weight"] == {"value": "1.2", "unitText": "kg", "unitCode": "KGM"}
     inner = props["offers"][0]
     assert inner["properties"] == {"price": "49.95", "availability": "https://schema.org/InStock"}
@@ -223,7 +263,9 @@ def test_sightings_that_do_not_line_up_with_values_are_normalized_from_their_raw
     rec["provenance"]["fields"]["og:image"] = [{"path": "/html/head/meta[1]", "raw": "/img/a.svg"}]
     rec["provenance"]["fields"]["og:image:width"] = [{"path": "/html/head/meta[2]", "raw": "1200"}]
     rec["provenance"]["fields"]["og:url"] = [
-        {"path": "/html/head/meta[3]", "raw": "/p"}, {"path": "/html/head/meta[4]", "raw": "/q"}]
+        {"path": "/html/head/meta[3]", "raw": "/p"},
+        {"path": "/html/head/meta[4]", "raw": "/q"},
+    ]
     rec["properties"]["og:url"] = "https://northwind.example/p"
     normalize_record(rec, CTX)
     fields = rec["provenance"]["fields"]
@@ -231,14 +273,20 @@ def test_sightings_that_do_not_line_up_with_values_are_normalized_from_their_raw
     assert fields["og:image"][0]["value"] == {"url": "https://northwind.example/img/a.svg"}
     assert fields["og:image:width"][0]["value"] == "1200"
     assert [s["value"] for s in fields["og:url"]] == [
-        "https://northwind.example/p", "https://northwind.example/q"]
+        "https://northwind.example/p",
+        "https://northwind.example/q",
+    ]
 
 
 def test_url_or_text_properties_leave_text_alone():
-    rec = normalize_record(record(["CreativeWork"], {
-        "license": "CC BY 4.0", "mainEntityOfPage": "/articles/a.html"}), CTX)
+    rec = normalize_record(
+        record(["CreativeWork"], {"license": "CC BY 4.0", "mainEntityOfPage": "/articles/a.html"}),
+        CTX,
+    )
     assert rec["properties"] == {
-        "license": "CC BY 4.0", "mainEntityOfPage": "https://northwind.example/articles/a.html"}
+        "license": "CC BY 4.0",
+        "mainEntityOfPage": "https://northwind.example/articles/a.html",
+    }
 
 
 def test_base_url_wins_over_page_url():
@@ -261,11 +309,20 @@ def test_quantitative_values_stay_records_with_a_normalized_value():
 
 @pytest.mark.parametrize("kind", ["error", "skip"])
 def test_error_and_skip_records_pass_through_untouched(kind):
-    rec = {"source_url": PAGE, "format": "json-ld", "kind": kind, "type": [], "id": None,
-           "properties": {"price": "1.234"}, "raw": "{broken", "context": None,
-           "source_element": "/html/head/script[2]", "error": {"code": "json-ld-invalid",
-           "message": "Expecting value"}, "repairs": [],
-           "provenance": {"parser": "x", "parser_version": "0", "fields": {}}}
+    rec = {
+        "source_url": PAGE,
+        "format": "json-ld",
+        "kind": kind,
+        "type": [],
+        "id": None,
+        "properties": {"price": "1.234"},
+        "raw": "{broken",
+        "context": None,
+        "source_element": "/html/head/script[2]",
+        "error": {"code": "json-ld-invalid", "message": "Expecting value"},
+        "repairs": [],
+        "provenance": {"parser": "x", "parser_version": "0", "fields": {}},
+    }
     before = copy.deepcopy(rec)
     assert normalize_record(rec, CTX) is rec
     assert rec.pop("flags") == []
@@ -275,8 +332,11 @@ def test_error_and_skip_records_pass_through_untouched(kind):
 def test_normalizing_twice_gives_the_same_record():
     once = site_records("products/gipfelstuermer-touring-set.html", timezone="Europe/Berlin")
     twice = copy.deepcopy(once)
-    ctx = NormalizeContext("https://northwind.example/products/gipfelstuermer-touring-set.html",
-                           language="en", timezone="Europe/Berlin")
+    ctx = NormalizeContext(
+        "https://northwind.example/products/gipfelstuermer-touring-set.html",
+        language="en",
+        timezone="Europe/Berlin",
+    )
     for rec in twice:
         normalize_record(rec, ctx)
     for a, b in zip(once, twice, strict=True):
@@ -338,6 +398,7 @@ def test_site_dates_and_enums_end_up_canonical():
     assert props["startDate"] == "2026-04-09T18:30:00-06:00"
     assert props["eventStatus"].startswith("https://schema.org/Event")
     assert props["eventAttendanceMode"] == "https://schema.org/OfflineEventAttendanceMode"
-    recipe = next(r for r in site_records("recipes/no-bake-trail-energy-bars.html")
-                  if r["type"] == ["Recipe"])
+    recipe = next(
+        r for r in site_records("recipes/no-bake-trail-energy-bars.html") if r["type"] == ["Recipe"]
+    )
     assert recipe["properties"]["totalTime"] == "PT2H20M"

@@ -72,10 +72,16 @@ def test_relative_url_without_a_base_is_flagged():
 @pytest.mark.parametrize(
     ("value", "keep", "expected"),
     [
-        ("HTTPS://Northwind.Example:443/products/x?b=2&a=1#product", True,
-         "https://northwind.example/products/x?a=1&b=2#product"),
-        ("https://northwind.example/products/x#product", False,
-         "https://northwind.example/products/x"),
+        (
+            "HTTPS://Northwind.Example:443/products/x?b=2&a=1#product",
+            True,
+            "https://northwind.example/products/x?a=1&b=2#product",
+        ),
+        (
+            "https://northwind.example/products/x#product",
+            False,
+            "https://northwind.example/products/x",
+        ),
         ("https://northwind.example", True, "https://northwind.example/"),
         ("https://northwind.example/%7Efoo", True, "https://northwind.example/~foo"),
         ("URN:isbn:123", True, "urn:isbn:123"),

@@ -97,7 +97,9 @@ def test_site_rules_give_the_zone_when_no_setting_does():
     assert item.records[0]["flags"] == []
     # the setting wins over the rules file; rules off: no zone, flagged
     item = run(
-        crawler(STRUCTCRAWL_RULES_DIR=rules, STRUCTCRAWL_SITE_TIMEZONES='{"northwind.example": "UTC"}'),
+        crawler(
+            STRUCTCRAWL_RULES_DIR=rules, STRUCTCRAWL_SITE_TIMEZONES='{"northwind.example": "UTC"}'
+        ),
         page(),
     )
     assert item.records[0]["properties"]["startDate"] == "2026-03-21T10:00:00+00:00"
@@ -125,11 +127,21 @@ def test_default_zone_and_suffix_matching():
 def test_items_without_a_document_or_records():
     c = crawler()
     pipe = NormalizationPipeline.from_crawler(c)
-    item = PageItem(url="https://x.example/a.json", final_url="https://x.example/a.json",
-                    records=[{"kind": "entity", "format": "json", "type": ["Product"],
-                              "id": None, "source_url": "https://x.example/a.json",
-                              "properties": {"url": "/p", "gtin13": "0614141100018"},
-                              "provenance": {"fields": {}}}])
+    item = PageItem(
+        url="https://x.example/a.json",
+        final_url="https://x.example/a.json",
+        records=[
+            {
+                "kind": "entity",
+                "format": "json",
+                "type": ["Product"],
+                "id": None,
+                "source_url": "https://x.example/a.json",
+                "properties": {"url": "/p", "gtin13": "0614141100018"},
+                "provenance": {"fields": {}},
+            }
+        ],
+    )
     out = pipe.process_item(item)
     rec = out.records[0]
     assert rec["properties"]["url"] == "https://x.example/p"  # the page URL is the base

@@ -34,10 +34,23 @@ def test_retry_after_pauses_the_whole_slot_not_only_that_request(tmp_path):
             f"{server.url}/ok/p{n}.html" for n in range(4)
         ]
         code = run_crawl(
-            None, tmp_path, "-a", "start_urls=" + ",".join(urls), "-a", "depth=0", *UNTHROTTLED,
-            "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1", "-s", "ROBOTSTXT_OBEY=False",
-            "-s", "SCHEDULER_MEMORY_QUEUE=scrapy.squeues.FifoMemoryQueue",
-            "-s", "STRUCTCRAWL_RENDER_ENABLED=False", "-s", "STRUCTCRAWL_RETRY_AFTER_MAX=5",
+            None,
+            tmp_path,
+            "-a",
+            "start_urls=" + ",".join(urls),
+            "-a",
+            "depth=0",
+            *UNTHROTTLED,
+            "-s",
+            "CONCURRENT_REQUESTS_PER_DOMAIN=1",
+            "-s",
+            "ROBOTSTXT_OBEY=False",
+            "-s",
+            "SCHEDULER_MEMORY_QUEUE=scrapy.squeues.FifoMemoryQueue",
+            "-s",
+            "STRUCTCRAWL_RENDER_ENABLED=False",
+            "-s",
+            "STRUCTCRAWL_RETRY_AFTER_MAX=5",
             timeout=90,
         )
         hits = server.hits()
@@ -73,10 +86,18 @@ def polite_site(tmp_path_factory):
     out = tmp_path_factory.mktemp("out")
     with BackgroundServer(root) as server:
         code = run_crawl(
-            server.url + "index.html", out, *UNTHROTTLED, "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8",
-            "-s", "STRUCTCRAWL_RENDER_ENABLED=False",
+            server.url + "index.html",
+            out,
+            *UNTHROTTLED,
+            "-s",
+            "CONCURRENT_REQUESTS_PER_DOMAIN=8",
+            "-s",
+            "STRUCTCRAWL_RENDER_ENABLED=False",
             # the crawl takes ~7 s (Crawl-delay: 1): progress lines and report snapshots show
-            "-s", "STRUCTCRAWL_PROGRESS_INTERVAL=1", "-s", "STRUCTCRAWL_REPORT_SNAPSHOT_INTERVAL=2",
+            "-s",
+            "STRUCTCRAWL_PROGRESS_INTERVAL=1",
+            "-s",
+            "STRUCTCRAWL_REPORT_SNAPSHOT_INTERVAL=2",
             timeout=90,
         )
     return {"code": code, "out": out, "pages": _lines(out / "pages.jsonl"), "base": server.url}
@@ -87,7 +108,9 @@ def test_meta_robots_nofollow_stops_link_following_and_noindex_is_recorded(polit
     assert polite_site["code"] == 0
     by_name = {p["url"].rsplit("/", 1)[1]: p for p in polite_site["pages"]}
     assert "behind.html" not in by_name  # linked only from a nofollow page
-    assert {"index.html", "a.html", "b.html", "closed.html", "hidden.html", "c.html"} <= set(by_name)
+    assert {"index.html", "a.html", "b.html", "closed.html", "hidden.html", "c.html"} <= set(
+        by_name
+    )
     assert by_name["closed.html"]["robots"] == ["nofollow", "noindex"]  # sorted
     assert by_name["hidden.html"]["robots"] == ["noindex"]  # crawled, links followed, recorded
     assert by_name["a.html"]["robots"] == []
@@ -124,8 +147,11 @@ def test_a_default_user_agent_is_warned_about_never_refused(caplog):
 @pytest.mark.crawl
 def test_a_long_crawl_logs_progress_and_snapshots_the_report(polite_site):
     log = (polite_site["out"] / "crawl.log").read_text()
-    lines = re.findall(r"progress: (\d+) pages done, (\d+) queued, [\d.]+ pages/s, (\d+) records, "
-                       r"(\d+) errors, (\d+) in the browser", log)
+    lines = re.findall(
+        r"progress: (\d+) pages done, (\d+) queued, [\d.]+ pages/s, (\d+) records, "
+        r"(\d+) errors, (\d+) in the browser",
+        log,
+    )
     assert len(lines) >= 3, log[-2000:]
     done = [int(line[0]) for line in lines]
     assert done == sorted(done) and done[-1] >= 3  # pages counted, not entities

@@ -83,9 +83,11 @@ def test_open_graph_language_from_html_lang() -> None:
 
 
 def test_page_without_rdfa_yields_nothing() -> None:
-    html = '<html><head><link rel="stylesheet" href="/s.css"></head><body>' + (
-        '<div class="x"><a href="/y" rel="nofollow">y</a><img src="/i.png"></div>' * 20
-    ) + "</body></html>"
+    html = (
+        '<html><head><link rel="stylesheet" href="/s.css"></head><body>'
+        + ('<div class="x"><a href="/y" rel="nofollow">y</a><img src="/i.png"></div>' * 20)
+        + "</body></html>"
+    )
     assert extract(html) == []
 
 
@@ -259,11 +261,11 @@ def test_base_href_is_applied_and_fragment_dropped() -> None:
 
 
 def test_javascript_base_is_ignored() -> None:
-    html = '<html><head><base href="javascript:alert(1)"></head><body about="">' \
+    html = (
+        '<html><head><base href="javascript:alert(1)"></head><body about="">'
         '<span property="dc:title">t</span></body></html>'
-    assert spo(extract(html)) == [
-        (DOC, IRI("http://purl.org/dc/terms/title"), Literal("t"))
-    ]
+    )
+    assert spo(extract(html)) == [(DOC, IRI("http://purl.org/dc/terms/title"), Literal("t"))]
 
 
 # -- literals ------------------------------------------------------------------------------------
@@ -365,7 +367,10 @@ def test_inlist_builds_ordered_lists() -> None:
         Literal("three"),
     ]
     (links,) = objects(triples, s, EX + "links")
-    assert list_items(triples, links) == [IRI("http://example.test/a"), IRI("http://example.test/b")]
+    assert list_items(triples, links) == [
+        IRI("http://example.test/a"),
+        IRI("http://example.test/b"),
+    ]
     assert objects(triples, s, EX + "empty") == [IRI(RDF + "nil")]
     assert objects(triples, s, EX + "plain") == [Literal("not a list")]
 

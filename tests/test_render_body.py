@@ -31,7 +31,9 @@ def bombs():
 
 
 @pytest.mark.parametrize("encoding", sorted(ENCODERS))
-def test_a_decompression_bomb_stops_at_the_cap_without_inflating_whole(encoding, bombs, monkeypatch):
+def test_a_decompression_bomb_stops_at_the_cap_without_inflating_whole(
+    encoding, bombs, monkeypatch
+):
     monkeypatch.setattr(_body, "MAX_DECODED", CAP)
     bomb = bombs[encoding]
     assert len(bomb) < BOMB_SIZE // 100

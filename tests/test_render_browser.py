@@ -34,7 +34,9 @@ def test_the_setting_wins_then_the_environment_variable(tmp_path):
 
 def test_an_explicit_path_that_does_not_exist_is_kept_and_reported(tmp_path):
     system = executable(tmp_path / "usr/bin/chromium")
-    loc = locate_chromium(None, {"STRUCTCRAWL_CHROMIUM": "/nonexistent"}, system_candidates=[system])
+    loc = locate_chromium(
+        None, {"STRUCTCRAWL_CHROMIUM": "/nonexistent"}, system_candidates=[system]
+    )
     assert loc.path == "/nonexistent" and not loc.usable  # never silently another browser
     assert loc.problem() == "no executable Chromium at /nonexistent (from env)"
 
@@ -67,11 +69,19 @@ def test_no_browser_at_all_says_what_to_do(tmp_path):
 
 
 def test_launch_options_suit_a_headless_server():
-    opts = launch_options("/usr/bin/chromium", is_root=True, extra_args=["--lang=de", "--disable-gpu"])
+    opts = launch_options(
+        "/usr/bin/chromium", is_root=True, extra_args=["--lang=de", "--disable-gpu"]
+    )
     assert opts["executable_path"] == "/usr/bin/chromium" and opts["headless"] is True
-    for flag in ("--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"):
+    for flag in (
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+    ):
         assert flag in opts["args"]
     assert opts["args"].count("--disable-gpu") == 1 and opts["args"][-1] == "--lang=de"
     user = launch_options(None, is_root=False)
@@ -91,7 +101,12 @@ def test_resource_blocker():
 
     block = ResourceBlocker(frozenset({"image", "font", "media"}))
     assert [block(Req(k)) for k in ("image", "font", "media", "script", "xhr", "document")] == [
-        True, True, True, False, False, False
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
     ]
 
 
@@ -107,6 +122,7 @@ def test_the_command_line_check(monkeypatch, capsys):
 @pytest.mark.parametrize("value", ["", "  "])
 def test_blank_settings_mean_not_set(value, tmp_path):
     system = executable(tmp_path / "chromium")
-    loc = locate_chromium(value, {"STRUCTCRAWL_CHROMIUM": value}, playwright_candidates=[],
-                          system_candidates=[system])
+    loc = locate_chromium(
+        value, {"STRUCTCRAWL_CHROMIUM": value}, playwright_candidates=[], system_candidates=[system]
+    )
     assert loc.source == "system"

@@ -118,14 +118,22 @@ def test_the_default_wait_ends_when_a_data_layer_appears():
 def test_a_json_response_ends_the_default_wait_then_the_app_settles():
     plan = wait_plan(None)
     session = RenderSession(plan, wait_timeout=5)
-    api = FakeResponse("http://shop.example/api/deals.json", "fetch", b'{"deals": []}',
-                       "application/json; charset=utf-8")
+    api = FakeResponse(
+        "http://shop.example/api/deals.json",
+        "fetch",
+        b'{"deals": []}',
+        "application/json; charset=utf-8",
+    )
     prepare(session, FakePage({plan.settle: 0.01}), [api])
     assert session.wait["met"] and session.wait["by"] == ["response"]
     assert session.wait["settled"] is True
     (captured,) = session.captured
     assert captured["url"].endswith("/api/deals.json") and captured["text"] == '{"deals": []}'
-    assert (captured["status"], captured["method"], captured["resource_type"]) == (200, "GET", "fetch")
+    assert (captured["status"], captured["method"], captured["resource_type"]) == (
+        200,
+        "GET",
+        "fetch",
+    )
 
 
 def test_the_wait_is_bounded_and_says_it_was_not_met():
@@ -136,9 +144,13 @@ def test_the_wait_is_bounded_and_says_it_was_not_met():
 
 
 def test_a_rule_runs_its_actions_then_waits_for_every_condition():
-    plan = WaitPlan(selector="script#spec-data", response=re.compile(r"/api/specs/"),
-                    any_json=False, settle=None,
-                    actions=(Action("click", "button#show-specs"),))
+    plan = WaitPlan(
+        selector="script#spec-data",
+        response=re.compile(r"/api/specs/"),
+        any_json=False,
+        settle=None,
+        actions=(Action("click", "button#show-specs"),),
+    )
     session = RenderSession(plan, wait_timeout=5)
     page = FakePage({"script#spec-data": 0.05})
     api = FakeResponse("http://shop.example/api/specs/x.json", "xhr", b"{}", "application/json")
@@ -149,8 +161,9 @@ def test_a_rule_runs_its_actions_then_waits_for_every_condition():
 
 
 def test_a_failed_action_is_recorded_and_the_wait_still_bounded():
-    plan = WaitPlan(selector="#never", any_json=False, settle=None,
-                    actions=(Action("click", "#gone"),))
+    plan = WaitPlan(
+        selector="#never", any_json=False, settle=None, actions=(Action("click", "#gone"),)
+    )
     session = RenderSession(plan, wait_timeout=0.3)
     prepare(session, FakePage(clickable=False))
     (action,) = session.actions
@@ -166,8 +179,12 @@ def test_only_json_xhr_and_fetch_responses_are_captured_and_the_document_is_kept
         FakeResponse("http://shop.example/api/a.json", "xhr", b'{"a": 1}', "application/json"),
         FakeResponse("http://shop.example/api/b", "fetch", b"<p>html</p>", "text/html"),
         FakeResponse("http://shop.example/api/c.json", "fetch", b"{}", "application/json", 500),
-        FakeResponse("http://shop.example/api/big.json", "fetch", b"[" + b"1," * 60 + b"1]",
-                     "application/json"),
+        FakeResponse(
+            "http://shop.example/api/big.json",
+            "fetch",
+            b"[" + b"1," * 60 + b"1]",
+            "application/json",
+        ),
     ]
     prepare(session, FakePage(), responses)
     assert session.document_body == b"<html>served</html>"
@@ -189,12 +206,21 @@ def test_capture_can_be_switched_off():
 DEALS = {
     "title": "Deals",
     "offers": [
-        {"@type": "Offer", "price": "229.00", "priceCurrency": "USD",
-         "itemOffered": {"@type": "Product", "name": "Jacket", "url": "/products/jacket.html"}},
+        {
+            "@type": "Offer",
+            "price": "229.00",
+            "priceCurrency": "USD",
+            "itemOffered": {"@type": "Product", "name": "Jacket", "url": "/products/jacket.html"},
+        },
     ],
 }
-CAPTURED = {"url": "http://shop.example/api/deals.json", "status": 200, "method": "GET",
-            "content_type": "application/json", "text": json.dumps(DEALS)}
+CAPTURED = {
+    "url": "http://shop.example/api/deals.json",
+    "status": 200,
+    "method": "GET",
+    "content_type": "application/json",
+    "text": json.dumps(DEALS),
+}
 
 
 def test_network_records_carry_endpoint_status_and_json_path():
@@ -203,8 +229,11 @@ def test_network_records_carry_endpoint_status_and_json_path():
     assert document["source_url"] == PAGE and document["properties"]["title"] == "Deals"
     assert offer["type"] == ["Offer"] and offer["source_element"] == "$.offers[0]"
     assert offer["provenance"]["network"] == {
-        "url": "http://shop.example/api/deals.json", "method": "GET", "status": 200,
-        "content_type": "application/json"}
+        "url": "http://shop.example/api/deals.json",
+        "method": "GET",
+        "status": 200,
+        "content_type": "application/json",
+    }
     assert offer["provenance"]["fields"]["price"][0]["path"] == "$.offers[0].price"
     product = offer["properties"]["itemOffered"]
     assert product["format"] == "network-json"
@@ -218,7 +247,9 @@ def test_a_json_ld_response_and_broken_or_unread_bodies():
     (broken,) = network_records([dict(CAPTURED, text='{"a": ')], page_url=PAGE)
     assert broken.kind == "error" and broken.error.code == "json-invalid"
     assert broken.format == "network-json" and broken.raw == '{"a": '
-    (unread,) = network_records([dict(CAPTURED, text=None, note="too-large: 9 bytes")], page_url=PAGE)
+    (unread,) = network_records(
+        [dict(CAPTURED, text=None, note="too-large: 9 bytes")], page_url=PAGE
+    )
     assert unread.kind == "skip" and unread.error.code == "network-json-not-read"
     assert "too-large" in unread.error.message
 
@@ -228,10 +259,15 @@ def test_a_json_ld_response_and_broken_or_unread_bodies():
 
 def rendered_page(**kw: Any) -> PageItem:
     base = dict(
-        url=PAGE, final_url=PAGE, status=200, content_type="text/html",
+        url=PAGE,
+        final_url=PAGE,
+        status=200,
+        content_type="text/html",
         body=b"<html><body><div id='app'><h1>Deals</h1></div></body></html>",
-        retrieved_at="2026-01-01T00:00:00.000Z", fetched_with="browser",
-        fetch_reason="empty-mount", render={"reason": "empty-mount", "records_http": 0},
+        retrieved_at="2026-01-01T00:00:00.000Z",
+        fetched_with="browser",
+        fetch_reason="empty-mount",
+        render={"reason": "empty-mount", "records_http": 0},
         network=[CAPTURED],
     )
     base.update(kw)
@@ -275,7 +311,9 @@ def test_http_pages_are_left_alone():
 
 def test_rendering_off_disables_the_gain_pipeline():
     with pytest.raises(NotConfigured):
-        RenderGainPipeline.from_crawler(get_crawler(settings_dict={"STRUCTCRAWL_RENDER_ENABLED": False}))
+        RenderGainPipeline.from_crawler(
+            get_crawler(settings_dict={"STRUCTCRAWL_RENDER_ENABLED": False})
+        )
 
 
 def test_render_config_defaults_and_a_bad_viewport():
@@ -291,8 +329,13 @@ def test_render_config_defaults_and_a_bad_viewport():
 
 
 def test_rule_tables_turn_into_wait_plans_with_actions():
-    site = parse_site({"name": "s", "hosts": ["s.example"], "render": [
-        {"url_pattern": "/x", "actions": [{"click": "#a"}]}]})
+    site = parse_site(
+        {
+            "name": "s",
+            "hosts": ["s.example"],
+            "render": [{"url_pattern": "/x", "actions": [{"click": "#a"}]}],
+        }
+    )
     plan = wait_plan(site.render[0])
     assert plan.any_json and plan.actions == (Action("click", "#a"),)  # default wait, with actions
 
@@ -337,7 +380,9 @@ def test_a_consent_button_absent_from_the_page_is_not_an_error():
     present, absent = RenderSession(plan, wait_timeout=1), RenderSession(plan, wait_timeout=1)
     page = FakePage()
     prepare(present, page)
-    assert present.consent == {"selector": "#accept", "dismissed": True} and page.clicked == ["#accept"]
+    assert present.consent == {"selector": "#accept", "dismissed": True} and page.clicked == [
+        "#accept"
+    ]
     prepare(absent, FakePage(clickable=False))  # the click times out: no dialog showed up
     assert absent.consent == {"selector": "#accept", "dismissed": False}
     assert RenderSession(WaitPlan()).consent is None  # no rule, nothing recorded

@@ -66,7 +66,7 @@ def _crawl(tmp_path_factory, name: str, *extra: str, start: str = "") -> dict:
         "code": code,
         "out": out,
         "base": base,
-        "pages": {"/" + p["final_url"][len(base):]: p for p in pages},
+        "pages": {"/" + p["final_url"][len(base) :]: p for p in pages},
         "records": _read(out, "records.jsonl"),
         "stats": _stats(out),
     }
@@ -84,8 +84,11 @@ def test_the_crawl_with_the_browser_succeeds(crawl):
 
 @pytest.mark.timeout(300)
 def test_js_only_pages_are_rendered_for_the_expected_reason(crawl):
-    rendered = {path: p["fetch_reason"] for path, p in crawl["pages"].items()
-                if p["fetched_with"] == "browser" and p["fetch_reason"] != "audit"}
+    rendered = {
+        path: p["fetch_reason"]
+        for path, p in crawl["pages"].items()
+        if p["fetched_with"] == "browser" and p["fetch_reason"] != "audit"
+    }
     assert rendered == RENDERED
     for path in RENDERED:
         page = crawl["pages"][path]
@@ -115,16 +118,22 @@ def test_no_plain_page_is_rendered_but_the_audited_ones(crawl):
 def test_each_js_only_page_yields_its_records(crawl):
     by_page: dict[str, list[dict]] = {}
     for record in crawl["records"]:
-        by_page.setdefault("/" + record["source_url"][len(crawl["base"]):], []).append(record)
-    names = {path: [r["properties"].get("name") for r in recs
-                    if r["format"] == "json-ld" and r["type"] == ["Product"]]
-             for path, recs in by_page.items()}
+        by_page.setdefault("/" + record["source_url"][len(crawl["base"]) :], []).append(record)
+    names = {
+        path: [
+            r["properties"].get("name")
+            for r in recs
+            if r["format"] == "json-ld" and r["type"] == ["Product"]
+        ]
+        for path, recs in by_page.items()
+    }
     assert names["/js/products/trailhead-daypack-20l.html"] == ["Trailhead Daypack 20 L"]
     assert names["/js/products/ember-camp-mug.html"] == ["Ember Camp Mug 350 ml"]
     assert names["/js/products/drift-sleeping-pad.html"] == ["Drift Sleeping Pad R4"]
     # the JSON-LD the page's script inserted after load, with its offer
-    (daypack,) = [r for r in by_page["/js/products/trailhead-daypack-20l.html"]
-                  if r["format"] == "json-ld"]
+    (daypack,) = [
+        r for r in by_page["/js/products/trailhead-daypack-20l.html"] if r["format"] == "json-ld"
+    ]
     assert daypack["properties"]["sku"] == "NW-THD-20"
     assert daypack["properties"]["offers"]["properties"]["price"] == "89.00"
     # the listing's items exist only in the fetch() response: network-json records
@@ -139,7 +148,10 @@ def test_each_js_only_page_yields_its_records(crawl):
     # the click revealed the spec sheet: the DOM's JSON-LD and the endpoint's JSON
     specs = by_page["/js/specs/lumen-400-headlamp.html"]
     revealed = [r for r in specs if r["format"] == "json-ld"]
-    assert revealed and revealed[0]["id"] == "https://northwind.example/products/lumen-400-headlamp#product"
+    assert (
+        revealed
+        and revealed[0]["id"] == "https://northwind.example/products/lumen-400-headlamp#product"
+    )
     assert len(revealed[0]["properties"]["additionalProperty"]) == 5
     assert any(r["format"] == "network-json" and r["type"] == ["Product"] for r in specs)
     # every record says how and why its page was fetched
@@ -190,9 +202,17 @@ def test_escalations_and_mispredictions_are_counted(crawl):
 
 @pytest.mark.timeout(300)
 def test_restarts_and_the_page_cap(chromium, tmp_path_factory):
-    result = _crawl(tmp_path_factory, "restart", "-s", "STRUCTCRAWL_RENDER_RESTART_AFTER=2",
-                    "-s", "STRUCTCRAWL_RENDER_MAX_PAGES=1", "-s", "STRUCTCRAWL_RENDER_AUDIT=False",
-                    start="js/")
+    result = _crawl(
+        tmp_path_factory,
+        "restart",
+        "-s",
+        "STRUCTCRAWL_RENDER_RESTART_AFTER=2",
+        "-s",
+        "STRUCTCRAWL_RENDER_MAX_PAGES=1",
+        "-s",
+        "STRUCTCRAWL_RENDER_AUDIT=False",
+        start="js/",
+    )
     assert result["code"] == 0
     rendered = [p for p in result["pages"].values() if p["fetched_with"] == "browser"]
     assert len(rendered) == 5 and all(p["fetch_error"] is None for p in rendered)
@@ -209,13 +229,18 @@ def test_a_missing_browser_fails_the_crawl_but_not_the_plain_pages(tmp_path_fact
     assert result["code"] != 0
     failed = {path: p for path, p in result["pages"].items() if p["fetch_error"]}
     # the first app product fails, so the products it links to are never discovered
-    assert set(failed) == {"/js/products/trailhead-daypack-20l.html", "/js/deals.html",
-                           "/js/specs/lumen-400-headlamp.html"}
+    assert set(failed) == {
+        "/js/products/trailhead-daypack-20l.html",
+        "/js/deals.html",
+        "/js/specs/lumen-400-headlamp.html",
+    }
     for page in failed.values():
         assert page["fetch_error"]["code"] == "browser-launch-failed"
         assert "/nonexistent/chromium" in page["fetch_error"]["message"]
         assert page["fetched_with"] == "browser"
-    errors = [r for r in result["records"] if r["error"] and r["error"]["code"] == "browser-launch-failed"]
+    errors = [
+        r for r in result["records"] if r["error"] and r["error"]["code"] == "browser-launch-failed"
+    ]
     assert len(errors) == 3 and all(r["kind"] == "error" and r["format"] == "page" for r in errors)
     plain = [p for path, p in result["pages"].items() if path not in failed]
     assert len(plain) >= 40
@@ -228,24 +253,37 @@ def test_a_missing_browser_fails_the_crawl_but_not_the_plain_pages(tmp_path_fact
 def test_a_page_whose_scripts_never_yield_is_abandoned(chromium, tmp_path):
     site = tmp_path / "site"
     (site / "x").mkdir(parents=True)
-    (site / "index.html").write_text('<a href="x/busy-page.html">busy</a> <a href="x/ok-page.html">ok</a>')
+    (site / "index.html").write_text(
+        '<a href="x/busy-page.html">busy</a> <a href="x/ok-page.html">ok</a>'
+    )
     (site / "x" / "busy-page.html").write_text(
         '<html><body><div id="root"></div><script>addEventListener("load", function () {'
-        " setTimeout(function () { while (true) {} }, 10); });</script></body></html>")
+        " setTimeout(function () { while (true) {} }, 10); });</script></body></html>"
+    )
     (site / "x" / "ok-page.html").write_text(
         '<html><body><div id="app"></div><script>addEventListener("load", function () {'
         ' var s = document.createElement("script"); s.type = "application/ld+json";'
         ' s.textContent = \'{"@type": "Thing", "name": "ok"}\'; document.head.appendChild(s);'
-        " });</script></body></html>")
+        " });</script></body></html>"
+    )
     out = tmp_path / "out"
     with BackgroundServer(site) as server:
-        code = run_crawl(server.url, out, "-s", "STRUCTCRAWL_RENDER_TIMEOUT=3",
-                         "-s", "STRUCTCRAWL_RENDER_WAIT_TIMEOUT=2", timeout=240)
+        code = run_crawl(
+            server.url,
+            out,
+            "-s",
+            "STRUCTCRAWL_RENDER_TIMEOUT=3",
+            "-s",
+            "STRUCTCRAWL_RENDER_WAIT_TIMEOUT=2",
+            timeout=240,
+        )
     pages = {p["final_url"].rsplit("/", 1)[1]: p for p in _read(out, "pages.jsonl")}
     assert code == 0
     busy = pages["busy-page.html"]
-    assert busy["fetch_error"] == {"code": "browser-render-failed",
-                                   "message": "render abandoned after 8 s"}
+    assert busy["fetch_error"] == {
+        "code": "browser-render-failed",
+        "message": "render abandoned after 8 s",
+    }
     assert pages["ok-page.html"]["fetch_error"] is None
     assert pages["ok-page.html"]["render"]["wait"]["met"] is True
     assert _stats(out)["structcrawl/render/abandoned"] == 1

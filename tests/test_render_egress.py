@@ -32,8 +32,9 @@ async def _ask(proxy_url: str, head: bytes) -> bytes:
 def _proxy_get(proxy: EgressProxy, url: str) -> bytes:
     async def run() -> bytes:
         try:
-            return await _ask(await proxy.start(),
-                              f"GET {url} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            return await _ask(
+                await proxy.start(), f"GET {url} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+            )
         finally:
             await proxy.close()
 
@@ -67,8 +68,14 @@ def test_a_name_that_rebinds_or_answers_mixed_is_refused(monkeypatch):
             monkeypatch.setattr(asyncio.get_running_loop(), "getaddrinfo", getaddrinfo)
             url = await proxy.start()
             try:
-                return [await _ask(url, f"GET http://rebind.example:{internal.port}/ok/x.html "
-                                        "HTTP/1.1\r\nHost: x\r\n\r\n".encode()) for _ in range(2)]
+                return [
+                    await _ask(
+                        url,
+                        f"GET http://rebind.example:{internal.port}/ok/x.html "
+                        "HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+                    )
+                    for _ in range(2)
+                ]
             finally:
                 await proxy.close()
 
@@ -102,10 +109,21 @@ def test_the_browser_sends_credentials_only_to_their_host(tmp_path):
     headers = json.dumps({"Authorization": f"Bearer {BEARER}"})
     with FaultServer() as site, FaultServer() as other:
         code = run_crawl(
-            None, tmp_path, "-a", "start_urls=" + ",".join(
+            None,
+            tmp_path,
+            "-a",
+            "start_urls="
+            + ",".join(
                 f"{site.url}/ssrf/{kind}.html?to={other.url}" for kind in ("browser", "navigate")
-            ), "-a", "depth=0", "-s", f"DEFAULT_REQUEST_HEADERS={headers}",
-            "-s", "STRUCTCRAWL_ADDRESS_ALLOW=127.0.0.1:*", "-s", "STRUCTCRAWL_RENDER_WAIT_TIMEOUT=3",
+            ),
+            "-a",
+            "depth=0",
+            "-s",
+            f"DEFAULT_REQUEST_HEADERS={headers}",
+            "-s",
+            "STRUCTCRAWL_ADDRESS_ALLOW=127.0.0.1:*",
+            "-s",
+            "STRUCTCRAWL_RENDER_WAIT_TIMEOUT=3",
             timeout=240,
         )
         site_hits, other_hits = site.hits(), other.hits()
@@ -127,8 +145,15 @@ def test_the_browser_goes_through_the_crawls_proxy(tmp_path, monkeypatch):
     with FaultServer() as site, FaultServer() as proxy:
         monkeypatch.setenv("http_proxy", proxy.url)
         code = run_crawl(
-            None, tmp_path, "-a", f"start_urls={site.url}/ssrf/browser.html?to={site.url}",
-            "-a", "depth=0", "-s", "STRUCTCRAWL_RENDER_WAIT_TIMEOUT=3", timeout=240,
+            None,
+            tmp_path,
+            "-a",
+            f"start_urls={site.url}/ssrf/browser.html?to={site.url}",
+            "-a",
+            "depth=0",
+            "-s",
+            "STRUCTCRAWL_RENDER_WAIT_TIMEOUT=3",
+            timeout=240,
         )
         site_hits, proxy_hits = site.hits(), proxy.hits()
     assert code == 0, (tmp_path / "crawl.log").read_text()[-3000:]

@@ -81,7 +81,7 @@ def test_both_bodies_and_the_json_are_kept_and_referenced(crawl):
     assert b'<script type="application/ld+json"' not in server  # as served, before the script
     assert b'<div id="cookie-consent">' in server
     assert b'id="late"' in rendered and b'<div id="cookie-consent">' not in rendered
-    assert Path(page["server_body_uri"][len("file://"):]).exists()
+    assert Path(page["server_body_uri"][len("file://") :]).exists()
     (network,) = page["render"]["network_bodies"]
     assert network["url"].endswith("/api/data.json") and network["status"] == 200
     assert json.loads(store.get(network["body_ref"])) == json.loads(DATA)

@@ -27,10 +27,14 @@ from structcrawl.rules import RulesError
 
 BASE = "http://shop.example/"
 SHELL = b'<html><body><div id="root"></div><script src="/app.js"></script></body></html>'
-PLAIN = (b'<html><head><script type="application/ld+json">{"@type": "Product", "name": "A"}'
-         b"</script></head><body><h1>A</h1><script>x()</script></body></html>")
-RENDERED = (b'<html><head><script type="application/ld+json">{"@type": "Product", "name": "B"}'
-            b'</script></head><body><div id="root"><h1>B</h1></div></body></html>')
+PLAIN = (
+    b'<html><head><script type="application/ld+json">{"@type": "Product", "name": "A"}'
+    b"</script></head><body><h1>A</h1><script>x()</script></body></html>"
+)
+RENDERED = (
+    b'<html><head><script type="application/ld+json">{"@type": "Product", "name": "B"}'
+    b'</script></head><body><div id="root"><h1>B</h1></div></body></html>'
+)
 
 
 class FakeHttp:
@@ -55,8 +59,13 @@ class FakeHttp:
         if isinstance(spec, Exception):
             raise spec
         status, body = spec
-        return HtmlResponse(request.url, status=status, body=body, request=request,
-                            headers={"Content-Type": "text/html; charset=utf-8"})
+        return HtmlResponse(
+            request.url,
+            status=status,
+            body=body,
+            request=request,
+            headers={"Content-Type": "text/html; charset=utf-8"},
+        )
 
     async def close(self) -> None:
         FakeHttp.closed += 1
@@ -85,8 +94,13 @@ class FakeBrowser:
         if FakeBrowser.fail_with is not None:
             raise FakeBrowser.fail_with
         self.browser = object()  # launched
-        return HtmlResponse(request.url, body=RENDERED, request=request, flags=["playwright"],
-                            headers={"Content-Type": "text/html; charset=utf-8"})
+        return HtmlResponse(
+            request.url,
+            body=RENDERED,
+            request=request,
+            flags=["playwright"],
+            headers={"Content-Type": "text/html; charset=utf-8"},
+        )
 
     async def close(self) -> None:
         FakeBrowser.closed += 1
@@ -162,7 +176,10 @@ def test_a_shell_is_fetched_again_in_the_browser(crawler):
     kwargs = meta["playwright_context_kwargs"]
     assert kwargs["viewport"] == {"width": 1280, "height": 800}
     assert (kwargs["locale"], kwargs["timezone_id"], kwargs["service_workers"]) == (
-        "en-US", "UTC", "block")
+        "en-US",
+        "UTC",
+        "block",
+    )
     assert meta["playwright_page_goto_kwargs"]["wait_until"] == "load"
     assert "playwright_page_methods" not in meta  # released with the page
     render = meta["structcrawl_render"]
@@ -199,7 +216,11 @@ def test_after_n_escalations_a_template_goes_straight_to_the_browser(crawler):
     FakeHttp.pages = {u: (200, SHELL) for u in urls}
     responses = run(RenderDownloadHandler.from_crawler(c), *urls)
     assert [r.meta["structcrawl_render_reason"] for r in responses] == [
-        "empty-mount", "empty-mount", "learned", "learned"]
+        "empty-mount",
+        "empty-mount",
+        "learned",
+        "learned",
+    ]
     assert FakeHttp.calls == urls[:2]  # HTTP-first paid twice (the threshold), not per page
     s = stats(c)
     assert s["structcrawl/render/escalated/learned"] == 2
@@ -258,7 +279,8 @@ def test_rendering_off_means_plain_http_and_no_browser_handler(crawler):
 def test_a_browser_that_cannot_launch_fails_fast_and_counts_a_failure(crawler):
     c = crawler()
     FakeBrowser.fail_with = RuntimeError(
-        "BrowserType.launch: Failed to launch chromium because executable doesn't exist")
+        "BrowserType.launch: Failed to launch chromium because executable doesn't exist"
+    )
     FakeHttp.pages = {BASE + "plain": (200, PLAIN)}
     handler = RenderDownloadHandler.from_crawler(c)
     first, second, plain = run(handler, BASE + "app/a", BASE + "app/b", BASE + "plain")
@@ -284,7 +306,7 @@ def test_a_missing_executable_fails_without_trying(crawler):
 def test_a_page_that_fails_in_a_running_browser_is_a_render_error(crawler):
     c = crawler()
     handler = RenderDownloadHandler.from_crawler(c)
-    ok, = run(handler, BASE + "app/a")
+    (ok,) = run(handler, BASE + "app/a")
     FakeBrowser.fail_with = RuntimeError("Page.goto: net::ERR_CONNECTION_RESET")
     (error,) = run(handler, BASE + "app/b")
     assert isinstance(error, RenderFailed) and error.fetch_error_code == "browser-render-failed"
@@ -333,7 +355,7 @@ def test_a_bot_challenge_is_neither_rendered_nor_learned(crawler):
 def test_with_challenges_off_the_same_page_is_rendered(crawler):
     c = crawler(STRUCTCRAWL_CHALLENGE_ENABLED=False)
     challenge = (
-        b'<html><body><noscript>Please enable JavaScript and cookies to continue</noscript>'
+        b"<html><body><noscript>Please enable JavaScript and cookies to continue</noscript>"
         b'<div id="root"></div><script src="/ips.js"></script></body></html>'
     )
     FakeHttp.pages = {BASE + "p/guarded.html": (200, challenge)}

@@ -40,9 +40,7 @@ class LazyFake:
 
 
 def _pool() -> tuple[Any, BrowserPool]:
-    crawler = get_crawler(
-        settings_dict={"STRUCTCRAWL_RENDER_HANDLER": f"{__name__}.LazyFake"}
-    )
+    crawler = get_crawler(settings_dict={"STRUCTCRAWL_RENDER_HANDLER": f"{__name__}.LazyFake"})
     return crawler, BrowserPool(crawler, RenderConfig.from_settings(crawler.settings))
 
 

@@ -46,7 +46,9 @@ JS_ONLY = {
     "path", sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")), ids=str
 )
 def test_demo_site_pages_are_judged_as_expected(path):
-    verdict = judge_response((SITE / path).read_bytes(), BASE + path, "text/html; charset=utf-8", 200)
+    verdict = judge_response(
+        (SITE / path).read_bytes(), BASE + path, "text/html; charset=utf-8", 200
+    )
     assert verdict.reason == JS_ONLY.get(path), verdict.signals
     assert verdict.js_only == (path in JS_ONLY)
 
@@ -63,82 +65,112 @@ def test_the_click_to_reveal_page_needs_its_rule_not_detection():
 
 @pytest.mark.parametrize("mount", ['id="root"', 'id="__next"', 'id="app"', 'id="__nuxt"'])
 def test_an_empty_mount_point_with_scripts_is_a_shell(mount):
-    verdict = judge(f"<html><body><header>Shop</header><div {mount}></div>"
-                    '<script src="/bundle.js"></script></body></html>')
+    verdict = judge(
+        f"<html><body><header>Shop</header><div {mount}></div>"
+        '<script src="/bundle.js"></script></body></html>'
+    )
     assert verdict.js_only and verdict.reason == "empty-mount"
     assert any(s.startswith("empty-mount:") for s in verdict.signals)
 
 
 def test_a_noscript_hint_without_layers_is_a_shell():
-    verdict = judge("<html><body><main><h1>Our shop</h1></main>"
-                    "<noscript>You need to enable JavaScript to run this app.</noscript>"
-                    '<script src="/app.js"></script></body></html>')
+    verdict = judge(
+        "<html><body><main><h1>Our shop</h1></main>"
+        "<noscript>You need to enable JavaScript to run this app.</noscript>"
+        '<script src="/app.js"></script></body></html>'
+    )
     assert verdict.js_only and verdict.reason == "noscript"
     # a body showing only a loading placeholder is a shell in itself
-    loading = judge("<html><body><main><h1>Loading</h1></main>"
-                    "<noscript>You need to enable JavaScript to run this app.</noscript>"
-                    '<script src="/app.js"></script></body></html>')
+    loading = judge(
+        "<html><body><main><h1>Loading</h1></main>"
+        "<noscript>You need to enable JavaScript to run this app.</noscript>"
+        '<script src="/app.js"></script></body></html>'
+    )
     assert loading.reason == "empty-mount" and "empty-mount:empty-body" in loading.signals
 
 
 def test_framework_shells_beyond_mount_ids():
-    angular = judge('<html><body><app-root>Loading...</app-root><script src="main.js"></script>'
-                    "</body></html>")
+    angular = judge(
+        '<html><body><app-root>Loading...</app-root><script src="main.js"></script></body></html>'
+    )
     assert angular.reason == "empty-mount" and "empty-mount:app-root" in angular.signals
-    sveltekit = judge('<html><body><div style="display: contents"><script>import("/start.js")'
-                      "</script></div></body></html>")
+    sveltekit = judge(
+        '<html><body><div style="display: contents"><script>import("/start.js")'
+        "</script></div></body></html>"
+    )
     assert "empty-mount:empty-body" in sveltekit.signals
-    lit = judge('<html><head><script type="module" src="/my-element.js"></script></head>'
-                "<body><my-element><h1>Get started</h1></my-element></body></html>")
+    lit = judge(
+        '<html><head><script type="module" src="/my-element.js"></script></head>'
+        "<body><my-element><h1>Get started</h1></my-element></body></html>"
+    )
     assert "empty-mount:web-components" in lit.signals
-    next_client = judge('<html><body><div id="__next"></div><script src="/main.js"></script>'
-                        '<script id="__NEXT_DATA__" type="application/json">'
-                        '{"props": {"pageProps": {}}, "page": "/account"}</script></body></html>')
+    next_client = judge(
+        '<html><body><div id="__next"></div><script src="/main.js"></script>'
+        '<script id="__NEXT_DATA__" type="application/json">'
+        '{"props": {"pageProps": {}}, "page": "/account"}</script></body></html>'
+    )
     assert next_client.reason == "empty-mount" and "layer:data-block" not in next_client.signals
-    nuxt = judge('<html><body><div id="__nuxt"></div><script type="application/json" '
-                 'id="__NUXT_DATA__" data-ssr="false">[{"serverRendered": 1}, false]</script>'
-                 '<script type="module" src="/_nuxt/e.js"></script></body></html>')
+    nuxt = judge(
+        '<html><body><div id="__nuxt"></div><script type="application/json" '
+        'id="__NUXT_DATA__" data-ssr="false">[{"serverRendered": 1}, false]</script>'
+        '<script type="module" src="/_nuxt/e.js"></script></body></html>'
+    )
     assert nuxt.reason == "empty-mount"
 
 
 def test_server_rendered_framework_pages_are_not_shells():
-    next_ssr = judge('<html><body><div id="__next"><h1>Tent</h1></div><script src="/m.js">'
-                     '</script><script id="__NEXT_DATA__" type="application/json">'
-                     '{"props": {"pageProps": {"product": {"name": "Tent"}}}}</script>'
-                     "</body></html>")
+    next_ssr = judge(
+        '<html><body><div id="__next"><h1>Tent</h1></div><script src="/m.js">'
+        '</script><script id="__NEXT_DATA__" type="application/json">'
+        '{"props": {"pageProps": {"product": {"name": "Tent"}}}}</script>'
+        "</body></html>"
+    )
     assert not next_ssr.js_only
-    components = judge('<html><body><site-header></site-header><main-content><p>' + "Text. " * 60
-                       + '</p></main-content><script type="module" src="/c.js"></script>'
-                       "</body></html>")
+    components = judge(
+        "<html><body><site-header></site-header><main-content><p>"
+        + "Text. " * 60
+        + '</p></main-content><script type="module" src="/c.js"></script>'
+        "</body></html>"
+    )
     assert not components.js_only
 
 
 def test_a_tracking_pixel_noscript_is_no_hint():
-    verdict = judge('<html><body><h1>Tent</h1><noscript><img src="/px.gif"></noscript>'
-                    "<script>track()</script></body></html>")
+    verdict = judge(
+        '<html><body><h1>Tent</h1><noscript><img src="/px.gif"></noscript>'
+        "<script>track()</script></body></html>"
+    )
     assert not verdict.js_only
 
 
 def test_scripts_without_structured_data_alone_are_not_evidence():
     # e.g. search.html: scripts, no structured data at all, and nothing JavaScript-only about it
-    verdict = judge("<html><body><h1>Search</h1><script>document.title += '!'</script></body></html>")
+    verdict = judge(
+        "<html><body><h1>Search</h1><script>document.title += '!'</script></body></html>"
+    )
     assert not verdict.js_only
 
 
 def test_a_rendered_next_page_or_a_state_block_is_not_a_shell():
-    ssr = judge('<html><body><div id="__next"><main><h1>Deals</h1></main></div>'
-                '<script src="/_next/main.js"></script></body></html>')
-    state = judge('<html><body><div id="__next"></div><script id="__NEXT_DATA__" '
-                  'type="application/json">{"props": {"x": 1}}</script>'
-                  '<script src="/_next/main.js"></script></body></html>')
+    ssr = judge(
+        '<html><body><div id="__next"><main><h1>Deals</h1></main></div>'
+        '<script src="/_next/main.js"></script></body></html>'
+    )
+    state = judge(
+        '<html><body><div id="__next"></div><script id="__NEXT_DATA__" '
+        'type="application/json">{"props": {"x": 1}}</script>'
+        '<script src="/_next/main.js"></script></body></html>'
+    )
     assert not ssr.js_only and not state.js_only
     assert "layer:data-block" in state.signals
 
 
 def test_an_empty_mount_beside_json_ld_content_is_not_escalated():
-    verdict = judge('<html><head><script type="application/ld+json">{"@type": "Product"}</script>'
-                    '</head><body><div id="root"></div><script src="/chat-widget.js"></script>'
-                    "</body></html>")
+    verdict = judge(
+        '<html><head><script type="application/ld+json">{"@type": "Product"}</script>'
+        '</head><body><div id="root"></div><script src="/chat-widget.js"></script>'
+        "</body></html>"
+    )
     assert not verdict.js_only and "layer:json-ld" in verdict.signals
 
 
@@ -152,8 +184,11 @@ def test_expected_selectors_decide_when_the_site_declares_them():
     missing = judge(html, ("h1.product-title", "[itemprop=price]"))
     assert missing.js_only and missing.reason == "missing-expected"
     # declared fields missing overrides layers: the site says the data is not there yet
-    layered = judge('<html><head><script type="application/ld+json">{"@type": "Organization"}'
-                    "</script></head><body><script>init()</script></body></html>", ("h1.title",))
+    layered = judge(
+        '<html><head><script type="application/ld+json">{"@type": "Organization"}'
+        "</script></head><body><script>init()</script></body></html>",
+        ("h1.title",),
+    )
     assert layered.reason == "missing-expected"
 
 

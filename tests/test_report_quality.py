@@ -18,21 +18,45 @@ ENTITY = {"kind": "entity", "format": "json-ld"}
 
 def test_page_outcomes():
     assert page_outcome(page([ENTITY])) == "records"
-    assert page_outcome(page([{"kind": "skip", "format": "page", "error": {"code": "no-records"}}])) == "no-records"
-    assert page_outcome(page([{"kind": "error", "format": "page", "error": {"code": "http-404"}}])) == "error:http-404"
-    assert page_outcome(page([{"kind": "skip", "format": "page", "error": {"code": "payload-pdf"}}])) == "skip:payload-pdf"
+    assert (
+        page_outcome(page([{"kind": "skip", "format": "page", "error": {"code": "no-records"}}]))
+        == "no-records"
+    )
+    assert (
+        page_outcome(page([{"kind": "error", "format": "page", "error": {"code": "http-404"}}]))
+        == "error:http-404"
+    )
+    assert (
+        page_outcome(page([{"kind": "skip", "format": "page", "error": {"code": "payload-pdf"}}]))
+        == "skip:payload-pdf"
+    )
 
 
 def aggregated():
     agg = QualityAggregator()
     for i in range(10):
         agg.add_page(page([ENTITY], latency=i / 10))
-    agg.add_page(page([{"kind": "error", "format": "page", "error": {"code": "http-500"}}], latency=None))
-    agg.add_entity({"type": ["Product"], "key": "a", "properties": {"name": "A", "offers": {"@type": ["Offer"], "price": "1"}},
-                    "validation": {"valid": True, "errors": [], "warnings": [{"path": "sku"}]}, "conflicts": []})
-    agg.add_entity({"type": ["Product"], "key": "b", "properties": {"name": "B"},
-                    "validation": {"valid": False, "errors": [{"path": "offers"}], "warnings": []},
-                    "conflicts": [{"field": "name", "values": []}]})
+    agg.add_page(
+        page([{"kind": "error", "format": "page", "error": {"code": "http-500"}}], latency=None)
+    )
+    agg.add_entity(
+        {
+            "type": ["Product"],
+            "key": "a",
+            "properties": {"name": "A", "offers": {"@type": ["Offer"], "price": "1"}},
+            "validation": {"valid": True, "errors": [], "warnings": [{"path": "sku"}]},
+            "conflicts": [],
+        }
+    )
+    agg.add_entity(
+        {
+            "type": ["Product"],
+            "key": "b",
+            "properties": {"name": "B"},
+            "validation": {"valid": False, "errors": [{"path": "offers"}], "warnings": []},
+            "conflicts": [{"field": "name", "values": []}],
+        }
+    )
     return agg
 
 
@@ -43,21 +67,28 @@ def test_report_figures():
     assert report["pages"]["latency_p50"] == pytest.approx(0.45)
     assert report["pages"]["latency_p95"] == pytest.approx(0.855)
     assert report["completeness"]["Product"] == {"name": 1.0, "offers": 0.5, "offers.price": 0.5}
-    assert report["validation"]["by_type"]["Product"] == {"entities": 2, "error_rate": 0.5, "warning_rate": 0.5}
+    assert report["validation"]["by_type"]["Product"] == {
+        "entities": 2,
+        "error_rate": 0.5,
+        "warning_rate": 0.5,
+    }
     assert report["entities"]["with_conflicts"] == 1
     assert report["conflicts"]["by_field"] == {"Product.name": 1}
 
 
 def test_thresholds():
     report = aggregated().report({})
-    results = check_thresholds(report, {
-        "completeness:Product.name": 0.9,
-        "completeness:Product.offers.price": 0.9,
-        "max_error_rate:Product": 0.2,
-        "min_entities:Event": 1,
-        "max_page_error_rate": 0.1,
-        "max_conflict_rate": 0.5,
-    })
+    results = check_thresholds(
+        report,
+        {
+            "completeness:Product.name": 0.9,
+            "completeness:Product.offers.price": 0.9,
+            "max_error_rate:Product": 0.2,
+            "min_entities:Event": 1,
+            "max_page_error_rate": 0.1,
+            "max_conflict_rate": 0.5,
+        },
+    )
     assert {r["name"]: r["ok"] for r in results} == {
         "completeness:Product.name": True,
         "completeness:Product.offers.price": False,
@@ -88,10 +119,20 @@ def test_thresholds_change_the_exit_code(tmp_path):
         "</head><body></body></html>"
     )
     with BackgroundServer(site) as server:
-        met = run_crawl(server.url, tmp_path / "met", "-s",
-                        'STRUCTCRAWL_QUALITY_THRESHOLDS={"completeness:Product.name": 1.0}', timeout=120)
-        missed = run_crawl(server.url, tmp_path / "missed", "-s",
-                           'STRUCTCRAWL_QUALITY_THRESHOLDS={"completeness:Product.sku": 0.5}', timeout=120)
+        met = run_crawl(
+            server.url,
+            tmp_path / "met",
+            "-s",
+            'STRUCTCRAWL_QUALITY_THRESHOLDS={"completeness:Product.name": 1.0}',
+            timeout=120,
+        )
+        missed = run_crawl(
+            server.url,
+            tmp_path / "missed",
+            "-s",
+            'STRUCTCRAWL_QUALITY_THRESHOLDS={"completeness:Product.sku": 0.5}',
+            timeout=120,
+        )
     assert met == 0
     assert missed == 1
     report = json.loads((tmp_path / "missed" / "report" / "report.json").read_text())

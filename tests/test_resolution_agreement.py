@@ -54,7 +54,9 @@ def _page(case: str) -> PageItem:
     body = (FIXTURES / case / "page.html").read_bytes()
     url = meta["url"]
     document = parse_html(body, url, content_type="text/html")
-    records = [r.to_dict() for r in extract_payload(body, url, "text/html", document=document).records]
+    records = [
+        r.to_dict() for r in extract_payload(body, url, "text/html", document=document).records
+    ]
     return PageItem(
         url=url, final_url=url, status=200, retrieved_at="2026-03-01T10:00:00Z",
         records=records, document=document, payload_kind="html",
@@ -71,7 +73,9 @@ def crawl(tmp_path: Path, order: list[str], store: Any = None) -> tuple[list[dic
         }
     )
     config = EntityConfig.from_settings(crawler.settings)
-    entities = EntityPipeline(crawler, config, store) if store else EntityPipeline.from_crawler(crawler)
+    entities = (
+        EntityPipeline(crawler, config, store) if store else EntityPipeline.from_crawler(crawler)
+    )
     stages = [
         NormalizationPipeline.from_crawler(crawler),
         ValidationPipeline.from_crawler(crawler),
@@ -109,9 +113,14 @@ def disagreements(items: list[dict], lines: list[dict]) -> list[str]:
             continue
         merged = merged_item(entity) or {}
         for field, path in OFFER_FIELDS.items():
-            mine, theirs = comparable(field, item.get(field)), comparable(field, _entity_value(entity, path))
+            mine, theirs = (
+                comparable(field, item.get(field)),
+                comparable(field, _entity_value(entity, path)),
+            )
             if mine != theirs and not (field in item["conflicts"] and path in conflicted):
-                out.append(f"{item.get('name')}: {field} {mine!r} in the item, {theirs!r} in the entity")
+                out.append(
+                    f"{item.get('name')}: {field} {mine!r} in the item, {theirs!r} in the entity"
+                )
             if comparable(field, merged.get(field)) != theirs:
                 out.append(f"{item.get('name')}: {field} {merged.get(field)!r} in the merged item")
     return out
@@ -192,7 +201,11 @@ def test_item_fields_carry_the_flags_of_their_values():
         b'<meta property="og:type" content="product"><meta property="og:title" content="Lamp 2">'
         b"<h1>Lamp</h1></html>"
     )
-    (item,) = [i for i in page_items(body, "https://shop.example/lamp", "text/html") if i["type"] == "Product"]
+    (item,) = [
+        i
+        for i in page_items(body, "https://shop.example/lamp", "text/html")
+        if i["type"] == "Product"
+    ]
     assert item.get("price") is None and item["flags"]["price"] == ["unreadable"]
     assert [c["value"] for c in item["conflicts"]["price"]] == ["1.234"]
     assert "currency-ambiguous" in item["flags"]["currency"]

@@ -16,7 +16,9 @@ PAGE = b"""<script type="application/ld+json">{"@context": "https://schema.org",
 
 
 def _lines(exporter_class: type) -> list[dict]:
-    records = [r.to_dict() for r in extract_payload(PAGE, "https://s.example/p", "text/html").records]
+    records = [
+        r.to_dict() for r in extract_payload(PAGE, "https://s.example/p", "text/html").records
+    ]
     page = PageItem(url="https://s.example/p", final_url="https://s.example/p", records=records)
     buf = io.BytesIO()
     exporter = exporter_class(buf)

@@ -64,12 +64,24 @@ def secret_crawl(tmp_path_factory):
             for key in ("no_proxy", "NO_PROXY", "HTTP_PROXY"):
                 os.environ.pop(key, None)
             os.environ["http_proxy"] = f"http://crawler:{PROXY_SECRET}@127.0.0.1:{server.port}"
-            urls = [f"{server.url}/secret/{n}" for n in ("a", "b", "c")] + [f"{server.url}/ok/x.html"]
+            urls = [f"{server.url}/secret/{n}" for n in ("a", "b", "c")] + [
+                f"{server.url}/ok/x.html"
+            ]
             code = run_crawl(
-                None, out, "-a", "start_urls=" + ",".join(urls), "-a", "depth=0",
-                "-s", "DEFAULT_REQUEST_HEADERS=" + json.dumps(headers),
-                "-s", "COOKIES_ENABLED=False",  # the Cookie header is then sent as it is
-                "-s", "STRUCTCRAWL_RENDER_ENABLED=False", "-s", "LOG_LEVEL=DEBUG",
+                None,
+                out,
+                "-a",
+                "start_urls=" + ",".join(urls),
+                "-a",
+                "depth=0",
+                "-s",
+                "DEFAULT_REQUEST_HEADERS=" + json.dumps(headers),
+                "-s",
+                "COOKIES_ENABLED=False",  # the Cookie header is then sent as it is
+                "-s",
+                "STRUCTCRAWL_RENDER_ENABLED=False",
+                "-s",
+                "LOG_LEVEL=DEBUG",
                 timeout=120,
             )
         finally:
@@ -101,8 +113,14 @@ def test_the_crawl_really_sent_and_received_the_secrets(secret_crawl):
 @pytest.mark.crawl
 def test_no_secret_in_feeds_report_ledger_log_or_body_store(secret_crawl):
     files = secret_crawl["files"]
-    for name in ("pages.jsonl", "records.jsonl", "crawl.log", "report/report.json",
-                 "report/report.html", "report/ledger.jsonl"):
+    for name in (
+        "pages.jsonl",
+        "records.jsonl",
+        "crawl.log",
+        "report/report.json",
+        "report/report.html",
+        "report/ledger.jsonl",
+    ):
         assert name in files, sorted(files)
     assert any(name.startswith("bodies/") for name in files)
     leaks = [(name, s) for name, text in files.items() for s in SECRETS if s in text]
@@ -126,15 +144,29 @@ def _guard_crawl(tmp_path: Path, *extra: str) -> dict:
     with FaultServer() as server:
         other = f"http://localhost:{server.port}"  # the same server under another host name
         code = run_crawl(
-            None, out, "-a", f"start_urls={server.url}/js/guard.html?other={other}",
-            "-a", "depth=0", "-s", "STRUCTCRAWL_RENDER_WAIT_TIMEOUT=3", *extra, timeout=240,
+            None,
+            out,
+            "-a",
+            f"start_urls={server.url}/js/guard.html?other={other}",
+            "-a",
+            "depth=0",
+            "-s",
+            "STRUCTCRAWL_RENDER_WAIT_TIMEOUT=3",
+            *extra,
+            timeout=240,
         )
         hits = server.hits()
     pages = [json.loads(x) for x in (out / "pages.jsonl").read_text().splitlines()]
     records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     log = (out / "crawl.log").read_text()
-    return {"code": code, "hits": hits, "pages": pages, "records": records, "log": log,
-            "files": _files(out)}
+    return {
+        "code": code,
+        "hits": hits,
+        "pages": pages,
+        "records": records,
+        "log": log,
+        "files": _files(out),
+    }
 
 
 @pytest.mark.crawl
@@ -158,8 +190,13 @@ def test_a_rendered_page_cannot_leave_the_crawl(tmp_path):
 @pytest.mark.timeout(300)
 def test_allowed_hosts_let_the_page_reach_another_host(tmp_path):
     # localhost is a loopback address too: the address policy must allow it as well
-    result = _guard_crawl(tmp_path, "-s", "STRUCTCRAWL_RENDER_ALLOWED_HOSTS=localhost",
-                          "-s", "STRUCTCRAWL_ADDRESS_ALLOW=localhost:*")
+    result = _guard_crawl(
+        tmp_path,
+        "-s",
+        "STRUCTCRAWL_RENDER_ALLOWED_HOSTS=localhost",
+        "-s",
+        "STRUCTCRAWL_ADDRESS_ALLOW=localhost:*",
+    )
     assert result["code"] == 0, result["log"][-3000:]
     assert "/ok/exfiltrated.html" in result["hits"]
     assert "/ok/popup.html" in result["hits"]

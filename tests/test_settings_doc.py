@@ -24,7 +24,10 @@ def test_every_setting_is_prefixed_documented_and_has_a_row_of_the_page():
     assert set(rows) == set(DEFAULTS)
     for name, setting in DEFAULTS.items():
         assert setting.doc.strip(), name
-    assert rows["STRUCTCRAWL_RENDER_MAX_PAGES"] == f"`{DEFAULTS['STRUCTCRAWL_RENDER_MAX_PAGES'].default}`"
+    assert (
+        rows["STRUCTCRAWL_RENDER_MAX_PAGES"]
+        == f"`{DEFAULTS['STRUCTCRAWL_RENDER_MAX_PAGES'].default}`"
+    )
 
 
 def test_a_changed_default_makes_the_check_fail(tmp_path, monkeypatch):

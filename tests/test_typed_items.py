@@ -303,7 +303,9 @@ def test_items_feed_follows_the_precedence_setting():
     from structcrawl.extract import extract_payload
 
     body = PRODUCT_LD + PRODUCT_MD  # the page item carries no parsed tree: no visible price
-    records = [r.to_dict() for r in extract_payload(body, "https://s.example/p", "text/html").records]
+    records = [
+        r.to_dict() for r in extract_payload(body, "https://s.example/p", "text/html").records
+    ]
     page = PageItem(url="https://s.example/p", final_url="https://s.example/p", records=records)
     prices = []
     for order in (["json-ld", "microdata"], ["microdata", "json-ld"]):

@@ -21,11 +21,21 @@ SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 def _records():
     for case in cases():
         meta = case.meta
-        yield meta["url"], [r.to_dict() for r in extract_payload(
-            case.page.read_bytes(), meta["url"], meta.get("content_type")).records]
+        yield (
+            meta["url"],
+            [
+                r.to_dict()
+                for r in extract_payload(
+                    case.page.read_bytes(), meta["url"], meta.get("content_type")
+                ).records
+            ],
+        )
     for page in sorted(SITE.rglob("*.html")):
         url = f"https://northwind.example/{page.relative_to(SITE)}"
-        yield url, [r.to_dict() for r in extract_payload(page.read_bytes(), url, "text/html").records]
+        yield (
+            url,
+            [r.to_dict() for r in extract_payload(page.read_bytes(), url, "text/html").records],
+        )
 
 
 def _nodes(record):

@@ -99,7 +99,11 @@ def test_availability_both_ways_and_not_on_listings():
     hidden = visible_availability(
         parse_html(b"<p hidden>Sold out</p><button>Add to cart</button>", URL)
     )
-    assert (sold.sold_out, buy.buy_control, hidden.sold_out) == ("Out of stock", "Add to cart", None)
+    assert (sold.sold_out, buy.buy_control, hidden.sold_out) == (
+        "Out of stock",
+        "Add to cart",
+        None,
+    )
 
     def offer(availability: str) -> dict:
         return {"kind": "entity", "type": ["Offer"], "properties": {"availability": availability}}

@@ -145,4 +145,3 @@ def stderr_notice(text: str) -> None:
     prefix = "\n" if getattr(sys.stderr, "isatty", lambda: False)() else ""
     sys.stderr.write(f"{prefix}{text}\n")
     sys.stderr.flush()
-

@@ -146,9 +146,7 @@ def apply_budget(
     if over_records:
         parts.append(f"{over_records} record(s) over {budget.max_records}")
     if over_properties:
-        parts.append(
-            f"{over_properties} propert(ies) over {budget.max_properties} per record"
-        )
+        parts.append(f"{over_properties} propert(ies) over {budget.max_properties} per record")
     if over_warnings:
         parts.append(f"{over_warnings} warning(s) over {budget.max_warnings}")
     kept.append(
@@ -161,4 +159,3 @@ def apply_budget(
         )
     )
     return kept
-

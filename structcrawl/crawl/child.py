@@ -42,7 +42,8 @@ def run_child(
     ``timeout`` the child is terminated (killed 10 s later) and ``TimeoutExpired`` raised."""
     linux = sys.platform.startswith("linux")
     proc = subprocess.Popen(
-        list(cmd), env=dict(env) if env is not None else None,
+        list(cmd),
+        env=dict(env) if env is not None else None,
         preexec_fn=_die_with_parent if linux else None,  # noqa: PLW1509 (no threads fork here)
     )
     previous: dict[int, Any] = {}

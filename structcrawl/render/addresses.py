@@ -39,7 +39,6 @@ __all__ = [
 ]
 
 
-
 class AddressRefused(IgnoreRequest):
     """A connection the address policy refused: the page ends with an ``address-refused``
     error record. An ``IgnoreRequest``: never retried, and a refused ``robots.txt`` is not a

@@ -191,9 +191,7 @@ class EgressProxy:
                         w.close()
 
     async def _resolve(self, host: str, port: int) -> list[str] | Refusal:
-        infos = await asyncio.get_running_loop().getaddrinfo(
-            host, port, type=socket.SOCK_STREAM
-        )
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
         addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
         refusal = self.policy.check(host, port, addresses)
         remember(self.refusals, (normal_host(host), port), refusal)
@@ -216,13 +214,16 @@ class EgressProxy:
             reader, writer = await asyncio.wait_for(
                 asyncio.open_connection(upstream.host, upstream.port), self.timeout
             )
-            auth = f"Proxy-Authorization: {upstream.authorization}\r\n".encode() if (
-                upstream.authorization
-            ) else b""
+            auth = (
+                f"Proxy-Authorization: {upstream.authorization}\r\n".encode()
+                if (upstream.authorization)
+                else b""
+            )
             if connect:
                 where = f"{_bracket(host)}:{port}".encode()
-                writer.write(b"CONNECT " + where + b" HTTP/1.1\r\nHost: " + where + b"\r\n"
-                             + auth + b"\r\n")
+                writer.write(
+                    b"CONNECT " + where + b" HTTP/1.1\r\nHost: " + where + b"\r\n" + auth + b"\r\n"
+                )
                 answer = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.timeout)
                 ok = answer.split(b" ", 2)[1:2] == [b"200"]
                 return reader, writer, None if ok else answer
@@ -323,7 +324,9 @@ def _closing(head: bytes) -> bytes:
         line for line in lines[1:] if line.split(b":", 1)[0].strip().lower() not in _HOP and line
     ]
     return (
-        lines[0] + b"\r\n" + b"".join(line + b"\r\n" for line in kept)
+        lines[0]
+        + b"\r\n"
+        + b"".join(line + b"\r\n" for line in kept)
         + b"Connection: close\r\nProxy-Connection: close\r\n\r\n"
     )
 
@@ -348,4 +351,3 @@ def _forward(head: bytes, *, absolute: bool, extra: bytes = b"") -> bytes:
     ]
     out = b" ".join((method, target, version)) + b"\r\n"
     return out + b"".join(line + b"\r\n" for line in kept) + extra + b"Connection: close\r\n\r\n"
-

@@ -86,9 +86,7 @@ class NavigationGuard:
             self._contexts.add(context)
             await context.route("**", self._route)
 
-    async def _route(
-        self, route: Any, request: Any, watch: Any = None, origin: Any = None
-    ) -> None:
+    async def _route(self, route: Any, request: Any, watch: Any = None, origin: Any = None) -> None:
         """Blocked navigations are aborted as ``aborted`` (Chromium then keeps the current
         document instead of showing an error page); other blocked requests as blocked by the
         client. A navigation carrying the crawl's credentials (``origin``, the Scrapy request,

@@ -121,7 +121,11 @@ def _parse_rule(raw: Any, index: int, site: str, fail: _Fail) -> RenderRule:
     pattern = compile_regex(raw["url_pattern"], f"{where}: 'url_pattern'", fail)
     render = raw.get("render", True)
     modes: dict[Any, Mode] = {
-        True: "always", False: "never", "always": "always", "never": "never", "auto": "auto"
+        True: "always",
+        False: "never",
+        "always": "always",
+        "never": "never",
+        "auto": "auto",
     }
     if not isinstance(render, bool | str) or render not in modes:
         raise fail(f"{where}: 'render' must be true, false or \"auto\"")
@@ -152,7 +156,7 @@ def _parse_rule(raw: Any, index: int, site: str, fail: _Fail) -> RenderRule:
 
 def _action(raw: Any, where: str, fail: _Fail) -> Action:
     if not isinstance(raw, Mapping):
-        raise fail(f"{where} must be a table such as {{ click = \"button.more\" }}")
+        raise fail(f'{where} must be a table such as {{ click = "button.more" }}')
     kinds = [k for k in ACTION_KINDS if k in raw]
     if len(kinds) != 1:
         raise fail(f"{where}: give exactly one of {', '.join(ACTION_KINDS)}")
@@ -163,7 +167,7 @@ def _action(raw: Any, where: str, fail: _Fail) -> Action:
         raise fail(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
     if kind == "scroll":
         if raw[kind] not in ("bottom", True):
-            raise fail(f"{where}: scroll must be \"bottom\"")
+            raise fail(f'{where}: scroll must be "bottom"')
         return Action("scroll", value="bottom")
     selector = _css(raw[kind], f"{where}: {kind!r}", fail)
     value = None

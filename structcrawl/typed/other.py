@@ -18,6 +18,7 @@ from structcrawl.typed.offers import default_offer
 
 __all__ = ["ITEM_TYPES", "TYPE_ORDER", "item_type", "other_candidates"]
 
+
 def _names(value: Any) -> list[dict[str, str]]:
     out = []
     for item in values(value):

@@ -64,6 +64,8 @@ _PAGE_TYPES = frozenset(
         "SearchResultsPage",
     }
 )
+
+
 def _canonical(doc: Document | None) -> str | None:
     return canonical(doc) if doc is not None else None
 

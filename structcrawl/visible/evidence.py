@@ -37,6 +37,7 @@ from structcrawl.visible.words import (
 
 __all__ = ["Evidence", "Piece", "page_evidence"]
 
+
 @dataclass(slots=True)
 class Piece:
     text: str

@@ -51,6 +51,7 @@ __all__ = ["LazyVisibleFacts", "VisibleFacts", "canonical", "visible_facts"]
 _PRICE_WORD = re.compile(r"(?:^|[-_\s])prices?(?:$|[-_\s])", re.I)
 _PRICE_ITEMPROPS = frozenset({"price", "lowprice", "highprice"})
 
+
 def _tokens(value: str | None) -> list[str]:
     return value.split() if value else []
 

@@ -29,9 +29,7 @@ from ._parser import MAX_NESTING, ROOT_TOKEN, Mf2Parser, document_base
 __all__ = ["has_microformats", "parse_mf2"]
 
 
-def has_microformats(
-    root: etree._Element, classed: Iterable[etree._Element] | None = None
-) -> bool:
+def has_microformats(root: etree._Element, classed: Iterable[etree._Element] | None = None) -> bool:
     """Cheap check: does any element have a class token starting with ``h-``, or a classic
     root class (``vcard``, ``hentry``, ``hreview``, ``vevent``, ``hproduct``, ``hfeed``, ``adr``,
     ``geo``, ``hresume``, ``hrecipe``, ``hnews``, ``hreview-aggregate``)?

@@ -344,6 +344,7 @@ class Mf2Parser:
             return None  # an element including itself (from inside): a loop, not data
         return target if self._usable_include(target, ctx.el) else None
 
+
 def _is_ancestor(ancestor: etree._Element, node: etree._Element) -> bool:
     parent = node.getparent()
     while parent is not None:

@@ -5,6 +5,9 @@ only by memory). Elements without any RDFa-relevant attribute take a fast path t
 the parent's evaluation context down, which is exactly what the processing sequence does for them
 (they "skip" and change nothing). Step numbers in comments refer to RDFa Core 1.1, section 7.5;
 one method per group of steps, the state-free pieces in :mod:`._steps`.
+
+Size: the processing sequence is one state machine over one walk; splitting its methods apart
+would pass the walk's state between modules. Its import lists alone take 40 formatted lines.
 """
 
 from __future__ import annotations
@@ -219,8 +222,18 @@ class _Processor:
             if props:
                 own = typed if typeof is not None and "about" not in a else None
                 value = property_value(
-                    el, local, a, prefixes, vocab, language, rel, rev,
-                    a.get("content"), a.get("datatype"), target, own,
+                    el,
+                    local,
+                    a,
+                    prefixes,
+                    vocab,
+                    language,
+                    rel,
+                    rev,
+                    a.get("content"),
+                    a.get("datatype"),
+                    target,
+                    own,
                 )
                 for predicate in props:
                     if inlist:

@@ -57,9 +57,7 @@ RELEVANT = frozenset(
 )
 # On an element without element children and without pending incomplete triples, these
 # attributes cannot generate anything (they only shape the context handed to children).
-INERT_LEAF = frozenset(
-    {"about", "resource", "href", "src", "prefix", "lang", "xml:lang", XML_LANG}
-)
+INERT_LEAF = frozenset({"about", "resource", "href", "src", "prefix", "lang", "xml:lang", XML_LANG})
 
 # Incomplete-triple directions.
 FORWARD = 0
@@ -108,7 +106,6 @@ def has_xmlns(keys: list[str]) -> bool:
         if key.startswith("xmlns:"):
             return True
     return False
-
 
 
 def curies_only(value: str | None) -> str | None:
