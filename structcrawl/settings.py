@@ -8,14 +8,17 @@ default in :mod:`structcrawl.crawl.config` (docs/settings.md). Settings given he
 
 from structcrawl.core import logsafety
 from structcrawl.crawl import addon as _addon
+from structcrawl.spiders import project_spider_modules
 
 logsafety.install()  # Scrapy logs overridden settings verbatim: keep secrets out of logs
 
 BOT_NAME = "structcrawl"
 # The site spider ships in the package: `structcrawl crawl` and scrapyd eggs find it wherever
-# they run (no top-level module of our own in site-packages).
-SPIDER_MODULES = ["structcrawl.spiders"]
-NEWSPIDER_MODULE = "structcrawl.spiders"
+# they run (no top-level module of our own in site-packages). The project's own spiders, in the
+# checkout's top-level `spiders/` (and its scrapyd egg), join it where that package is found.
+_PROJECT_SPIDERS = project_spider_modules()
+SPIDER_MODULES = ["structcrawl.spiders", *_PROJECT_SPIDERS]
+NEWSPIDER_MODULE = (_PROJECT_SPIDERS or ["structcrawl.spiders"])[0]
 # `scrapy crawl` exits non-zero when the crawl failed (structcrawl.crawl.health), unlike Scrapy's.
 COMMANDS_MODULE = "structcrawl.commandline.scrapy_commands"
 # The asyncio reactor is also what scrapy-playwright (the browser handler) requires.

@@ -132,9 +132,10 @@ def test_the_egg_carries_the_code_and_all_package_data(tmp_path):
         ("structcrawl/schemas/*.json", 18),
         ("structcrawl/vocab/*.json.gz", 1),
         ("structcrawl/spiders/*.py", 2),
+        ("spiders/*.py", 2),  # the project's own spiders (the checkout's top-level spiders/)
     ):
         assert len([n for n in names if Path(n).match(pattern)]) >= least, pattern
-    assert not [n for n in names if n.startswith(("tests/", "bench/", "fixtures/", "spiders/"))]
+    assert not [n for n in names if n.startswith(("tests/", "bench/", "fixtures/"))]
     entry_points = zipfile.ZipFile(egg).read("EGG-INFO/entry_points.txt").decode()
     assert "[scrapy]\nsettings = structcrawl.settings" in entry_points
     after = {name: (ROOT / name).exists() for name in leftovers}
@@ -275,9 +276,9 @@ def _lines(path: Path) -> list[dict]:
 @pytest.mark.crawl
 @pytest.mark.timeout(180)
 def test_deploy_uploads_the_egg_and_scrapyd_finds_the_spider(scrapyd, deployed):
-    assert deployed.answer.data["project"] == PROJECT and deployed.answer.data["spiders"] == 1
+    assert deployed.answer.data["project"] == PROJECT and deployed.answer.data["spiders"] == 2
     spiders = scrapyd.client.get("listspiders.json", project=PROJECT)
-    assert spiders.ok and spiders.data["spiders"] == ["site"]
+    assert spiders.ok and spiders.data["spiders"] == ["demo", "site"]
     assert "1" in scrapyd.client.get("listversions.json", project=PROJECT).data["versions"]
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from structcrawl.crawl.child import run_child
 from structcrawl.dev.devserver import BackgroundServer
+from structcrawl.spiders import project_spider_modules
 
 __all__ = ["add_arguments", "main", "run", "run_crawl", "summarize"]
 
@@ -38,8 +39,10 @@ def _port_free(port: int) -> bool:
     return True
 
 
-def run_crawl(start_url: str | None, out: Path, *extra: str, timeout: float = 600) -> int:
-    """Run ``scrapy crawl site`` in a child process writing the records and pages feeds.
+def run_crawl(
+    start_url: str | None, out: Path, *extra: str, timeout: float = 600, spider: str = "site"
+) -> int:
+    """Run ``scrapy crawl SPIDER`` in a child process writing the records and pages feeds.
 
     ``extra`` are more ``scrapy crawl`` arguments (``-a sitemap=...``, ``-s NAME=value``)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -49,7 +52,7 @@ def run_crawl(start_url: str | None, out: Path, *extra: str, timeout: float = 60
         "-m",
         "scrapy",
         "crawl",
-        "site",
+        spider,
         *start,
         "-O",
         f"{out / 'records.jsonl'}:records",
@@ -155,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     return run(parser.parse_args(argv))
 
 
+def _demo_spider() -> str:
+    """The checkout's ``demo`` spider (top-level ``spiders/``), else the packaged ``site``."""
+    return "demo" if project_spider_modules() else "site"
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve the demo site, crawl it, print where the output is (``structcrawl demo``)."""
     out = Path(args.out)
@@ -165,7 +173,8 @@ def run(args: argparse.Namespace) -> int:
     port = args.port if _port_free(args.port) else 0
     with BackgroundServer(args.site, port) as server:
         print(f"demo site: serving {args.site} at {server.url}")
-        code = run_crawl(server.url, out, "-s", f"STRUCTCRAWL_RULES_DIR={rules.resolve()}")
+        rules_dir = f"STRUCTCRAWL_RULES_DIR={rules.resolve()}"
+        code = run_crawl(server.url, out, "-s", rules_dir, spider=_demo_spider())
     if code != 0:
         print(f"crawl failed (exit {code}); see {out / 'crawl.log'}", file=sys.stderr)
         return code

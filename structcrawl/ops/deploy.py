@@ -6,9 +6,9 @@
     make deploy [TARGET=name]
 
 ``scrapyd-deploy`` (scrapyd-client) reads the ``[deploy]`` / ``[deploy:TARGET]`` section of
-``scrapy.cfg``, builds an egg with setuptools (``structcrawl/``, the ``site`` spider included,
-plus the package data declared in ``pyproject.toml``; scrapyd finds ``structcrawl.settings``
-through the ``scrapy`` entry point) and uploads it to ``addversion.json``. This wrapper runs it
+``scrapy.cfg``, builds an egg with setuptools (``structcrawl/`` with the ``site`` spider, the
+project's own ``spiders/`` package, the package data declared in ``pyproject.toml``; scrapyd
+finds ``structcrawl.settings`` through the ``scrapy`` entry point) and uploads it to ``addversion.json``. This wrapper runs it
 in a clean copy of the project (scrapyd-deploy writes a ``setup.py``, ``build/`` and ``*.egg-info``
 into the directory it runs in; the copy keeps the checkout clean and the egg free of
 stale build files), and checks the server's JSON answer: scrapyd-deploy exits 0 even when
@@ -45,7 +45,7 @@ from structcrawl.ops._scrapyd import Answer, answer_from_text
 __all__ = ["STAGED", "DeployResult", "build_egg", "deploy", "job_failures", "main", "stage_project"]
 
 #: What a deployment needs from the checkout (the egg's contents and its metadata).
-STAGED = ("scrapy.cfg", "pyproject.toml", "README.md", "structcrawl")
+STAGED = ("scrapy.cfg", "pyproject.toml", "README.md", "structcrawl", "spiders")
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build", "dist")
 _TIMEOUT = 300.0
 
@@ -63,9 +63,21 @@ def stage_project(root: Path, dest: Path) -> Path:
         source = root / name
         if source.is_dir():
             shutil.copytree(source, dest / name, ignore=_IGNORE)
-        else:
+        elif source.exists() or name != "spiders":
             shutil.copy2(source, dest / name)
+    if (dest / "spiders").is_dir():
+        _package_project_spiders(dest / "pyproject.toml")
     return dest
+
+
+def _package_project_spiders(pyproject: Path) -> None:
+    """The egg carries the project's ``spiders`` package beside ``structcrawl``; the wheel
+    does not (its package list stays ``structcrawl*``), so only the staged copy says so."""
+    text = pyproject.read_text(encoding="utf-8")
+    find = 'include = ["structcrawl*"]'
+    if find not in text:
+        raise RuntimeError(f"{pyproject}: no {find!r} to add the project's spiders to")
+    pyproject.write_text(text.replace(find, 'include = ["structcrawl*", "spiders*"]'), "utf-8")
 
 
 def _configure_target(
