@@ -23,9 +23,9 @@ test: venv lint browser redis
 	$(BIN)/pytest -q
 
 lint: venv
-	$(BIN)/ruff check structcrawl tests bench
-	$(BIN)/ruff format --check structcrawl tests bench
-	$(BIN)/mypy structcrawl
+	$(BIN)/ruff check structcrawl spiders tests bench
+	$(BIN)/ruff format --check structcrawl spiders tests bench
+	$(BIN)/mypy structcrawl spiders
 
 demo: venv browser
 	$(PY) -m structcrawl.dev.demo --site fixtures/site --out $(OUT) --port $(PORT)
