@@ -10,9 +10,9 @@
 project's own ``spiders/`` package, the package data declared in ``pyproject.toml``; scrapyd
 finds ``structcrawl.settings`` through the ``scrapy`` entry point) and uploads it to
 ``addversion.json``. This wrapper runs it in a clean copy of the project (scrapyd-deploy
-writes a ``setup.py``, ``build/`` and ``*.egg-info`` into the directory it runs in; the copy keeps the checkout clean and the egg free of
-stale build files), and checks the server's JSON answer: scrapyd-deploy exits 0 even when
-scrapyd answers ``{"status": "error"}``; this exits 1.
+writes a ``setup.py``, ``build/`` and ``*.egg-info`` into the directory it runs in; the copy
+keeps the checkout clean and the egg free of stale build files), and checks the server's JSON
+answer: scrapyd-deploy exits 0 even when scrapyd answers ``{"status": "error"}``; this exits 1.
 
 The target's URL can be replaced with ``--url`` or ``$SCRAPYD_URL``. The scrapyd account comes
 from ``$SCRAPYD_USERNAME`` / ``$SCRAPYD_PASSWORD`` (scrapyd-client also reads ``~/.netrc``):
