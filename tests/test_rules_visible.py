@@ -77,7 +77,10 @@ def test_hidden_and_non_rendered_content_is_left_out():
     assert got.title == "Two words"
     assert got.h1 == ["Shown here"]
     assert got.canonical == "https://x.example/c"
-    assert got.prices == ["EUR 12,50", "15 EUR", "$1.00", "US$ 3", "9.00 CHF", "CA$4", "12.00 USD"]
+    # aria-hidden hides from screen readers, not from the screen
+    assert got.prices == [
+        "$6.00", "EUR 12,50", "15 EUR", "$1.00", "US$ 3", "9.00 CHF", "CA$4", "12.00 USD"
+    ]  # fmt: skip
     assert got.times == ["14.03.2026", "2026-03-14T10:00"]
 
 

@@ -145,7 +145,9 @@ def is_product_page(
         and c.rule.split(":")[0] in ("meta-tags", "itemprop-loose", "data-block-product")
         for c in fb
     )
-    visible = ev.price is not None and ev.availability is not None and ev.heading is not None
+    # a heading with two of: a price, stock wording or a buy control, a labelled article code
+    signals = sum(x is not None for x in (ev.price, ev.availability, ev.sku or ev.gtin))
+    visible = ev.heading is not None and signals >= 2
     return (
         og_product
         or strong

@@ -1,11 +1,12 @@
 """Availability in the markup against what the page shows: "Sold out" with no way to buy.
 
 :func:`visible_availability` reads the page once: whether its text says the product cannot be
-bought (``Sold out``, ``Out of stock``, ``Currently unavailable`` and a few translations), and
+bought (:data:`structcrawl.visible.words.OUT_OF_STOCK`: ``Sold out``, ``Out of stock``, ``Currently
+unavailable`` and their translations), and
 whether it has a control to buy (an enabled ``<button>``, ``<input type=submit|button>`` or a
 link whose text is ``Add to cart``, ``Buy now``, ... or that names the cart in its
 ``name``/``id``). Text inside ``script``, ``style``, ``template``, ``noscript`` and hidden
-elements (``hidden``, ``aria-hidden=true``, inline ``display:none``) is not seen.
+elements (:func:`structcrawl.visible.tree.hidden`) is not seen.
 
 :func:`check_availability` compares one Product (or Offer) record with that: markup saying
 ``InStock`` (or ``LimitedAvailability``, ``OnlineOnly``) on a page that shows "sold out" and no
@@ -35,25 +36,15 @@ from lxml import etree
 from structcrawl.core.document import Document
 from structcrawl.core.records import short_schema_name
 from structcrawl.validate._issues import join_path
+from structcrawl.visible.tree import hidden
+from structcrawl.visible.words import BUY, OUT_OF_STOCK
 
 __all__ = ["Availability", "check_availability", "visible_availability"]
 
-_SOLD_OUT = re.compile(
-    r"\b(sold[\s-]*out|out[\s-]+of[\s-]+stock|currently[\s-]+unavailable|no[\s-]+longer[\s-]+"
-    r"available|ausverkauft|nicht[\s-]+(?:auf[\s-]+lager|verf[üu]gbar)|"
-    r"[ée]puis[ée]|en[\s-]+rupture[\s-]+de[\s-]+stock|agotado|esaurito|uitverkocht|"
-    r"niet[\s-]+op[\s-]+voorraad|sluts[åa]ld)\b",
-    re.IGNORECASE,
-)
-_BUY = re.compile(
-    r"^\W*(add[\s-]+to[\s-]+(cart|bag|basket|trolley)|buy(\s+(it\s+)?now)?|order(\s+now)?|"
-    r"purchase|checkout|in\s+den\s+warenkorb|jetzt\s+kaufen|ajouter\s+au\s+panier|acheter|"
-    r"a[ñn]adir\s+al\s+carrito|comprar|aggiungi\s+al\s+carrello|in\s+winkelwagen)\W*$",
-    re.IGNORECASE,
-)
+#: A control whose whole text is a buy phrase (:data:`structcrawl.visible.words.BUY`).
+_BUY = re.compile(r"^\W*(?:" + BUY.pattern + r")\W*$", re.IGNORECASE)
 _CART_NAME = re.compile(r"add[-_]?to[-_]?(cart|bag|basket)|buy[-_]?now", re.IGNORECASE)
 _UNSEEN = frozenset({"script", "style", "template", "noscript", "head", "title"})
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _IN_STOCK = frozenset({"InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly"})
 _NOT_BUYABLE = frozenset({"OutOfStock", "SoldOut", "Discontinued"})
 _MAX_TEXT = 200_000  # characters of page text read for the phrases
@@ -67,20 +58,12 @@ class Availability:
     buy_control: str | None = None
 
 
-def _hidden(el: etree._Element) -> bool:
-    return (
-        el.get("hidden") is not None
-        or (el.get("aria-hidden") or "").strip().lower() == "true"
-        or bool(_HIDDEN_STYLE.search(el.get("style") or ""))
-    )
-
-
 def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:
     """The elements a reader can see, depth first (unseen subtrees are not entered)."""
     stack = [root]
     while stack:
         el = stack.pop()
-        if not isinstance(el.tag, str) or el.tag in _UNSEEN or _hidden(el):
+        if not isinstance(el.tag, str) or el.tag in _UNSEEN or hidden(el):
             continue
         yield el
         stack.extend(reversed(el))
@@ -116,7 +99,7 @@ def visible_availability(doc: Document) -> Availability:
             parts = [el.text, *(child.tail for child in el)]
             text = " ".join(t for t in parts if isinstance(t, str))
             read += len(text)
-            found = _SOLD_OUT.search(text)
+            found = OUT_OF_STOCK.search(text)
             sold_out = found.group(0) if found else None
         if buy is not None and sold_out is not None:
             break

@@ -28,6 +28,7 @@ from structcrawl.visible.words import (
     DECOY_WORDS,
     GTIN_LABEL,
     IN_STOCK,
+    MODEL_LABEL,
     OUT_OF_STOCK,
     PREORDER,
     REGULAR_CLASS,
@@ -64,9 +65,44 @@ class Evidence:
 
 
 _CONTROLS = etree.XPath(
-    "//body//button|//body//input[@type='submit']"
-    "|//body//a[contains(@class,'cart') or contains(@class,'buy')]"
+    "//body//button|//body//input[@type='submit' or @type='button' or @type='image']"
+    "|//body//a|//body//*[@role='button']"
 )
+#: id, class or name of a buy control ("add-to-cart-button", "addToCartButton", "buy_now")
+_CART_NAME = re.compile(r"add[-_]?to[-_]?(?:cart|bag|basket|trolley)|buy[-_]?now", re.I)
+_CLICKABLE = frozenset({"a", "button", "label"})
+
+
+def _control_label(el: etree._Element) -> str:
+    """A control's words: its text, ``value``, ``title`` and images' ``alt``."""
+    alts = " ".join(i.get("alt") or "" for i in el.iter("img"))
+    text = "".join(el.itertext()) if el.tag != "input" else ""
+    return " ".join(f"{el.get('value') or ''} {text} {alts}".split())
+
+
+def _in_buy_control(el: etree._Element) -> bool:
+    """Whether ``el`` is (inside) a clickable element that also says "add to cart": its stock
+    wording is one of the states a stylesheet switches between, not what the page shows."""
+    for node in (el, *list(el.iterancestors())[:3]):
+        if node.tag in _CLICKABLE or node.get("role") == "button":
+            return bool(BUY.search(_control_label(node)))
+    return False
+
+
+def _buy_control(root: etree._Element) -> tuple[str | None, str | None]:
+    """The first visible buy control: ``InStock``, or ``OutOfStock`` when it is disabled."""
+    for el in _CONTROLS(root):
+        label = _control_label(el)
+        named = _CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
+        if len(label) > 60 or not (BUY.search(label) or named):
+            continue
+        if any(
+            hidden(a) or region_of(a) or a.tag in NOT_RENDERED for a in (el, *el.iterancestors())
+        ):
+            continue
+        disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
+        return ("OutOfStock" if disabled else "InStock"), label or named.group(0)  # type: ignore[union-attr]
+    return None, None
 
 
 def _regular(el: etree._Element) -> bool:
@@ -77,10 +113,10 @@ def _regular(el: etree._Element) -> bool:
     return False
 
 
-def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
-    """Visible text pieces in document order, and the index of the first h1's first piece."""
+def _pieces(root: etree._Element) -> tuple[list[Piece], list[tuple[int, etree._Element]]]:
+    """Visible text pieces in document order, and each visible h1 with its first piece."""
     pieces: list[Piece] = []
-    h1_at: int | None = None
+    heads: list[tuple[int, etree._Element]] = []
     bodies = root.xpath("//body")
     stack: list[tuple[etree._Element | str, bool, etree._Element | None]] = [
         (bodies[0] if bodies else root, False, None)
@@ -95,8 +131,8 @@ def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
             continue
         if region_of(node):  # navigation, asides, footers, controls, drawings: not the product
             continue
-        if node.tag == "h1" and h1_at is None:
-            h1_at = len(pieces)
+        if node.tag == "h1":
+            heads.append((len(pieces), node))
         inner = is_struck or struck(node)
         kids: list[tuple[etree._Element | str, bool, etree._Element | None]] = []
         if node.text:
@@ -106,7 +142,25 @@ def _pieces(root: etree._Element) -> tuple[list[Piece], int | None]:
             if child.tail:
                 kids.append((child.tail, inner, node))
         stack.extend(reversed(kids))
-    return pieces, h1_at
+    return pieces, heads
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _main_heading(
+    heads: list[tuple[int, etree._Element]], title: str
+) -> tuple[int, etree._Element] | None:
+    """The visible h1 that shares most words with the page's title (the first on a tie, and
+    the first when none shares any): a dialog's or a banner's h1 ("Adding to cart...") before
+    the product's does not name the page."""
+    said = {w.lower() for w in _WORD.findall(title)}
+
+    def shared(head: tuple[int, etree._Element]) -> int:
+        words = {w.lower() for w in _WORD.findall(" ".join(head[1].itertext()))}
+        return len(words & said)
+
+    return max(heads, key=shared) if heads else None
 
 
 def _main_price(
@@ -192,7 +246,7 @@ def _availability(
     found: list[tuple[int, int, str, str]] = []
     for order, i in enumerate(near):
         text = pieces[i].text
-        if len(text) > 160:
+        if len(text) > 160 or _in_buy_control(pieces[i].el):
             continue
         for pattern, value in (
             (PREORDER, "PreOrder"),
@@ -205,32 +259,29 @@ def _availability(
     if found:
         _, _, value, text = min(found)
         return value, text
-    for el in _CONTROLS(root):
-        label = " ".join(((el.get("value") or "") + " " + "".join(el.itertext())).split())
-        if BUY.search(label):
-            disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
-            return ("OutOfStock" if disabled else "InStock"), label
-    return None, None
+    return _buy_control(root)
 
 
 def page_evidence(document: Document) -> Evidence:
     """Visible-page evidence (see the module doc); empty fields where the page says nothing."""
-    pieces, h1_at = _pieces(document.root)
+    pieces, heads = _pieces(document.root)
+    titles = document.root.xpath("//head/title|//meta[@property='og:title']/@content")
+    title = " ".join(t if isinstance(t, str) else "".join(t.itertext()) for t in titles)
+    head = _main_heading([h for h in heads if "".join(h[1].itertext()).strip()] or heads, title)
+    h1_at = head[0] if head else None
     ev = Evidence()
     lang = (document.root.get("lang") or "").strip().lower().replace("_", "-")
     ev.language = lang.split("-")[0] or None
     ev.region = lang.split("-")[1] if "-" in lang and len(lang.split("-")[1]) == 2 else None
     ev.host = (urlsplit(document.url).hostname or "").lower()
-    if h1_at is not None and h1_at < len(pieces):
-        heads = document.root.xpath("//h1")
-        ev.heading = " ".join("".join(heads[0].itertext()).split()) or None if heads else None
-    heads = [h for h in document.root.iter("h1") if h.getparent() is not None]
-    ev.price, piece, ev.prices = _main_price(pieces, h1_at, heads[0] if heads else None)
+    if head is not None and head[0] < len(pieces):
+        ev.heading = " ".join("".join(head[1].itertext()).split()) or None
+    ev.price, piece, ev.prices = _main_price(pieces, h1_at, head[1] if head else None)
     if piece is not None:
         ev.price_path = document.path_of(piece.el)
     anchor = h1_at if h1_at is not None else 0
     ev.availability, ev.availability_text = _availability(pieces, document.root, anchor)
-    sku = _nearest(SKU_LABEL, pieces, anchor)
+    sku = _nearest(SKU_LABEL, pieces, anchor) or _nearest(MODEL_LABEL, pieces, anchor)
     if sku:
         ev.sku, ev.sku_text = sku
     gtin = _nearest(GTIN_LABEL, pieces, anchor)

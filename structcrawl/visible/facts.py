@@ -17,8 +17,8 @@ and collects:
 :class:`VisibleFacts` is the shape the validation checks read (:mod:`structcrawl.validate.visible`).
 
 "Visible" means: in ``<body>``, not inside ``script``/``style``/``template``/``noscript``, and
-not inside an element marked ``hidden``, ``aria-hidden="true"`` or an inline ``display: none`` /
-``visibility: hidden`` style (stylesheets are not evaluated).
+not inside an element marked ``hidden`` or an inline ``display: none`` / ``visibility: hidden``
+style (stylesheets are not evaluated; :mod:`structcrawl.visible.tree`).
 
 >>> from structcrawl.core.document import parse_html
 >>> doc = parse_html(b'''<title> Shoe | Shop </title><link rel="canonical" href="/p/1">

@@ -2,16 +2,19 @@
 
 An element is visible when it is inside ``<body>`` and neither it nor an ancestor is a
 non-rendered element (``script``, ``style``, ``template``, ``noscript``, ``head``) or marked
-hidden (``hidden``, ``aria-hidden="true"``, ``<input type="hidden">``, an inline
-``display: none`` / ``visibility: hidden`` style; stylesheets are not evaluated). Visible text
+hidden (``hidden``, ``<input type="hidden">``, an inline ``display: none`` / ``visibility:
+hidden`` style; stylesheets are not evaluated). ``aria-hidden="true"`` is not hidden: it hides
+from assistive technology only, and shops put the price on screen in such an element beside a
+screen-reader copy, or mark a whole product panel so while a dialog is open. Visible text
 is not all alike: readers are told, not left to decide by a walk of their own, when a piece
 of it sits in navigation, an aside, a footer, a form control or an SVG drawing
 (:func:`region_of`), or is struck through (:func:`struck`).
 
 >>> from lxml import html
->>> root = html.fromstring("<body><nav><a>Home</a></nav><p hidden>x</p><p>Shown</p></body>")
+>>> root = html.fromstring("<body><nav><a>Home</a></nav><p hidden>x</p><p>Shown</p>"
+...     "<p aria-hidden='true'>On screen</p></body>")
 >>> [visible_text(p) for p in root.iter("p")], hidden(root.find(".//p")), region_of(root[0])
-(['', 'Shown'], True, 'nav')
+(['', 'Shown', 'On screen'], True, 'nav')
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ _NS = re.compile(r"^\{[^}]*\}")
 
 def hidden(el: etree._Element) -> bool:
     """Whether ``el`` is marked hidden (not whether an ancestor is)."""
-    if el.get("hidden") is not None or (el.get("aria-hidden") or "").strip().lower() == "true":
+    if el.get("hidden") is not None:
         return True
     if el.tag == "input" and (el.get("type") or "").lower() == "hidden":
         return True

@@ -20,6 +20,7 @@ __all__ = [
     "PREORDER",
     "REGULAR_CLASS",
     "SKU_LABEL",
+    "MODEL_LABEL",
     "STRUCK",
     "UNIT_AFTER",
     "KRONA_PRICE",
@@ -77,14 +78,19 @@ OUT_OF_STOCK = _words(
     "rupture de stock", "indisponible", "agotado", "sin stock", "no disponible", "uitverkocht",
     r"niet (?:op voorraad|leverbaar)", "esaurito", "non disponibile", "slutsåld",
     "slut i lager", "utsolgt", "udsolgt", "loppuunmyyty", "wyprzedane", "brak w magazynie",
-    "vyprodáno",
-    tail=("在庫切れ", "売り切れ", "品切れ", "缺货", "售罄"),
+    "vyprodáno", "vypredané", "nedostupné", "nie je skladom", "není skladem", "niedostępny",
+    "nincs raktáron", "stoc epuizat", "indisponibil", "esgotado", "indisponível",
+    "sem estoque", "sem stock", "нет в наличии", "распродано", "tükendi", "stokta yok",
+    "nav noliktavā", "išparduota", "εξαντλήθηκε", "μη διαθέσιμο",
+    tail=("在庫切れ", "売り切れ", "品切れ", "缺货", "售罄", "售完", "已售完", "缺貨", "품절", "일시품절"),
 )  # fmt: skip
 IN_STOCK = _words(
     "in stock", "available now", "auf lager", "sofort lieferbar", "lieferbar", "vorrätig",
     "en stock", "disponible", "en existencia", "op voorraad", "disponibile", "i lager",
-    "på lager", "varastossa", "dostępny", "skladem",
-    tail=("在庫あり",),
+    "på lager", "varastossa", "dostępny", "skladem", "skladom", "na sklade", "na skladě",
+    "raktáron", "în stoc", "em stock", "em estoque", "в наличии", "stokta", "ir noliktavā",
+    "yra sandėlyje", "διαθέσιμο",
+    tail=("在庫あり", "有現貨", "有现货", "現貨", "现货", "재고있음"),
 )  # fmt: skip
 PREORDER = _words(
     "pre-?order", r"vorbestell\w*", "précommande", "pré-commande", "reservar ahora",
@@ -92,28 +98,60 @@ PREORDER = _words(
     tail=("予約",),
 )  # fmt: skip
 BUY = _words(
-    r"add to (?:cart|bag|basket)", "buy now", "in den warenkorb", "in den einkaufswagen",
+    r"add to (?:cart|bag|basket|trolley)", r"buy(?: it)? now", "order now", "compralo subito",
+    "sofort-kaufen", "achat immédiat", r"c[óo]mpralo ya", "dodaj do koszyka",
+    "vložiť do košíka", "kosárba", "adaugă în coș", "adicionar ao carrinho",
+    "comprar agora", "в корзину", "sepete ekle", "pievienot grozam", "į krepšelį",
+    "στο καλάθι", "장바구니", "구매하기", "바로구매", "加入購物車", "立即購買", "立即购买", "in den warenkorb", "in den einkaufswagen",
     "jetzt kaufen", "ajouter au panier", "acheter", "añadir al carrito", "comprar",
     "in winkelwagen", "toevoegen aan winkelwagen", "aggiungi al carrello",
     r"lägg i (?:varukorg|kundvagn)", "köp", "legg i handlekurv", "læg i kurv",
     "lisää ostoskoriin", "do koszyka", "do košíku",
     tail=("カートに入れる", "加入购物车"),
 )  # fmt: skip
+#: Labels of the shop's own article code, by language (SKU, ASIN, article / item / product
+#: number, reference, deal number, ...).
 _SKU_WORDS = (
-    r"\bSKU", r"\bArt(?:ikel)?\.?\s*-?\s*N(?:r|o|um(?:mer)?)\.?", r"\bArtikelnummer",
-    r"\bArticle\s*(?:number|no\.?)", r"\bItem\s*(?:#|no\.?|number)",
-    r"\bProduct\s*(?:code|number|no\.?)", r"\bProduktnummer", r"\bBestellnummer",
-    r"\bR[ée]f(?:[ée]rence)?\.?", r"\bReferencia", r"\bRef\.", r"\bCodice(?:\s*articolo)?",
-    r"\bArtikelnr\.?", r"\bArt\.nr\.?", r"\bVarenr\.?", r"\bVarenummer", r"\bTuotenumero",
-    r"\bTuotekoodi", r"\bKod produktu", r"\bKód produktu", r"\bCodice prodotto", r"\bCódigo",
-    r"\bCod\.", r"\bItem code", r"\bPart (?:number|no\.?|#)", r"\bModel (?:number|no\.?|#)",
-    r"\bMfr\.? (?:part )?#", "品番", "型番", "商品コード", "商品番号",
+    r"SKU", r"ASIN", r"Art(?:ikel)?\.?\s*-?\s*N(?:r|o|um(?:mer)?)\.?", r"Artikelnummer",
+    r"Article\s*(?:number|no\.?|code)", r"(?:eBay\s*)?Item\s*(?:#|no\.?|number|code|ID)",
+    r"Product\s*(?:code|number|no\.?|ID)", r"Produktnummer", r"Bestellnummer",
+    r"Anzeigen?-?\s*(?:nummer|nr\.?)", r"R[ée]f(?:[ée]rence)?\.?", r"Referencia",
+    r"Refer[êe]ncia", r"Codice(?:\s*articolo)?", r"Codice prodotto", r"Numero (?:oggetto|articolo)",
+    r"Num[ée]ro (?:de l'objet|d'article|de l’objet|d’article)", r"N[°º] d'article",
+    r"N[úu]mero de (?:art[íi]culo|producto|pe[çc]a)", r"C[óo]digo(?: (?:de|do) produto)?",
+    r"C[óo]d\.", r"ID (?:Produto|Producto|Prodotto|Produit)", r"Artikelnr\.?", r"Art\.nr\.?",
+    r"Varenr\.?", r"Varenummer", r"Tuotenumero", r"Tuotekoodi", r"Kod produktu",
+    r"Nr katalogowy", r"K[óo]d (?:produktu|tovaru|zbo[žz][íi])", r"Katal[óo]gov[ée] [čc][íi]slo",
+    r"Objedn[áa]vac[íi] k[óo]d", r"Cikksz[áa]m", r"Term[ée]kk[óo]d", r"Cod produs",
+    r"Preces kods", r"Artikuls", r"Prek[ėe]s kodas", r"Tootekood", r"[ÜU]r[üu]n kodu",
+    r"Stok kodu", r"Артикул", r"Код товара", r"Κωδικός(?: προϊόντος)?", r"Bestelnr\.?",
+    r"Productcode", r"Bestelnummer",
 )  # fmt: skip
-#: A labelled SKU / article number: the label, a separator, a code holding a digit.
-SKU_LABEL = re.compile(
-    "(?:" + "|".join(_SKU_WORDS) + r")[\s:：#|]*(?=[A-Za-z\-_./]*\d|[A-Z0-9]+[-_][A-Z0-9])"
+#: Labels of a maker's model or part number: read only where no article code is labelled.
+_MODEL_WORDS = (
+    r"(?:Item\s*)?Model\s*(?:number|no\.?|#)", r"Part\s*(?:number|no\.?|#)",
+    r"Mfr\.?\s*(?:part\s*)?#", r"MPN", r"Modell(?:nummer)?", r"Herstellernummer",
+)  # fmt: skip
+#: Labels without word boundaries (CJK), article codes then model numbers.
+_SKU_CJK = ("品番", "商品コード", "商品番号", "商品編號", "商品编号", "货号", "貨號", "產品編號",
+            "상품번호", "딜번호", "품번")  # fmt: skip
+_MODEL_CJK = ("型番", "모델번호", "型號", "型号")
+#: a separator (after one more word: "Numero oggetto eBay:"), then a code holding a digit
+_CODE = (
+    r"(?:\s+[^\W\d_]{2,12}\s*[:：])?[\s:：#|]*(?=[A-Za-z\-_./]*\d|[A-Z0-9]+[-_][A-Z0-9])"
     r"([A-Za-z0-9][A-Za-z0-9\-_./]{1,38}[A-Za-z0-9])\b"
 )
+
+
+def _label(words: tuple[str, ...], cjk: tuple[str, ...]) -> re.Pattern[str]:
+    latin = r"(?<![^\W\d_])(?:" + "|".join(words) + r")(?![^\W\d_])"
+    return re.compile("(?:" + latin + "|" + "|".join(cjk) + ")" + _CODE, re.I)
+
+
+#: A labelled SKU / article number: the label, a separator, a code holding a digit.
+SKU_LABEL = _label(_SKU_WORDS, _SKU_CJK)
+#: A labelled model or part number (a SKU where the page labels no article code).
+MODEL_LABEL = _label(_MODEL_WORDS, _MODEL_CJK)
 GTIN_LABEL = re.compile(
     r"\b(?:EAN(?:-?13)?|GTIN(?:-?1[234])?|UPC|Barcode|JAN)[\s:：#|]*(\d[\d ]{6,16}\d)\b", re.I
 )
