@@ -82,7 +82,8 @@ OUT_OF_STOCK = _words(
     "nincs raktáron", "stoc epuizat", "indisponibil", "esgotado", "indisponível",
     "sem estoque", "sem stock", "нет в наличии", "распродано", "tükendi", "stokta yok",
     "nav noliktavā", "išparduota", "εξαντλήθηκε", "μη διαθέσιμο",
-    tail=("在庫切れ", "売り切れ", "品切れ", "缺货", "售罄", "售完", "已售完", "缺貨", "품절", "일시품절"),
+    tail=("在庫切れ", "売り切れ", "品切れ", "缺货", "售罄", "售完", "已售完", "缺貨", "품절",
+          "일시품절"),
 )  # fmt: skip
 IN_STOCK = _words(
     "in stock", "available now", "auf lager", "sofort lieferbar", "lieferbar", "vorrätig",
@@ -102,12 +103,13 @@ BUY = _words(
     "sofort-kaufen", "achat immédiat", r"c[óo]mpralo ya", "dodaj do koszyka",
     "vložiť do košíka", "kosárba", "adaugă în coș", "adicionar ao carrinho",
     "comprar agora", "в корзину", "sepete ekle", "pievienot grozam", "į krepšelį",
-    "στο καλάθι", "장바구니", "구매하기", "바로구매", "加入購物車", "立即購買", "立即购买", "in den warenkorb", "in den einkaufswagen",
+    "στο καλάθι", "in den warenkorb", "in den einkaufswagen",
     "jetzt kaufen", "ajouter au panier", "acheter", "añadir al carrito", "comprar",
     "in winkelwagen", "toevoegen aan winkelwagen", "aggiungi al carrello",
     r"lägg i (?:varukorg|kundvagn)", "köp", "legg i handlekurv", "læg i kurv",
     "lisää ostoskoriin", "do koszyka", "do košíku",
-    tail=("カートに入れる", "加入购物车"),
+    tail=("カートに入れる", "加入购物车", "장바구니", "구매하기", "바로구매", "加入購物車", "立即購買",
+          "立即购买"),
 )  # fmt: skip
 #: Labels of the shop's own article code, by language (SKU, ASIN, article / item / product
 #: number, reference, deal number, ...).
