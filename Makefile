@@ -49,6 +49,12 @@ bench-extract: venv
 bench-agreement: venv
 	$(PY) -m bench.bench_agreement
 
+# Price, SKU and availability F1 on real product pages, by the benchmark's own scorer
+# (../shared/corpus/products/score.py; docs/items.md)
+.PHONY: bench-products
+bench-products: venv
+	$(PY) -m bench.bench_products
+
 .PHONY: bench-crawl
 bench-crawl: venv
 	$(PY) -m bench.bench_crawl

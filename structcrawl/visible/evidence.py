@@ -31,6 +31,7 @@ from structcrawl.visible.words import (
     MODEL_LABEL,
     OUT_OF_STOCK,
     PREORDER,
+    REF_LABEL,
     REGULAR_CLASS,
     SKU_LABEL,
     UNIT_AFTER,
@@ -66,7 +67,7 @@ class Evidence:
 
 _CONTROLS = etree.XPath(
     "//body//button|//body//input[@type='submit' or @type='button' or @type='image']"
-    "|//body//a|//body//*[@role='button']"
+    "|//body//a|//body//*[@role='button']|//body//img[@alt]"
 )
 #: id, class or name of a buy control ("add-to-cart-button", "addToCartButton", "buy_now")
 _CART_NAME = re.compile(r"add[-_]?to[-_]?(?:cart|bag|basket|trolley)|buy[-_]?now", re.I)
@@ -76,7 +77,7 @@ _CLICKABLE = frozenset({"a", "button", "label"})
 def _control_label(el: etree._Element) -> str:
     """A control's words: its text, ``value``, ``title`` and images' ``alt``."""
     alts = " ".join(i.get("alt") or "" for i in el.iter("img"))
-    text = "".join(el.itertext()) if el.tag != "input" else ""
+    text = " ".join(el.itertext()) if el.tag != "input" else ""
     return " ".join(f"{el.get('value') or ''} {text} {alts}".split())
 
 
@@ -101,7 +102,8 @@ def _buy_control(root: etree._Element) -> tuple[str | None, str | None]:
         ):
             continue
         disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
-        return ("OutOfStock" if disabled else "InStock"), label or named.group(0)  # type: ignore[union-attr]
+        said = label or (named.group(0) if named else "")
+        return ("OutOfStock" if disabled else "InStock"), said
     return None, None
 
 
@@ -114,7 +116,8 @@ def _regular(el: etree._Element) -> bool:
 
 
 def _pieces(root: etree._Element) -> tuple[list[Piece], list[tuple[int, etree._Element]]]:
-    """Visible text pieces in document order, and each visible h1 with its first piece."""
+    """Visible text pieces in document order, and each visible h1 and h2 with its first
+    piece."""
     pieces: list[Piece] = []
     heads: list[tuple[int, etree._Element]] = []
     bodies = root.xpath("//body")
@@ -131,7 +134,7 @@ def _pieces(root: etree._Element) -> tuple[list[Piece], list[tuple[int, etree._E
             continue
         if region_of(node):  # navigation, asides, footers, controls, drawings: not the product
             continue
-        if node.tag == "h1":
+        if node.tag in ("h1", "h2"):
             heads.append((len(pieces), node))
         inner = is_struck or struck(node)
         kids: list[tuple[etree._Element | str, bool, etree._Element | None]] = []
@@ -153,14 +156,20 @@ def _main_heading(
 ) -> tuple[int, etree._Element] | None:
     """The visible h1 that shares most words with the page's title (the first on a tie, and
     the first when none shares any): a dialog's or a banner's h1 ("Adding to cart...") before
-    the product's does not name the page."""
+    the product's does not name the page. A page without an h1 is named by its h2 sharing
+    most words (two at least) with the title."""
     said = {w.lower() for w in _WORD.findall(title)}
 
     def shared(head: tuple[int, etree._Element]) -> int:
         words = {w.lower() for w in _WORD.findall(" ".join(head[1].itertext()))}
         return len(words & said)
 
-    return max(heads, key=shared) if heads else None
+    h1s = [h for h in heads if h[1].tag == "h1"]
+    if h1s:
+        return max(h1s, key=shared)
+    # no h1: the h2 that names the page, if one shares at least two words with its title
+    best = max(heads, key=shared, default=None)
+    return best if best is not None and shared(best) >= 2 else None
 
 
 def _main_price(
@@ -187,7 +196,7 @@ def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piec
     out: list[tuple[int, str, Piece]] = []
     shown: list[str] = []
     for i, piece in enumerate(pieces):
-        found = price_texts(piece.text)
+        found = price_texts(piece.text) or _split_price(pieces, i)
         if not found or piece.struck:
             continue
         # a label just before (not a price of its own: "statt 13,99 €" says nothing of the next)
@@ -205,6 +214,18 @@ def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piec
             # a "regular" price is the current one only where no other price competes
             out.append((distance + (1000 if _regular(piece.el) else 0), text, piece))
     return out, shown
+
+
+def _split_price(pieces: list[Piece], i: int) -> list[str]:
+    """A price written over two elements (``<b>€ <span>20,-</span></b>``, ``<span>12</span>
+    <sup>€</sup>``): a short piece and the short next one, inside one small block."""
+    if i + 1 >= len(pieces) or len(pieces[i].text) > 4 or len(pieces[i + 1].text) > 16:
+        return []
+    a, b = pieces[i], pieces[i + 1]
+    near = {a.el, *list(a.el.iterancestors())[:2]}
+    if not near & {b.el, *list(b.el.iterancestors())[:2]}:
+        return []
+    return price_texts(f"{a.text} {b.text}") if not find_prices(b.text) else []
 
 
 #: class/id words of an element that states the product's stock (preferred as evidence)
@@ -281,7 +302,14 @@ def page_evidence(document: Document) -> Evidence:
         ev.price_path = document.path_of(piece.el)
     anchor = h1_at if h1_at is not None else 0
     ev.availability, ev.availability_text = _availability(pieces, document.root, anchor)
-    sku = _nearest(SKU_LABEL, pieces, anchor) or _nearest(MODEL_LABEL, pieces, anchor)
+    sku = next(
+        (
+            found
+            for p in (SKU_LABEL, REF_LABEL, MODEL_LABEL)
+            if (found := _nearest(p, pieces, anchor))
+        ),
+        None,
+    )
     if sku:
         ev.sku, ev.sku_text = sku
     gtin = _nearest(GTIN_LABEL, pieces, anchor)

@@ -37,7 +37,9 @@ _SYMBOL = (
     r"(?:\b[A-Z]{1,2})?\$|€|£|¥|₹|₩|₽|₺|₪|₫|₱|฿|₴|円|元"
     r"|\bzł|\bKč|\bkr\b\.?|\bFt\b|\blei\b|\bRs\b\.?|\bFr\b\."
 )
-_AMOUNT = r"\d{1,3}(?:[.,'’ ]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
+# "20,-" / "20.–": whole units, no cents
+_CENTS = r"(?:[.,]\d{1,2}(?!\d)|[.,][–-](?![\d–-]))?"
+_AMOUNT = rf"\d{{1,3}}(?:[.,'’ ]\d{{3}})+(?!\d){_CENTS}|\d+(?!\d){_CENTS}"
 _PRICE = re.compile(
     rf"(?:{_SYMBOL}|{_CODE})\s?(?:{_AMOUNT})|(?<![\d.,])(?:{_AMOUNT})\s?(?:{_SYMBOL}|{_CODE})"
 )

@@ -21,6 +21,7 @@ __all__ = [
     "REGULAR_CLASS",
     "SKU_LABEL",
     "MODEL_LABEL",
+    "REF_LABEL",
     "STRUCK",
     "UNIT_AFTER",
     "KRONA_PRICE",
@@ -117,17 +118,23 @@ _SKU_WORDS = (
     r"SKU", r"ASIN", r"Art(?:ikel)?\.?\s*-?\s*N(?:r|o|um(?:mer)?)\.?", r"Artikelnummer",
     r"Article\s*(?:number|no\.?|code)", r"(?:eBay\s*)?Item\s*(?:#|no\.?|number|code|ID)",
     r"Product\s*(?:code|number|no\.?|ID)", r"Produktnummer", r"Bestellnummer",
-    r"Anzeigen?-?\s*(?:nummer|nr\.?)", r"R[ée]f(?:[ée]rence)?\.?", r"Referencia",
-    r"Refer[êe]ncia", r"Codice(?:\s*articolo)?", r"Codice prodotto", r"Numero (?:oggetto|articolo)",
+    r"Anzeigen?-?\s*(?:nummer|nr\.?)", r"Codice\s*articolo", r"Codice prodotto",
+    r"Numero (?:oggetto|articolo)",
     r"Num[ée]ro (?:de l'objet|d'article|de l’objet|d’article)", r"N[°º] d'article",
-    r"N[úu]mero de (?:art[íi]culo|producto|pe[çc]a)", r"C[óo]digo(?: (?:de|do) produto)?",
-    r"C[óo]d\.", r"ID (?:Produto|Producto|Prodotto|Produit)", r"Artikelnr\.?", r"Art\.nr\.?",
+    r"N[úu]mero de (?:art[íi]culo|producto|pe[çc]a)", r"C[óo]digo (?:de|do) produto",
+    r"ID (?:Produto|Producto|Prodotto|Produit)", r"Artikelnr\.?", r"Art\.nr\.?",
     r"Varenr\.?", r"Varenummer", r"Tuotenumero", r"Tuotekoodi", r"Kod produktu",
     r"Nr katalogowy", r"K[óo]d (?:produktu|tovaru|zbo[žz][íi])", r"Katal[óo]gov[ée] [čc][íi]slo",
     r"Objedn[áa]vac[íi] k[óo]d", r"Cikksz[áa]m", r"Term[ée]kk[óo]d", r"Cod produs",
     r"Preces kods", r"Artikuls", r"Prek[ėe]s kodas", r"Tootekood", r"[ÜU]r[üu]n kodu",
     r"Stok kodu", r"Артикул", r"Код товара", r"Κωδικός(?: προϊόντος)?", r"Bestelnr\.?",
     r"Productcode", r"Bestelnummer",
+)  # fmt: skip
+#: Labels of a reference or code that may be the shop's or the maker's: read where no article
+#: code is labelled.
+_REF_WORDS = (
+    r"R[ée]f(?:[ée]rence)?\.?", r"Referencia", r"Refer[êe]ncia", r"Codice", r"C[óo]digo",
+    r"C[óo]d\.",
 )  # fmt: skip
 #: Labels of a maker's model or part number: read only where no article code is labelled.
 _MODEL_WORDS = (
@@ -147,11 +154,13 @@ _CODE = (
 
 def _label(words: tuple[str, ...], cjk: tuple[str, ...]) -> re.Pattern[str]:
     latin = r"(?<![^\W\d_])(?:" + "|".join(words) + r")(?![^\W\d_])"
-    return re.compile("(?:" + latin + "|" + "|".join(cjk) + ")" + _CODE, re.I)
+    return re.compile("(?:" + "|".join((latin, *cjk)) + ")" + _CODE, re.I)
 
 
 #: A labelled SKU / article number: the label, a separator, a code holding a digit.
 SKU_LABEL = _label(_SKU_WORDS, _SKU_CJK)
+#: A labelled reference or code (a SKU where the page labels no article code).
+REF_LABEL = _label(_REF_WORDS, ())
 #: A labelled model or part number (a SKU where the page labels no article code).
 MODEL_LABEL = _label(_MODEL_WORDS, _MODEL_CJK)
 GTIN_LABEL = re.compile(

@@ -1,0 +1,112 @@
+"""What the page shows about its product (structcrawl.visible.evidence), as plain functions."""
+
+from __future__ import annotations
+
+import pytest
+
+from structcrawl.core.document import parse_html
+from structcrawl.typed import page_items
+from structcrawl.visible.evidence import page_evidence
+
+
+def evidence(body: str, url: str = "https://shop.example/p/1"):
+    return page_evidence(parse_html(body.encode(), url, content_type="text/html"))
+
+
+@pytest.mark.parametrize(
+    ("row", "code"),
+    [
+        ("<tr><th>ASIN</th><td>B07FW264WL</td></tr>", "B07FW264WL"),
+        ("<tr><td>Article Number:</td><td>15213589</td></tr>", "15213589"),
+        ("<tr><td>eBay item number:</td><td>302474151804</td></tr>", "302474151804"),
+        ("<tr><td>Numero oggetto eBay: 133588510845</td></tr>", "133588510845"),
+        ("<tr><td>Numéro de l'objet eBay\xa0:293565036718</td></tr>", "293565036718"),
+        ("<tr><td>ID Produto</td><td>1236291</td></tr>", "1236291"),
+        ("<tr><td>딜번호 : 4548094738</td></tr>", "4548094738"),
+        ("<tr><td>Art.-Nr.</td><td>AB-12345</td></tr>", "AB-12345"),
+        ("<tr><td>Артикул</td><td>77-310</td></tr>", "77-310"),
+    ],
+)
+def test_labelled_article_codes_in_many_languages(row, code):
+    ev = evidence(f"<h1>Lamp</h1><table>{row}</table>")
+    assert ev.sku == code
+
+
+def test_an_article_code_wins_over_a_reference_and_a_model_number_nearer_the_heading():
+    ev = evidence(
+        "<h1>Lamp</h1><table><tr><td>Item model number</td><td>QB737</td></tr>"
+        "<tr><td>Référence</td><td>RF-2201</td></tr><tr><td>ASIN</td><td>B08LNDXM65</td></tr>"
+        "</table>"
+    )
+    assert ev.sku == "B08LNDXM65"
+    assert evidence("<h1>Lamp</h1><p>Model number: QB737</p>").sku == "QB737"
+    assert evidence("<h1>Lamp</h1><p>refurbished in 2020, SKUs 12</p>").sku is None
+
+
+def test_the_main_heading_is_the_h1_that_names_the_page():
+    page = (
+        "<title>Pink Dog Hair Dye 50ml : Amazon.it</title><body>"
+        "<div class='popover'><h1>Adding to cart...</h1></div>"
+        "<h1>Pink Dog Hair Dye 50ml</h1><p>12,99 €</p><button>Add to cart</button></body>"
+    )
+    ev = evidence(page)
+    assert ev.heading == "Pink Dog Hair Dye 50ml" and ev.price == "12,99 €"
+    no_h1 = "<title>Tapo C200 Camera | Shop</title><h2>Offers</h2><h2>Tapo C200 Camera</h2>"
+    assert evidence(no_h1).heading == "Tapo C200 Camera"
+    assert evidence("<title>Shop</title><h2>Offers</h2>").heading is None
+
+
+def test_aria_hidden_text_is_on_screen():
+    ev = evidence(
+        "<div aria-hidden='true'><h1>Kettle</h1><span>€ 49,90</span>"
+        "<button>In den Warenkorb</button></div>"
+    )
+    assert (ev.heading, ev.price, ev.availability) == ("Kettle", "€ 49,90", "InStock")
+
+
+def test_a_price_written_over_two_elements_and_whole_units():
+    ev = evidence("<h1>Boat kit</h1><div class='price'><strong>€ <span>206,-</span></strong></div>")
+    assert ev.price == "€ 206,-"
+
+
+@pytest.mark.parametrize(
+    ("control", "availability"),
+    [
+        ("<button>Add to Trolley</button>", "InStock"),
+        ("<a class='btn' href='/bin'>Compralo Subito</a>", "InStock"),
+        ("<img id='addToCartButton' alt='Add to Cart' src='b.png'>", "InStock"),
+        ("<button disabled>Ajouter au panier</button>", "OutOfStock"),
+        # a control holding every state a stylesheet switches between says "buy"
+        (
+            "<a class='add-to-basket show'><span>Dodaj do koszyka</span>"
+            "<span class='unavailable-label'>Produkt niedostępny</span></a>",
+            "InStock",
+        ),
+        ("<p class='stock'>Vypredané</p><button>Do košíka</button>", "OutOfStock"),
+        ("<nav><a>Add to cart</a></nav>", None),
+    ],
+)
+def test_availability_from_buy_controls_and_stock_wording(control, availability):
+    ev = evidence(f"<h1>Desk</h1><p>99,00 €</p>{control}")
+    assert ev.availability == availability
+
+
+def test_a_page_without_markup_is_a_product_page_when_it_shows_two_product_signs():
+    body = (
+        b"<html lang='sk'><title>Garni 570 | shop</title><h1>Garni 570</h1>"
+        b"<p>Cena: 54,50 \xe2\x82\xac</p><table><tr><td>Katal\xc3\xb3gov\xc3\xa9 \xc4\x8d\xc3\xadslo"
+        b"</td><td>112949990</td></tr></table></html>"
+    )
+    items = page_items(body, "https://shop.example/garni-570", "text/html")
+    assert items and items[0]["type"] == "Product" and items[0]["role"] == "primary"
+    assert (items[0]["price"], items[0]["currency"], items[0]["sku"]) == (
+        "54.50",
+        "EUR",
+        "112949990",
+    )
+    assert items[0]["provenance"]["sku"]["layer"] == "visible-page"
+    # a heading and one sign is not enough
+    assert (
+        page_items(b"<h1>About us</h1><p>Since 1990: 12 EUR</p>", "https://s.example/", "text/html")
+        == []
+    )
