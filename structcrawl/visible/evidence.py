@@ -29,6 +29,7 @@ from structcrawl.visible.words import (
     GTIN_LABEL,
     IN_STOCK,
     MODEL_LABEL,
+    OLD_PRICE_LABEL,
     OUT_OF_STOCK,
     PREORDER,
     REF_LABEL,
@@ -210,10 +211,18 @@ def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piec
             after = piece.text.split(text, 1)[-1]
             if UNIT_AFTER.match(after) or DECOY_WORDS.search(context.replace(text, " ")):
                 continue
+            if not after.strip() and _old_label(pieces, i):
+                continue
             distance = (i - anchor) if i >= anchor else 2 * (anchor - i)
             # a "regular" price is the current one only where no other price competes
             out.append((distance + (1000 if _regular(piece.el) else 0), text, piece))
     return out, shown
+
+
+def _old_label(pieces: list[Piece], i: int) -> bool:
+    """Whether the piece right after a price labels it the old one ("$45.00 <span
+    class=sr-only>Regular Price</span>")."""
+    return i + 1 < len(pieces) and bool(OLD_PRICE_LABEL.match(pieces[i + 1].text))
 
 
 def _split_price(pieces: list[Piece], i: int) -> list[str]:
@@ -231,7 +240,7 @@ def _split_price(pieces: list[Piece], i: int) -> list[str]:
 #: class/id words of an element that states the product's stock (preferred as evidence)
 _STOCK_BOX = re.compile(r"stock|availab|inventory|lieferbar|verfuegbar|verfügbar|dispon", re.I)
 #: class/id words of one option among several (a colour or size swatch, a variant)
-_OPTION_BOX = re.compile(r"swatch|variant|variation|option|colou?r|size|twister", re.I)
+_OPTION_BOX = re.compile(r"swatch|variant|variation|option|selector|colou?r|size|twister", re.I)
 
 
 def _names(el: etree._Element) -> str:
@@ -240,10 +249,12 @@ def _names(el: etree._Element) -> str:
 
 def _stock_rank(el: etree._Element) -> int:
     """0: inside an element whose class or id names the stock or availability; 2: inside one
-    option of a list of options, i.e. an element named as an option (swatch, variant, colour,
-    size) or a child of one so named, beside siblings like it (a sold-out colour says nothing
-    of the selected one); 1: anything else. Looks at the element and four ancestors."""
+    option of a list of options, i.e. an element named as an option (swatch, variant, selector,
+    colour, size) or a child of one so named, beside siblings like it (a sold-out colour says
+    nothing of the selected one), which wins over a stock name; 1: anything else. Looks at the
+    element and four ancestors."""
     node: etree._Element | None = el
+    rank = 1
     for _ in range(5):
         if node is None or not isinstance(node.tag, str):
             break
@@ -253,9 +264,9 @@ def _stock_rank(el: etree._Element) -> int:
             if sum(1 for c in parent if c.tag == node.tag) > 1:
                 return 2
         if _STOCK_BOX.search(names):
-            return 0
+            rank = min(rank, 0)
         node = parent
-    return 1
+    return rank
 
 
 def _availability(
@@ -277,10 +288,12 @@ def _availability(
             if pattern.search(text):
                 found.append((_stock_rank(pieces[i].el), order, value, text))
                 break
+    control = _buy_control(root)
     if found:
-        _, _, value, text = min(found)
-        return value, text
-    return _buy_control(root)
+        rank, _, value, text = min(found)
+        if rank < 2 or control[0] is None:  # one option's "sold out" yields to a buy control
+            return value, text
+    return control
 
 
 def page_evidence(document: Document) -> Evidence:

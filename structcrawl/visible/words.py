@@ -16,6 +16,7 @@ __all__ = [
     "HIDDEN_STYLE",
     "IN_STOCK",
     "OLD_CLASS",
+    "OLD_PRICE_LABEL",
     "OUT_OF_STOCK",
     "PREORDER",
     "REGULAR_CLASS",
@@ -71,6 +72,13 @@ DECOY_WORDS = _words(
     "à partir de", "a partir de", "vanaf", "per", "pro", "je", r"/\s*(?:kg|l|m|100)",
     "subscribe", "abo", "bundle", r"\d+\s*for",
 )  # fmt: skip
+#: A label right after a price that names it the old one (often text for screen readers).
+OLD_PRICE_LABEL = re.compile(
+    r"^\W*(?:(?:regular|original|list|former|old)\s+price|was|compare at|prix barr[ée]|"
+    r"prix d'origine|prezzo originale|precio original|pre[çc]o original|ursprünglicher preis|"
+    r"statt|uvp|rrp)\b",
+    re.I,
+)
 #: A unit price follows the amount ("51,60 € / 1 kg", "2,99 € pro Liter").
 UNIT_AFTER = re.compile(r"^\s*(?:/|per\b|pro\b|je\b|le\b|la\b)\s*\S", re.I)
 OUT_OF_STOCK = _words(
