@@ -110,3 +110,26 @@ def test_a_page_without_markup_is_a_product_page_when_it_shows_two_product_signs
         page_items(b"<h1>About us</h1><p>Since 1990: 12 EUR</p>", "https://s.example/", "text/html")
         == []
     )
+
+
+def test_a_price_screen_readers_are_told_is_the_regular_one_is_not_the_current_one():
+    ev = evidence(
+        "<h1>Candle</h1><div><span aria-hidden='true'>$45.00</span>"
+        "<span class='sr-only'>Regular Price</span><span>$35.00</span>"
+        "<span class='sr-only'>Sale Price</span></div>"
+    )
+    assert ev.price == "$35.00"
+    # a visible "Was" introduces the price after it
+    ev = evidence("<h1>Sofa</h1><p><span>£2,450.00</span> <span>Was <s>£2,950.00</s></span></p>")
+    assert ev.price == "£2,450.00"
+
+
+def test_one_options_sold_out_label_yields_to_the_buy_control():
+    ev = evidence(
+        "<h1>Espresso machine</h1><p>R$ 1.299,90</p><div class='skuSelectorOptionsList'>"
+        "<div class='skuSelectorItem'>127V</div><div class='skuSelectorItem unavailable'>220V "
+        "<span class='unavailableLabel'>Esgotado</span></div></div>"
+        "<button>Adicionar ao carrinho</button>"
+    )
+    assert ev.availability == "InStock"
+    assert evidence("<h1>Mug</h1><p class='stock'>Esgotado</p>").availability == "OutOfStock"

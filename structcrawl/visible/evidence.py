@@ -219,10 +219,19 @@ def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piec
     return out, shown
 
 
+#: class words of text written for screen readers only
+_READER_ONLY = re.compile(r"sr-only|visually-hidden|screen-reader|offscreen|hidden-visually", re.I)
+
+
 def _old_label(pieces: list[Piece], i: int) -> bool:
-    """Whether the piece right after a price labels it the old one ("$45.00 <span
-    class=sr-only>Regular Price</span>")."""
-    return i + 1 < len(pieces) and bool(OLD_PRICE_LABEL.match(pieces[i + 1].text))
+    """Whether the piece right after a price is screen-reader text naming it the old one
+    ("$45.00<span class=sr-only>Regular Price</span>"; a visible "Was" introduces the next)."""
+    if i + 1 >= len(pieces):
+        return False
+    label = pieces[i + 1]
+    return bool(OLD_PRICE_LABEL.match(label.text)) and bool(
+        _READER_ONLY.search(label.el.get("class") or "")
+    )
 
 
 def _split_price(pieces: list[Piece], i: int) -> list[str]:
