@@ -66,7 +66,12 @@ def test_aria_hidden_text_is_on_screen():
 
 def test_a_price_written_over_two_elements_and_whole_units():
     ev = evidence("<h1>Boat kit</h1><div class='price'><strong>€ <span>206,-</span></strong></div>")
-    assert ev.price == "€ 206,-"
+    assert ev.price == "€206,-"
+    ev = evidence(
+        "<h1>Potatoes</h1><span class='a-price'><span>$</span><span>29<span>.</span></span>"
+        "<span>99</span></span>"
+    )
+    assert ev.price == "$29.99"
 
 
 @pytest.mark.parametrize(

@@ -77,6 +77,17 @@ def visible_candidates(ev: Evidence) -> list[Candidate]:
                 f"page text: {ev.availability_text!r}",
             )
         )
+    elif ev.price:  # a price on show and nothing saying it cannot be bought: on sale
+        out.append(
+            fallback(
+                "availability",
+                "InStock",
+                "visible-page",
+                ev.price_path,
+                None,
+                f"price shown ({ev.price!r}), no stock wording, no disabled buy control",
+            )
+        )
     if ev.sku:
         out.append(
             fallback("sku", ev.sku, "visible-page", "", ev.sku_text, f"labelled: {ev.sku_text!r}")

@@ -235,15 +235,27 @@ def _old_label(pieces: list[Piece], i: int) -> bool:
 
 
 def _split_price(pieces: list[Piece], i: int) -> list[str]:
-    """A price written over two elements (``<b>€ <span>20,-</span></b>``, ``<span>12</span>
-    <sup>€</sup>``): a short piece and the short next one, inside one small block."""
-    if i + 1 >= len(pieces) or len(pieces[i].text) > 4 or len(pieces[i + 1].text) > 16:
+    """A price written over two to four elements (``<b>€ <span>20,-</span></b>``,
+    ``<span>$</span><span>29</span><span>.</span><span>99</span>``): a short piece and the
+    short ones after it, inside one small block, read together."""
+    if len(pieces[i].text) > 4:
         return []
-    a, b = pieces[i], pieces[i + 1]
-    near = {a.el, *list(a.el.iterancestors())[:2]}
-    if not near & {b.el, *list(b.el.iterancestors())[:2]}:
-        return []
-    return price_texts(f"{a.text} {b.text}") if not find_prices(b.text) else []
+    near = {pieces[i].el, *list(pieces[i].el.iterancestors())[:2]}
+    parts = [pieces[i].text]
+    for piece in pieces[i + 1 : i + 4]:
+        if len(piece.text) > 16 or not near & {piece.el, *list(piece.el.iterancestors())[:2]}:
+            break
+        parts.append(piece.text)
+    for k in range(len(parts), 1, -1):
+        if find_prices(parts[k - 1]):
+            continue  # a price of its own
+        for joined in ("".join(parts[:k]), " ".join(parts[:k])):
+            found = price_texts(joined)
+            if found and sum(c.isdigit() for c in found[0]) == sum(
+                c.isdigit() for part in parts[:k] for c in part
+            ):
+                return found[:1]
+    return []
 
 
 #: class/id words of an element that states the product's stock (preferred as evidence)
