@@ -150,6 +150,7 @@ def _pieces(root: etree._Element) -> tuple[list[Piece], list[tuple[int, etree._E
 
 
 _WORD = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
 
 
 def _main_heading(
@@ -197,6 +198,8 @@ def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piec
     out: list[tuple[int, str, Piece]] = []
     shown: list[str] = []
     for i, piece in enumerate(pieces):
+        if piece.struck or not _DIGIT.search(piece.text) and len(piece.text) > 4:
+            continue  # no amount in it (a short piece may start a price: "$", "29")
         found = price_texts(piece.text) or _split_price(pieces, i)
         if not found or piece.struck:
             continue
