@@ -138,3 +138,22 @@ def test_one_options_sold_out_label_yields_to_the_buy_control():
     )
     assert ev.availability == "InStock"
     assert evidence("<h1>Mug</h1><p class='stock'>Esgotado</p>").availability == "OutOfStock"
+
+
+def test_the_visible_page_is_read_only_where_the_layers_leave_the_product_short(monkeypatch):
+    import structcrawl.typed.page as page
+
+    calls = []
+    real = page.page_evidence
+    monkeypatch.setattr(page, "page_evidence", lambda doc: calls.append(doc) or real(doc))
+    full = (
+        b'<script type="application/ld+json">{"@context": "https://schema.org", "@type": '
+        b'"Product", "name": "Mug", "sku": "M1", "offers": {"@type": "Offer", "price": 12, '
+        b'"priceCurrency": "EUR", "availability": "https://schema.org/InStock"}}</script>'
+        b"<h1>Mug</h1><p>12,00 EUR</p>"
+    )
+    items = page_items(full, "https://shop.example/mug", "text/html")
+    assert items[0]["price"] == "12.00" and calls == []
+    short = full.replace(b'"sku": "M1", ', b"").replace(b"<p>", b"<p>Art.-Nr. M-100 ")
+    items = page_items(short, "https://shop.example/mug", "text/html")
+    assert items[0]["sku"] == "M-100" and len(calls) == 1

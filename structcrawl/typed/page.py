@@ -36,7 +36,7 @@ from structcrawl.typed.listing import listing_groups
 from structcrawl.typed.nodes import Node, page_nodes
 from structcrawl.typed.other import TYPE_ORDER, item_type
 from structcrawl.typed.pageentities import PageEntity, page_entity
-from structcrawl.visible.evidence import Evidence, page_evidence
+from structcrawl.visible.evidence import Evidence, page_evidence, page_heading
 from structcrawl.visible.facts import canonical
 
 __all__ = ["PageResolution", "build_items", "resolve_page"]
@@ -175,10 +175,57 @@ def resolve_page(
     article_body: bool = True,
 ) -> PageResolution:
     """The page's items and their entities (see the module doc); each item carries its
-    entity's key as ``entityKey``."""
+    entity's key as ``entityKey``.
+
+    The visible page is read (:func:`~structcrawl.visible.evidence.page_evidence`, one walk of
+    the whole page) only where the layers leave the page's product short
+    (:func:`_needs_visible`); otherwise its main heading alone serves."""
+    if document is None:
+        return _resolve(records, page_url, None, Evidence(), precedence, article_body)
+    light = Evidence(heading=page_heading(document))
+    result = _resolve(records, page_url, document, light, precedence, article_body)
+    if not _needs_visible(result.items):
+        return result
+    ev = page_evidence(document)
+    return _resolve(records, page_url, document, ev, precedence, article_body)
+
+
+#: Primary item types that leave room for a product the page shows without markup.
+_WEAK_PRIMARY = frozenset({"Organization", "BreadcrumbList", "ItemList", "Person"})
+_PRODUCT_FIELDS = ("price", "availability", "sku")
+
+
+def _needs_visible(items: list[dict[str, Any]]) -> bool:
+    """Whether the visible page could change the items: the primary product lacks a price,
+    availability or SKU, its layers disagree on the price or it has variants (the shown price
+    picks the variant), or no primary item (a weak one, or one no layer made) leaves a shown
+    product unfound.
+    A listing takes no visible fallbacks."""
+    if any(i.get("role") == "listed" for i in items):
+        return False
+    primary = next((i for i in items if i.get("role") == "primary"), None)
+    if primary is None or primary.get("type") in _WEAK_PRIMARY:
+        return True
+    if primary.get("type") != "Product":  # unless no layer made it (a signed page's Article)
+        return not primary.get("sources")
+    conflicts = primary.get("conflicts") or {}
+    return (
+        any(primary.get(f) is None for f in _PRODUCT_FIELDS)
+        or "price" in conflicts
+        or bool(primary.get("variants"))
+    )
+
+
+def _resolve(
+    records: list[dict[str, Any]],
+    page_url: str,
+    document: Document | None,
+    ev: Evidence,
+    precedence: Sequence[str],
+    article_body: bool,
+) -> PageResolution:
     nodes = follow_references(page_nodes(records))
     clusters = _clusters(nodes, page_url)
-    ev = page_evidence(document) if document is not None else Evidence()
     shown_price = shown.visible_price(ev)
     canonical = _canonical(document)
     page_keys = {k for k in (url_key(page_url), url_key(canonical)) if k}
