@@ -144,3 +144,10 @@ def test_numbers_are_formatted_for_people():
     assert "<td>2026-12-02 19:51:15 UTC</td>" in page and ".200320" not in page
     assert "<td>2 min 5 s</td>" in page
     assert "<td>0.1235</td><td>0.1</td>" in page and "0.123456789" not in page
+
+
+def test_the_terminal_summary_has_a_line_of_typed_items():
+    from structcrawl.commandline.report import summary_lines
+
+    lines = summary_lines(_aggregated().report({}))
+    assert "typed items: 4 (Product 2, BreadcrumbList 1, Article 1), 1 invalid" in lines
