@@ -5,7 +5,13 @@ named by their entities, and numbers written as a reader writes them."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
+
+from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.report import QualityAggregator, render_html
 from structcrawl.report.items import LISTED
 
@@ -151,3 +157,27 @@ def test_the_terminal_summary_has_a_line_of_typed_items():
 
     lines = summary_lines(_aggregated().report({}))
     assert "typed items: 4 (Product 2, BreadcrumbList 1, Article 1), 1 invalid" in lines
+
+
+@pytest.mark.crawl
+@pytest.mark.timeout(180)
+def test_a_missed_threshold_is_printed_with_its_value_and_limit(tmp_path):
+    """``structcrawl crawl`` of the demo site's home page only: no Product there."""
+    site = Path(__file__).resolve().parents[1] / "fixtures" / "site"
+    thresholds = '{"min_entities:Product": 5, "min_entities:Organization": 1}'
+    with BackgroundServer(site) as server:
+        done = subprocess.run(
+            [
+                *[sys.executable, "-m", "structcrawl.commandline", "crawl", server.url + "/"],
+                *["-o", str(tmp_path / "out"), "--depth", "0"],
+                *["-s", "STRUCTCRAWL_RENDER_ENABLED=False", "-s"],
+                f"STRUCTCRAWL_QUALITY_THRESHOLDS={thresholds}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=150,
+        )
+    assert done.returncode == 1, done.stderr[-2000:]
+    said = done.stderr.splitlines()
+    assert "thresholds missed: 1" in said and "  min_entities:Product: 0 (limit 5)" in said
+    assert not any("min_entities:Organization" in line for line in said)  # met: not listed
