@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from structcrawl.core.bounded import REPORT_NAMES, CappedNames
-from structcrawl.typed.schema import check_item, item_schemas
 
 __all__ = ["LISTED", "WATCHED_FIELDS", "ItemFigures", "item_name"]
 
@@ -63,7 +63,12 @@ def item_name(item: Mapping[str, Any]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=64)
 def _watched(kind: str) -> tuple[str, ...]:
+    # imported here: the ledger and report commands import this package and need none of the
+    # item machinery (structcrawl.typed loads every extractor)
+    from structcrawl.typed.schema import item_schemas
+
     schema = item_schemas().get(kind) or {}
     properties = schema.get("properties") or {}
     return tuple(f for f in WATCHED_FIELDS if f in properties)
@@ -111,6 +116,8 @@ class ItemFigures:
         validation = item.get("validation")
         if isinstance(validation, Mapping) and validation.get("flags"):
             self.flagged_by_type[kind] += 1
+        from structcrawl.typed.schema import check_item
+
         ok, errors = check_item({k: v for k, v in item.items() if k != "schema_version"})
         if ok:
             return
