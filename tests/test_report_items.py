@@ -181,3 +181,10 @@ def test_a_missed_threshold_is_printed_with_its_value_and_limit(tmp_path):
     said = done.stderr.splitlines()
     assert "thresholds missed: 1" in said and "  min_entities:Product: 0 (limit 5)" in said
     assert not any("min_entities:Organization" in line for line in said)  # met: not listed
+
+
+def test_only_http_urls_become_links():
+    agg = QualityAggregator()
+    agg.add_page(_page("javascript:alert(1)", [_product("Odd", price="x")]))
+    section = render_html(agg.report({})).split('id="items"')[1]
+    assert "<code>javascript:alert(1)</code>" in section and 'href="javascript:' not in section

@@ -284,7 +284,9 @@ def _items_section(items: Mapping[str, Any]) -> list[str]:
 
 
 def _link(url: str) -> str:
-    return f'<a href="{e(url)}"><code>{e(url)}</code></a>'
+    """A page's URL, a link only when it is an http(s) one (never a ``javascript:`` link)."""
+    shown = f"<code>{e(url)}</code>"
+    return f'<a href="{e(url)}">{shown}</a>' if url.startswith(("http://", "https://")) else shown
 
 
 def _sections(report: Mapping[str, Any]) -> list[Section]:
