@@ -188,3 +188,11 @@ def test_only_http_urls_become_links():
     agg.add_page(_page("javascript:alert(1)", [_product("Odd", price="x")]))
     section = render_html(agg.report({})).split('id="items"')[1]
     assert "<code>javascript:alert(1)</code>" in section and 'href="javascript:' not in section
+
+
+def test_the_run_section_says_whose_depth_limit_applies():
+    report = _aggregated().report({})
+    report["run"] = {"spider": {"name": "site", "depth": 1}, "settings": {"DEPTH_LIMIT": 0}}
+    page = render_html(report)
+    assert "<td>spider site depth</td><td>1</td>" in page
+    assert "<code>0</code> (no limit of Scrapy's: the spider's own depth limit is 1)" in page

@@ -112,8 +112,17 @@ def _run_section(report: Mapping[str, Any]) -> list[str]:
     spider = run.get("spider") or {}
     if spider.get("depth") is not None:  # the spider's own limit (DEPTH_LIMIT 0: none of Scrapy's)
         rows.append([f"spider {e(spider.get('name'))} depth", e(spider["depth"])])
+    depth = spider.get("depth")
     rows += [
-        [f"<code>{e(name)}</code>", f"<code>{e(value)}</code>"]
+        [
+            f"<code>{e(name)}</code>",
+            f"<code>{e(value)}</code>"
+            + (
+                f" (no limit of Scrapy's: the spider's own depth limit is {e(depth)})"
+                if name == "DEPTH_LIMIT" and not value and depth is not None
+                else ""
+            ),
+        ]
         for name, value in (run.get("settings") or {}).items()
     ]
     return [table(rows, ["", ""])]
