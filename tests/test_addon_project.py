@@ -55,9 +55,11 @@ def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line]
 
 
-def _crawl_new_project(root: Path, settings_text: str, *args: str) -> dict:
+def _crawl_new_project(
+    root: Path, settings_text: str, *args: str, site: Path = SITE, spider: str = SPIDER
+) -> dict:
     """``scrapy startproject shop`` in ``root``, ``settings_text`` added to its settings, the
-    demo spider crawling the demo site with ``args``."""
+    ``demo`` spider (``spider``: the demo spider) crawling ``site`` with ``args``."""
     env = {k: v for k, v in os.environ.items() if k != "SCRAPY_SETTINGS_MODULE"}
     scrapy = [sys.executable, "-m", "scrapy"]
     made = subprocess.run(
@@ -70,10 +72,10 @@ def _crawl_new_project(root: Path, settings_text: str, *args: str) -> dict:
     )
     assert made.returncode == 0, made.stderr
     project = root / "shop"
-    (project / "shop" / "spiders" / "demo.py").write_text(SPIDER)
+    (project / "shop" / "spiders" / "demo.py").write_text(spider)
     settings = project / "shop" / "settings.py"
     settings.write_text(settings.read_text() + settings_text)
-    with BackgroundServer(SITE) as server:
+    with BackgroundServer(site) as server:
         done = subprocess.run(
             [*scrapy, "crawl", "demo", "-a", f"start={server.url}", *args],
             cwd=project,
@@ -203,3 +205,80 @@ def test_a_huge_entity_keeps_its_csv_cells_under_the_reader_limit():
     rows = list(csv.reader(io.StringIO(sink.getvalue().decode("utf-8"))))
     cell = rows[1][-1]
     assert len(cell) <= CSV_CELL_LIMIT < 131_072 and cell.endswith("whole in the JSONL feed]")
+
+
+def _corpus() -> Path:
+    """The shared corpus of real pages (bench.realpages.corpus_dir); missing fails under CI."""
+    from bench.realpages import corpus_dir
+
+    try:
+        return corpus_dir()
+    except FileNotFoundError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
+
+
+CORPUS_SPIDER = """
+import scrapy
+import structcrawl
+
+
+class DemoSpider(scrapy.Spider):
+    name = "demo"
+    allowed_domains = ["127.0.0.1"]
+
+    def __init__(self, start="", **kwargs):
+        super().__init__(**kwargs)
+        self.start_urls = [start]
+
+    def parse(self, response):
+        yield structcrawl.page_item(response)
+        if response.url == self.start_urls[0]:  # the index: every corpus page, nothing further
+            yield from response.follow_all(css="a")
+"""
+
+CORPUS_SETTINGS = """
+ADDONS = {{"structcrawl.Addon": 0}}
+USER_AGENT = "addon-test (+https://example.org/contact)"
+FEEDS = {{
+    "{out}/pages.jsonl": {{"format": "pages"}},
+    "{out}/records.jsonl": {{"format": "records"}},
+    "{out}/entities.jsonl": {{"format": "entities"}},
+    "{out}/items.jsonl": {{"format": "items"}},
+}}
+"""
+
+
+@pytest.mark.timeout(600)
+def test_a_110_page_crawl_at_debug_logs_under_200_kb_about_items(tmp_path):
+    """The issue's measure: 110 real pages (the shared corpus and an index linking them) in a
+    user's project at Scrapy's default level, DEBUG: 9.5 MB of log with items dumped whole."""
+    site = tmp_path / "site"
+    site.mkdir()
+    pages = sorted(_corpus().glob("*.html"))
+    for page in pages:
+        (site / page.name).symlink_to(page)
+    links = "".join(f'<li><a href="{p.name}">{p.stem}</a></li>' for p in pages)
+    (site / "index.html").write_text(f"<!doctype html><title>corpus</title><ul>{links}</ul>")
+    assert len(pages) + 1 == 110
+    out = tmp_path / "feeds"
+    crawl = _crawl_new_project(
+        tmp_path,
+        CORPUS_SETTINGS.format(out=out),
+        "-s",
+        "STRUCTCRAWL_RENDER_ENABLED=False",
+        site=site,
+        spider=CORPUS_SPIDER,
+    )
+    assert crawl["code"] == 0, crawl["log"][-3000:]
+    assert "DEBUG" in crawl["log"]  # the default level
+    assert len(_lines(out / "pages.jsonl")) == 110
+    log = crawl["log"].splitlines()
+    about_items = [
+        x for x in log if any(m in x for m in ("Scraped from", "Dropped:", "Error processing"))
+    ]
+    size = sum(len(x.encode()) + 1 for x in about_items)
+    total = sum(len(x.encode()) + 1 for x in log)
+    assert len(about_items) >= 110 + len(_lines(out / "entities.jsonl"))  # one line per item
+    assert size < 200_000, f"{size:,} bytes of item lines ({total:,} bytes of log in all)"

@@ -141,3 +141,29 @@ def test_each_page_is_parsed_once(crawl):
     # only rendered pages (a new DOM) are parsed by the spider itself
     rendered = [p for p in crawl["pages"] if p["fetched_with"] == "browser"]
     assert (int(parsed.group(1)) if parsed else 0) == len(rendered)
+
+
+def test_the_feeds_are_logged_in_one_line_with_the_lines_each_wrote(crawl):
+    log = (crawl["out"] / "crawl.log").read_text()
+    assert not re.search(r"Stored \S+ feed \(\d+ items\)", log)  # Scrapy's line per feed
+    [line] = [x for x in log.splitlines() if "[structcrawl.crawl.feedlog]" in x]
+    assert f"Stored 5 feeds in {crawl['out']}/: " in line
+    for name, fmt in (("records.jsonl", "records"), ("pages.jsonl", "pages")):
+        lines = (crawl["out"] / name).read_bytes().count(b"\n")
+        assert f"{name} ({fmt}, {lines:,} lines)" in line
+    assert f"entities.csv (entities-csv, {len(crawl['entities']):,} lines)" in line  # no header
+
+
+def test_the_report_has_the_typed_items_of_the_crawl(crawl):
+    report = json.loads((crawl["out"] / "report" / "report.json").read_text())
+    items = [json.loads(x) for x in (crawl["out"] / "items.jsonl").read_text().splitlines()]
+    assert report["items"]["total"] == len(items)
+    products = [i for i in items if i["type"] == "Product"]
+    assert report["items"]["by_type"]["Product"] == len(products)
+    priced = sum(1 for i in products if i.get("price") is not None)
+    assert report["items"]["fill"]["Product"]["price"] == round(priced / len(products), 4)
+    page = (crawl["out"] / "report" / "report.html").read_text()
+    assert 'id="items"' in page
+    # conflicts are named by what the entity is called
+    assert "<b title=\"id:https://northwind.example/products/trail-runner-x#product\">" \
+        "Trail Runner X</b>" in page  # fmt: skip

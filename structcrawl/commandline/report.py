@@ -64,6 +64,13 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
             if isinstance(v, int | float) and not isinstance(v, bool)
         )
         lines.append(f"entities: {counts}")
+    items = report.get("items") or {}
+    if isinstance(items, dict) and items.get("total"):
+        kinds = list((items.get("by_type") or {}).items())
+        shown = ", ".join(f"{k} {number(v)}" for k, v in kinds[:5])
+        shown += ", ..." if len(kinds) > 5 else ""
+        invalid = (items.get("invalid") or {}).get("total", 0)
+        lines.append(f"typed items: {number(items['total'])} ({shown}), {number(invalid)} invalid")
     missed = [t for t in report.get("thresholds") or [] if not t.get("ok", True)]
     lines.append(f"thresholds missed: {len(missed)}")
     lines.extend(

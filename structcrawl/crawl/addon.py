@@ -77,6 +77,8 @@ EXTENSIONS = {
     "structcrawl.report.extension.QualityReport": 500,
     "structcrawl.crawl.polite.UserAgentCheck": 0,
     "structcrawl.crawl.progress.Progress": 0,
+    # one log line for the feeds instead of Scrapy's line per feed
+    "structcrawl.crawl.feedlog.FeedLog": 0,
     # STRUCTCRAWL_GC_TUNING: the garbage collector out of the crawl's way (docs/speed.md)
     "structcrawl.crawl.gctune.GcTuning": 0,
 }

@@ -15,6 +15,7 @@ from typing import Any
 
 from structcrawl.changes.compare import STATUSES
 from structcrawl.core.bounded import REPORT_NAMES, CappedNames
+from structcrawl.report.items import ItemFigures, item_name
 
 __all__ = [
     "QualityAggregator",
@@ -167,10 +168,13 @@ class QualityAggregator:
         # capped: past REPORT_NAMES distinct names, the rest count as "(other)"
         self._names: dict[str, CappedNames] = defaultdict(lambda: CappedNames(REPORT_NAMES))
         self._type_fields: dict[str, CappedNames] = {}
+        self.items = ItemFigures()  # the pages' typed items (structcrawl.report.items)
 
     def add_page(self, page: Mapping[str, Any]) -> None:
         self.pages += 1
-        self.outcomes[page_outcome(page)] += 1
+        outcome = page_outcome(page)
+        self.outcomes[outcome] += 1
+        self.items.add_page(page, outcome)
         self.content_types[self._names["content_type"](page.get("content_type") or "none")] += 1
         self.fetched_with[page.get("fetched_with") or "http"] += 1
         if page.get("fetch_reason"):
@@ -239,7 +243,12 @@ class QualityAggregator:
             self.conflict_fields.update(fields(f"{etype}.{c['field']}") for c in conflicts)
             if len(self.conflict_examples) < 25:
                 self.conflict_examples.append(
-                    {"key": entity.get("key"), "type": etype, "conflicts": conflicts}
+                    {
+                        "key": entity.get("key"),
+                        "type": etype,
+                        "name": item_name(entity.get("properties") or {}),
+                        "conflicts": conflicts,
+                    }
                 )
 
     def report(self, stats: Mapping[str, Any]) -> dict[str, Any]:
@@ -299,6 +308,7 @@ class QualityAggregator:
                 code: {"count": n, "examples": list(self.error_examples[code])}
                 for code, n in self.error_codes.most_common()
             },
+            "items": self.items.report(),
             "ledger": ledger_figures(stats),
             "render": render_figures(stats, self.fetch_reasons),
             "stats": {k: v for k, v in stats.items() if isinstance(v, (int, float, str))},

@@ -3,15 +3,19 @@ nothing fetched), from the report document of :mod:`structcrawl.report.aggregate
 
 A table of contents leads to the sections: the run (finish reason, versions, settings), the
 thresholds, the change since the previous run, the page ledger, pages, error codes with three
-example URLs each, records, entities, validation, completeness (one collapsible section per
-type), conflicts and entity changes. Bars are sorted, largest first."""
+example URLs each, records, entities, typed items (per type, the fill rate of price, currency,
+availability, authors and dates; invalid items and failed pages by name and URL), validation,
+completeness (one collapsible section per type), conflicts (entities by name) and entity
+changes. Bars are sorted, largest first; numbers are written as a reader writes them
+(:mod:`structcrawl.report._markup`)."""
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Mapping
 from typing import Any
+
+from structcrawl.report._markup import bars, e, num, seconds, table, when
 
 __all__ = ["render_html"]
 
@@ -30,38 +34,6 @@ nav ol{columns:2}details{margin:4px 0}summary{cursor:pointer}
 Section = tuple[str, str, list[str]]
 
 
-def _e(value: Any) -> str:
-    return html.escape(str(value))
-
-
-def _bars(data: Mapping[str, float], *, percent: bool = False, color: str = "#2f5d50") -> str:
-    """A horizontal bar chart as inline SVG."""
-    if not data:
-        return "<p><em>none</em></p>"
-    items = sorted(data.items(), key=lambda kv: (-kv[1], kv[0]))[:30]
-    top = max((v for _, v in items), default=0) or 1
-    scale = 1.0 if percent else top
-    row, label_w, bar_w = 20, 280, 520
-    parts = [f'<svg width="{label_w + bar_w + 90}" height="{row * len(items) + 6}" role="img">']
-    for i, (label, value) in enumerate(items):
-        y = i * row + 4
-        width = max(1.0, bar_w * value / scale) if value else 0
-        shown = f"{100 * value:.1f}%" if percent else f"{value:g}"
-        parts.append(
-            f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{_e(label)[:44]}</text>'
-            f'<rect x="{label_w}" y="{y}" width="{width:.1f}" height="{row - 6}" fill="{color}">'
-            f"<title>{_e(label)}: {shown}</title></rect>"
-            f'<text x="{label_w + width + 6:.1f}" y="{y + 13}">{shown}</text>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def _table(rows: list[list[Any]], head: list[str]) -> str:
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
-    return "<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + f"</tr>{body}</table>"
-
-
 def _ledger_section(ledger: Mapping[str, Any]) -> list[str]:
     """The page ledger: every requested URL and its one outcome (structcrawl.ledger.pages)."""
     rows = [
@@ -78,8 +50,8 @@ def _ledger_section(ledger: Mapping[str, Any]) -> list[str]:
     )
     return [
         verdict,
-        _table(rows, ["", "URLs"]),
-        _bars(ledger.get("by_outcome") or {}, color="#3d6f8e"),
+        table(rows, ["", "URLs"]),
+        bars(ledger.get("by_outcome") or {}, color="#3d6f8e"),
     ]
 
 
@@ -92,10 +64,16 @@ def _cards(report: Mapping[str, Any]) -> list[tuple[str, Any]]:
         ("pages", pages["total"]),
         ("entities", entities["total"]),
         ("with conflicts", entities["with_conflicts"]),
-        ("latency p50 / p95", " / ".join("–" if v is None else f"{v:.3f}s" for v in lat)),
-        ("body bytes", f"{pages['body_bytes']:,}"),
+        ("latency p50 / p95", " / ".join(seconds(v) for v in lat)),
+        ("body bytes", num(pages["body_bytes"])),
         ("thresholds", f"{len(thresholds) - len(failed)}/{len(thresholds)} met"),
     ]
+    items = report.get("items") or {}
+    if items.get("total"):
+        bad = (items.get("invalid") or {}).get("total", 0)
+        cards.append(
+            ("typed items", f"{num(items['total'])}" + (f", {num(bad)} invalid" if bad else ""))
+        )
     changed = _entity_changes(report)
     if any(changed.values()):
         cards.append(
@@ -124,32 +102,43 @@ def _entity_changes(report: Mapping[str, Any]) -> dict[str, int]:
 
 def _run_section(report: Mapping[str, Any]) -> list[str]:
     run = report.get("run") or {}
-    rows = [["finish reason", _e(report.get("finish_reason"))]]
-    for key in ("start_time", "finish_time", "elapsed_seconds"):
+    rows = [["finish reason", e(report.get("finish_reason"))]]
+    for key in ("start_time", "finish_time"):
         if run.get(key) is not None:
-            rows.append([key.replace("_", " "), _e(run[key])])
-    rows += [[_e(name), _e(version)] for name, version in (run.get("versions") or {}).items()]
+            rows.append([key.replace("_", " "), e(when(run[key]))])
+    if run.get("elapsed_seconds") is not None:
+        rows.append(["elapsed", seconds(run["elapsed_seconds"])])
+    rows += [[e(name), e(version)] for name, version in (run.get("versions") or {}).items()]
     spider = run.get("spider") or {}
     if spider.get("depth") is not None:  # the spider's own limit (DEPTH_LIMIT 0: none of Scrapy's)
-        rows.append([f"spider {_e(spider.get('name'))} depth", _e(spider["depth"])])
+        rows.append([f"spider {e(spider.get('name'))} depth", e(spider["depth"])])
+    depth = spider.get("depth")
     rows += [
-        [f"<code>{_e(name)}</code>", f"<code>{_e(value)}</code>"]
+        [
+            f"<code>{e(name)}</code>",
+            f"<code>{e(value)}</code>"
+            + (
+                f" (no limit of Scrapy's: the spider's own depth limit is {e(depth)})"
+                if name == "DEPTH_LIMIT" and not value and depth is not None
+                else ""
+            ),
+        ]
         for name, value in (run.get("settings") or {}).items()
     ]
-    return [_table(rows, ["", ""])]
+    return [table(rows, ["", ""])]
 
 
 def _thresholds_section(thresholds: list[Mapping[str, Any]]) -> list[str]:
     rows = [
         [
-            f"<code>{_e(t['name'])}</code>",
+            f"<code>{e(t['name'])}</code>",
             t["value"],
             t["limit"],
             '<span class="ok">met</span>' if t["ok"] else '<span class="bad">MISSED</span>',
         ]
         for t in thresholds
     ]
-    return [_table(rows, ["threshold", "value", "limit", ""])]
+    return [table(rows, ["threshold", "value", "limit", ""])]
 
 
 def _previous_run_section(change: Mapping[str, Any]) -> list[str]:
@@ -157,40 +146,40 @@ def _previous_run_section(change: Mapping[str, Any]) -> list[str]:
     drops = change.get("drops") or []
     if drops:
         out.append('<p class="bad">Drops since the previous run:</p>')
-        out.append(_table([[_e(d["what"]), d["delta"]] for d in drops], ["", "change"]))
+        out.append(table([[e(d["what"]), d["delta"]] for d in drops], ["", "change"]))
     else:
         out.append('<p class="ok">No drop of more than five points since the previous run.</p>')
-    rows = [[_e(t), v["before"], v["now"], v["delta"]] for t, v in change["entities"].items()]
-    out += ["<h3>Entities per type</h3>", _table(rows, ["type", "before", "now", "change"])]
-    rows = [[_e(t), v["before"], v["now"], v["delta"]] for t, v in change["error_rate"].items()]
-    out += ["<h3>Error rate per type</h3>", _table(rows, ["type", "before", "now", "change"])]
+    rows = [[e(t), v["before"], v["now"], v["delta"]] for t, v in change["entities"].items()]
+    out += ["<h3>Entities per type</h3>", table(rows, ["type", "before", "now", "change"])]
+    rows = [[e(t), v["before"], v["now"], v["delta"]] for t, v in change["error_rate"].items()]
+    out += ["<h3>Error rate per type</h3>", table(rows, ["type", "before", "now", "change"])]
     moved = sorted(
         ((f, v) for f, v in change["completeness"].items() if v["delta"]),
         key=lambda fv: fv[1]["delta"],
     )
-    rows = [[f"<code>{_e(f)}</code>", v["before"], v["now"], v["delta"]] for f, v in moved]
-    out += ["<h3>Completeness that moved</h3>", _table(rows, ["field", "before", "now", "change"])]
+    rows = [[f"<code>{e(f)}</code>", v["before"], v["now"], v["delta"]] for f, v in moved]
+    out += ["<h3>Completeness that moved</h3>", table(rows, ["field", "before", "now", "change"])]
     return out
 
 
 def _errors_section(errors: Mapping[str, Any]) -> list[str]:
     rows = [
         [
-            f"<code>{_e(code)}</code>",
+            f"<code>{e(code)}</code>",
             info["count"],
-            "<br>".join(f"<code>{_e(url)}</code>" for url in info["examples"]),
+            "<br>".join(f"<code>{e(url)}</code>" for url in info["examples"]),
         ]
         for code, info in errors.items()
     ]
-    return [_table(rows, ["error code", "records", "example pages"])]
+    return [table(rows, ["error code", "records", "example pages"])]
 
 
 def _pages_section(pages: Mapping[str, Any]) -> list[str]:
-    out = ["<h3>By outcome</h3>", _bars(pages["by_outcome"])]
-    out += ["<h3>By content type</h3>", _bars(pages["by_content_type"], color="#3d6f8e")]
-    out += ["<h3>By fetch</h3>", _bars(pages["by_fetch"], color="#3d6f8e")]
+    out = ["<h3>By outcome</h3>", bars(pages["by_outcome"])]
+    out += ["<h3>By content type</h3>", bars(pages["by_content_type"], color="#3d6f8e")]
+    out += ["<h3>By fetch</h3>", bars(pages["by_fetch"], color="#3d6f8e")]
     if pages.get("by_http_cache"):
-        out += ["<h3>Pages by HTTP cache</h3>", _bars(pages["by_http_cache"], color="#3d6f8e")]
+        out += ["<h3>Pages by HTTP cache</h3>", bars(pages["by_http_cache"], color="#3d6f8e")]
     return out
 
 
@@ -211,21 +200,21 @@ def _render_section(render: Mapping[str, Any]) -> list[str]:
         ["rendered snapshots reused from the cache", render.get("snapshot_cache_hits", 0)],
     ]
     return [
-        f"<p>{_e(render.get('pages', 0))} pages rendered in the browser.</p>",
-        _bars(render.get("by_reason") or {}, color="#3d6f8e"),
+        f"<p>{e(render.get('pages', 0))} pages rendered in the browser.</p>",
+        bars(render.get("by_reason") or {}, color="#3d6f8e"),
         "<h3>Render audit</h3>",
-        _table(rows, ["", "count"]),
+        table(rows, ["", "count"]),
     ]
 
 
 def _validation_section(validation: Mapping[str, Any]) -> list[str]:
     by_type = validation["by_type"]
     return [
-        _bars({t: r["error_rate"] for t, r in by_type.items()}, percent=True, color="#b3261e"),
+        bars({t: r["error_rate"] for t, r in by_type.items()}, as_percent=True, color="#b3261e"),
         "<p>Share of entities with validation errors, per type. Warnings:</p>",
-        _bars({t: r["warning_rate"] for t, r in by_type.items()}, percent=True, color="#c8853d"),
+        bars({t: r["warning_rate"] for t, r in by_type.items()}, as_percent=True, color="#c8853d"),
         "<h3>Most frequent error fields</h3>",
-        _bars(validation["top_error_fields"]),
+        bars(validation["top_error_fields"]),
     ]
 
 
@@ -236,22 +225,77 @@ def _completeness_section(report: Mapping[str, Any]) -> list[str]:
         report["completeness"].items(), key=lambda kv: -by_type.get(kv[0], 0)
     ):
         out += [
-            f"<details><summary>{_e(etype)} ({by_type.get(etype, 0)} entities, "
+            f"<details><summary>{e(etype)} ({by_type.get(etype, 0)} entities, "
             f"{len(fields)} fields)</summary>",
-            _bars(fields, percent=True),
+            bars(fields, as_percent=True),
             "</details>",
         ]
     return out
 
 
 def _conflicts_section(conflicts: Mapping[str, Any]) -> list[str]:
-    out = [_bars(conflicts["by_field"], color="#b3261e")]
+    """Fields in conflict, and the first entities with conflicts by name (the key on hover)."""
+    out = [bars(conflicts["by_field"], color="#b3261e")]
     for example in conflicts["examples"][:10]:
+        name = example.get("name") or "(no name)"
+        fields = ", ".join(str(c.get("field")) for c in example["conflicts"])
         out.append(
-            f"<details><summary><code>{_e(example['key'])}</code></summary><pre>"
-            f"{_e(json.dumps(example['conflicts'], indent=1, ensure_ascii=False))}</pre></details>"
+            f'<details><summary>{e(example.get("type") or "")} <b title="{e(example["key"])}">'
+            f"{e(name)}</b>: {e(fields)}</summary><p><code>{e(example['key'])}</code></p><pre>"
+            f"{e(json.dumps(example['conflicts'], indent=1, ensure_ascii=False))}</pre></details>"
         )
     return out
+
+
+def _items_section(items: Mapping[str, Any]) -> list[str]:
+    """Typed items (structcrawl.report.items): per type, fill rates, invalid items, failed pages."""
+    invalid, failed = items["invalid"], items["failed_pages"]
+    rows = [
+        [e(kind), n, invalid["by_type"].get(kind, 0), items["fallback_flagged"].get(kind, 0)]
+        for kind, n in items["by_type"].items()
+    ]
+    out = [
+        f"<p>{num(items['total'])} items on {num(items['pages_with_items'])} pages.</p>",
+        table(rows, ["type", "items", "invalid", "fallback not shown on the page"]),
+    ]
+    for kind, fields in items["fill"].items():
+        out += [f"<h3>{e(kind)}: fields filled</h3>", bars(fields, as_percent=True)]
+    if invalid["examples"]:
+        rows = [
+            [
+                e(i["type"]),
+                e(i["name"] or "(no name)"),
+                _link(i["url"]),
+                "<br>".join(map(e, i["errors"])),
+            ]
+            for i in invalid["examples"]
+        ]
+        out += [
+            f"<h3>Invalid items ({num(invalid['total'])})</h3>",
+            table(rows, ["type", "name", "page", "schema errors"]),
+        ]
+    if failed["examples"]:
+        rows = [
+            [
+                _link(p["url"]),
+                e(p["name"] or ""),
+                p["status"],
+                f"<code>{e(p['code'])}</code>",
+                e(p["message"] or ""),
+            ]
+            for p in failed["examples"]
+        ]
+        out += [
+            f"<h3>Failed pages ({num(failed['total'])})</h3>",
+            table(rows, ["page", "title", "status", "error", ""]),
+        ]
+    return out
+
+
+def _link(url: str) -> str:
+    """A page's URL, a link only when it is an http(s) one (never a ``javascript:`` link)."""
+    shown = f"<code>{e(url)}</code>"
+    return f'<a href="{e(url)}">{shown}</a>' if url.startswith(("http://", "https://")) else shown
 
 
 def _sections(report: Mapping[str, Any]) -> list[Section]:
@@ -259,6 +303,7 @@ def _sections(report: Mapping[str, Any]) -> list[Section]:
     ledger = report.get("ledger") or {}
     changed = _entity_changes(report)
     changes = report.get("changes") or {}
+    items = report.get("items") or {}
     sections: list[Section | None] = [
         ("run", "Run", _run_section(report)),
         ("thresholds", "Thresholds", _thresholds_section(thresholds)) if thresholds else None,
@@ -273,15 +318,18 @@ def _sections(report: Mapping[str, Any]) -> list[Section]:
         ("errors", "Error codes", _errors_section(report["errors"]))
         if report.get("errors")
         else None,
-        ("records", "Records by layer", [_bars(report["records_by_format"], color="#7a5c2e")]),
+        ("records", "Records by layer", [bars(report["records_by_format"], color="#7a5c2e")]),
         (
             "warnings",
             f"Page warnings ({report['page_warnings']['total']})",
-            [_bars(report["page_warnings"]["by_code"], color="#c8853d")],
+            [bars(report["page_warnings"]["by_code"], color="#c8853d")],
         )
         if report.get("page_warnings", {}).get("total")
         else None,
-        ("entities", "Entities per type", [_bars(report["entities"]["by_type"], color="#7a5c2e")]),
+        ("entities", "Entities per type", [bars(report["entities"]["by_type"], color="#7a5c2e")]),
+        ("items", "Typed items and failed pages", _items_section(items))
+        if items.get("total") or items.get("failed_pages", {}).get("total")
+        else None,
         ("validation", "Validation", _validation_section(report["validation"])),
         ("completeness", "Completeness per field", _completeness_section(report)),
         ("conflicts", "Conflicts", _conflicts_section(report["conflicts"])),
@@ -289,9 +337,9 @@ def _sections(report: Mapping[str, Any]) -> list[Section]:
             "changes",
             "Changes since the previous run",
             [
-                _bars(changed, color="#2f5d50"),
+                bars(changed, color="#2f5d50"),
                 "<h3>Most frequently changed fields</h3>",
-                _bars(changes.get("top_changed_fields") or {}),
+                bars(changes.get("top_changed_fields") or {}),
             ],
         )
         if any(changed.values())
@@ -304,14 +352,14 @@ def render_html(report: Mapping[str, Any], title: str = "structcrawl quality rep
     """The whole page: cards, a table of contents, then each section."""
     sections = _sections(report)
     out = [
-        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
-        f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1><div class=cards>",
-        *(f"<div class=card>{_e(k)}<b>{_e(v)}</b></div>" for k, v in _cards(report)),
+        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{e(title)}</title>"
+        f"<style>{_CSS}</style></head><body><h1>{e(title)}</h1><div class=cards>",
+        *(f"<div class=card>{e(k)}<b>{e(num(v))}</b></div>" for k, v in _cards(report)),
         "</div><nav><h2>Contents</h2><ol>",
-        *(f'<li><a href="#{anchor}">{_e(name)}</a></li>' for anchor, name, _ in sections),
+        *(f'<li><a href="#{anchor}">{e(name)}</a></li>' for anchor, name, _ in sections),
         "</ol></nav>",
     ]
     for anchor, name, body in sections:
-        out += [f'<h2 id="{anchor}">{_e(name)}</h2>', *body]
+        out += [f'<h2 id="{anchor}">{e(name)}</h2>', *body]
     out.append("</body></html>")
     return "\n".join(out)

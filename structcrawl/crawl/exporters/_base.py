@@ -57,7 +57,10 @@ _ORJSON_OPTIONS = (
 
 
 class FastJsonLinesExporter(JsonLinesItemExporter):
-    """JSON lines written with orjson (``_line(obj)``: one encoded line, newline included)."""
+    """JSON lines written with orjson (``_line(obj)``: one encoded line, newline included).
+    ``lines``: how many lines it wrote (the feed's one log line says it, crawl/feedlog.py)."""
+
+    lines: int = 0
 
     def __init__(self, file: Any, **kwargs: Any):
         super().__init__(file, **kwargs)
@@ -84,3 +87,4 @@ class FastJsonLinesExporter(JsonLinesItemExporter):
 
     def export_item(self, item: Any) -> None:
         self.file.write(self._line(dict(self.get_serialized_fields(item))))
+        self.lines += 1

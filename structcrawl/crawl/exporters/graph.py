@@ -27,6 +27,7 @@ class GraphNQuadsExporter(BaseItemExporter):
         self.file = file
         self.options = ExtractOptions(**modes)
         self.pages = 0
+        self.lines = 0
 
     def export_item(self, item: Any) -> None:
         if not _is_page(item):
@@ -42,3 +43,4 @@ class GraphNQuadsExporter(BaseItemExporter):
         text = to_nquads(graph.quads, prefix=f"p{self.pages}b")
         self.pages += 1
         self.file.write(text.encode("utf-8"))
+        self.lines += text.count("\n")

@@ -29,12 +29,11 @@ class RecordsJsonLinesExporter(FastJsonLinesExporter):
         if not _is_page(item):
             return
         line = self._line
+        records = ItemAdapter(item).get("records") or []
         self.file.write(
-            b"".join(
-                line({"schema_version": SCHEMA_VERSION, **record})
-                for record in ItemAdapter(item).get("records") or []
-            )
+            b"".join(line({"schema_version": SCHEMA_VERSION, **record}) for record in records)
         )
+        self.lines += len(records)
         _flush(self.file)
 
 
@@ -59,6 +58,7 @@ class PagesJsonLinesExporter(FastJsonLinesExporter):
             }
         )
         self.file.write(self._line(row))
+        self.lines += 1
         _flush(self.file)
 
 

@@ -120,7 +120,10 @@ def csv_row(entity: dict[str, Any]) -> list[str]:
 
 
 class EntitiesCsvExporter(BaseItemExporter):
-    """One CSV row per entity item (header row first); other items are skipped."""
+    """One CSV row per entity item (header row first); other items are skipped. ``lines``:
+    the rows written after the header."""
+
+    lines: int = 0
 
     def __init__(self, file: Any, **kwargs: Any):
         super().__init__(dont_fail=True, **kwargs)
@@ -133,6 +136,7 @@ class EntitiesCsvExporter(BaseItemExporter):
     def export_item(self, item: Any) -> None:
         if _is_current_entity(item):
             self.writer.writerow(csv_row(ItemAdapter(item).asdict()))
+            self.lines += 1
 
     def finish_exporting(self) -> None:
         self.stream.flush()

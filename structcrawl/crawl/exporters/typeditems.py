@@ -71,6 +71,7 @@ class _Precedence:
     """Built by the feed with the crawler: reads ``STRUCTCRAWL_FORMAT_PRECEDENCE`` once."""
 
     precedence: tuple[str, ...] = DEFAULT_PRECEDENCE
+    lines: int = 0  # lines (or rows) written
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
@@ -88,6 +89,7 @@ class ItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
         for typed in page_typed_items(item, self.precedence):
             line = {"schema_version": SCHEMA_VERSION, **typed}
             self.file.write(self.encoder.encode(line).encode("utf-8") + b"\n")
+            self.lines += 1
 
 
 class MergedItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
@@ -105,6 +107,7 @@ class MergedItemsJsonLinesExporter(_Precedence, JsonLinesItemExporter):
         if typed is not None:
             line = {"schema_version": SCHEMA_VERSION, **typed}
             self.file.write(self.encoder.encode(line).encode("utf-8") + b"\n")
+            self.lines += 1
 
 
 def item_csv_row(typed: dict[str, Any]) -> list[str]:
@@ -127,3 +130,4 @@ class ItemsCsvExporter(_Precedence, EntitiesCsvExporter):
     def export_item(self, item: Any) -> None:
         for typed in page_typed_items(item, self.precedence):
             self.writer.writerow(item_csv_row(typed))
+            self.lines += 1
