@@ -192,15 +192,14 @@ def resolve_page(
 
 #: Primary item types that leave room for a product the page shows without markup.
 _WEAK_PRIMARY = frozenset({"Organization", "BreadcrumbList", "ItemList", "Person"})
-_PRODUCT_FIELDS = ("price", "availability", "sku")
+_PRODUCT_FIELDS = ("price", "currency", "availability", "sku")
 
 
 def _needs_visible(items: list[dict[str, Any]]) -> bool:
-    """Whether the visible page could change the items: the primary product lacks a price,
-    availability or SKU, its layers disagree on the price or it has variants (the shown price
-    picks the variant), or no primary item (a weak one, or one no layer made) leaves a shown
-    product unfound.
-    A listing takes no visible fallbacks."""
+    """Whether the visible page could change the items: the primary product lacks a price, a
+    currency, availability or SKU, its layers disagree on the price or it has variants (the
+    shown price picks the variant), or no primary item (a weak one, or one no layer made)
+    leaves a shown product unfound. A listing takes no visible fallbacks."""
     if any(i.get("role") == "listed" for i in items):
         return False
     primary = next((i for i in items if i.get("role") == "primary"), None)
