@@ -197,4 +197,4 @@ def test_the_merged_items_feed_writes_current_entities_of_item_types():
         page_item(JSONLD),
     ]
     lines = export(MergedItemsJsonLinesExporter, entities)
-    assert [(x["entity_key"], x["price"]) for x in lines] == [("gtin:04006381333931", "12.00")]
+    assert [(x["entityKey"], x["price"]) for x in lines] == [("gtin:04006381333931", "12.00")]

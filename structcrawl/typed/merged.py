@@ -11,8 +11,8 @@ item per thing of the whole crawl, where the ``items`` feed has one per page:
 * ``provenance`` of each field names the page, layer and path of the chosen value and how many
   sightings gave it; ``conflicts`` lists, per item field, the values other sightings gave
   (``value``, ``layers``, ``urls``, ``count``), e.g. two pages that disagree on the price;
-* ``sources``: every page and layer the entity was seen in; ``entity_key``: its key;
-  ``change``: the entity's change since the previous run, when change detection is on.
+* ``sources``: every page and layer the entity was seen in; ``entityKey``: its key (as on
+  page items); ``change``: the entity's change since the previous run, when change detection is on.
 
 Entities whose type is not an item type (offers, ratings, web pages, ...) give no item.
 
@@ -150,7 +150,7 @@ def merged_item(
     if item is None:
         return None
     item.pop("role", None)
-    item["entity_key"] = entity.get("key")
+    item["entityKey"] = entity.get("key")
     item["provenance"] = {**item.get("provenance", {}), **_provenance(entity, item)}
     item["conflicts"] = _conflicts(entity)
     item["sources"] = [
