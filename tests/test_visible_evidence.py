@@ -157,3 +157,9 @@ def test_the_visible_page_is_read_only_where_the_layers_leave_the_product_short(
     short = full.replace(b'"sku": "M1", ', b"").replace(b"<p>", b"<p>Art.-Nr. M-100 ")
     items = page_items(short, "https://shop.example/mug", "text/html")
     assert items[0]["sku"] == "M-100" and len(calls) == 1
+
+
+def test_a_currency_code_touching_its_amount_is_a_price():
+    from structcrawl.visible.prices import find_prices
+
+    assert find_prices("EUR219.99 or 110.00EUR; 3 NEUROS, EURO 4") == ["EUR219.99", "110.00EUR"]

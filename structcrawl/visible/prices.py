@@ -28,9 +28,10 @@ from structcrawl.visible.words import (
 
 __all__ = ["amount", "find_prices", "price_texts", "sign_currency"]
 
+# a code may touch its amount ("EUR219.99", "219.99EUR") but not another word
 _CODE = (
-    r"\b(?:USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|BGN|TRY|ILS|INR|BRL"
-    r"|MXN|ZAR|KRW|SGD|HKD|TWD|THB|MYR|IDR|PHP|AED|SAR|UAH|ARS|CLP|COP|PEN)\b"
+    r"(?<![A-Za-z])(?:USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|BGN|TRY|ILS|INR|BRL"
+    r"|MXN|ZAR|KRW|SGD|HKD|TWD|THB|MYR|IDR|PHP|AED|SAR|UAH|ARS|CLP|COP|PEN)(?![A-Za-z])"
 )
 # symbols, and currency words written beside amounts (zł, Kč, kr, Ft, lei, 円, 元, Rs)
 _SYMBOL = (
