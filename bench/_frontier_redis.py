@@ -127,6 +127,6 @@ def remaining(client: redis.Redis, keys: CrawlKeys) -> set[str]:
     for key in client.scan_iter(match=keys.claims_prefix + "*", count=1000):
         for field in client.hkeys(key):
             host, _, entry = field.decode().partition(" ")
-            if not host.startswith("!"):
+            if entry and not host.startswith("!"):  # "#<host>": the slots it holds
                 add(unpack(entry, origins.get(host, b""))["url"])
     return out

@@ -285,11 +285,13 @@ def run(args: Any, url: str, tmp: Path) -> None:
         seeded = {f"{u.split('/')[2].split('.')[0]} {u.rsplit('/', 1)[1]}" for u in admitted}
         lost = len(seeded - set(fetched) - left)
         dups = sum(n - 1 for n in fetched.values())
+        fastest = rates(log)
         print(
             f"fetched {len(fetched)} URLs ({len(log)} fetches) on "
             f"{len({h for _, h, _ in log})} hosts in {time.monotonic() - t1:.0f} s; "
             f"{len(left)} left in the frontier; redis used_memory peak "
-            f"{memory.peak / 2**20:.0f} MiB over {len(memory.samples)} samples",
+            f"{memory.peak / 2**20:.0f} MiB over {len(memory.samples)} samples; shortest gap "
+            f"between two fetches of a host {1 / fastest if fastest else 0:.3f} s",
             flush=True,
         )
     finally:
@@ -301,8 +303,8 @@ def run(args: Any, url: str, tmp: Path) -> None:
         f"urls={args.urls} filter_bytes_per_url={filter_bytes / args.urls:.2f} "
         f"queue_bytes_per_url={queue_bytes / len(admitted):.1f} "
         f"false_positive_rate={fp_rate:.5f} workers={args.workers} kills={kills} lost={lost} "
-        f"duplicates={dups / max(len(log), 1):.5f} max_host_rate={rates(log):.4f} "
-        f"allowed_host_rate={1 / args.delay:.4f}"
+        f"duplicates={dups / max(len(log), 1):.5f} max_host_rate={fastest:.5f} "
+        f"allowed_host_rate={1 / args.delay:.5f}"
     )
 
 

@@ -183,6 +183,7 @@ def test_every_page_is_fetched_exactly_once_across_workers(runs):
 def test_both_workers_did_a_share_of_the_work(runs):
     for outs in (runs["first"], runs["second"]):
         counts = [len(lines(out / "pages.jsonl")) for out in outs]
+        print(f"share_test pages_per_worker={counts}")
         assert min(counts) >= PAGES // 5, counts
 
 

@@ -166,7 +166,12 @@ def test_a_dead_workers_claims_go_back_to_their_host_and_free_its_slots(client):
     got = claim(front, keys, "dead")
     assert not isinstance(got, float)
     assert front.take_slot(keys.claims("dead"), "b.example", "t1", 3_600_000) == 0
-    assert client.hgetall(keys.claims("dead")) == {got[0]: b"1", b"!b.example t1": b"1"}
+    assert client.hgetall(keys.claims("dead")) == {
+        got[0]: b"1",
+        b"!b.example t1": b"1",
+        b"#a.example": b"1",  # the slots of each host it holds
+        b"#b.example": b"1",
+    }
     requeue = front.script("return requeue(KEYS[2])")
     assert requeue(keys=[keys.queued, keys.claims("dead")], args=front.tail) == 1
     assert client.hget(keys.base + "inflight", "a.example") is None
@@ -176,13 +181,56 @@ def test_a_dead_workers_claims_go_back_to_their_host_and_free_its_slots(client):
     assert not isinstance(back, float) and back[1] == got[1]  # first again, in front
 
 
+def urls(front, keys, worker, count):
+    """The URLs of up to ``count`` claims by ``worker`` (a wait ends the list)."""
+    out = []
+    for _ in range(count):
+        got = claim(front, keys, worker)
+        if isinstance(got, float):
+            break
+        out.append(front.decode(got[1], got[2])["url"])
+    return out
+
+
+def test_each_live_worker_holds_at_most_its_share_of_a_hosts_slots(client):
+    front, keys = frontier(client, concurrency=4)
+    for i in range(20):
+        front.share(request_dict(f"https://a.example/{i}"))
+    front.share(request_dict("https://b.example/1"))
+    client.sadd(keys.workers, "w1", "w2")  # two live workers: two of a.example's four each
+    first = urls(front, keys, "w1", 5)
+    # hosts take turns; at its share of a.example, w1 has nothing more to take
+    assert first == ["https://a.example/0", "https://b.example/1", "https://a.example/1"]
+    assert claim(front, keys, "w1") == -1.0  # its own slots given back will wake it
+    front.share(request_dict("https://b.example/2"))
+    front.pause("b.example", 0.2)  # b is due after a, which w1 may not take
+    wait = claim(front, keys, "w1")
+    assert isinstance(wait, float) and 0 < wait <= 0.2
+    time.sleep(wait + 0.02)
+    assert urls(front, keys, "w1", 2) == ["https://b.example/2"]  # past a, at its share
+    assert front.take_slot(keys.claims("w1"), "a.example", "t1", 3_600_000) == -1
+    assert urls(front, keys, "w2", 5) == ["https://a.example/2", "https://a.example/3"]
+    assert client.hget(keys.base + "inflight", "a.example") == b"4"
+    assert client.hget(keys.claims("w1"), "#a.example") == b"2"
+    fields = [f for f in client.hkeys(keys.claims("w1")) if f.startswith(b"a.example ")]
+    front.release_slot(keys.claims("w1"), fields[0])  # w1 gives one back: it may take one again
+    assert client.hget(keys.claims("w1"), "#a.example") == b"1"
+    assert claim(front, keys, "w2") == -1.0
+    assert urls(front, keys, "w1", 5) == ["https://a.example/4"]
+    # w2 dies: when it is reaped, its slots and its share go to the one left
+    client.srem(keys.workers, "w2")
+    requeue = front.script("return requeue(KEYS[2])")
+    assert requeue(keys=[keys.queued, keys.claims("w2")], args=front.tail) == 2
+    assert sorted(urls(front, keys, "w1", 5)) == ["https://a.example/2", "https://a.example/3"]
+    assert client.hget(keys.base + "inflight", "a.example") == b"4"
+
+
 def test_the_scheduler_filters_with_bloom_and_shares_politeness(client, redis_url, monkeypatch):
     crawler = get_crawler(
         scrapy.Spider,
         settings_dict={
             "STRUCTCRAWL_REDIS_URL": redis_url,
             "STRUCTCRAWL_CRAWL_ID": "sch",
-            "STRUCTCRAWL_REDIS_QUEUE": "hosts",
             "DOWNLOAD_DELAY": 5,
             "STRUCTCRAWL_REDIS_EXPECTED_URLS": 1000,
         },

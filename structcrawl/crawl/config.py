@@ -355,13 +355,12 @@ DEFAULTS.update(
 DEFAULTS.update(
     {
         "STRUCTCRAWL_REDIS_QUEUE": Setting(
-            "priority",
+            "hosts",
             "Shared queue of a distributed crawl: `hosts` (a compact queue per host, the next "
             "host chosen by when it may be fetched; DOWNLOAD_DELAY, Crawl-delay, Retry-After and "
-            "CONCURRENT_REQUESTS_PER_DOMAIN hold for all workers together; measured by make "
-            "bench-frontier) or `priority` (one sorted set by priority, politeness per worker). "
-            "`priority` stays the default until a host's shared slots are shared fairly: on a "
-            "one-host crawl a worker can hold all of them and leave the others idle.",
+            "CONCURRENT_REQUESTS_PER_DOMAIN hold for all workers together, each live worker "
+            "holding at most its share of a host's slots; measured by make bench-frontier) or "
+            "`priority` (one sorted set by priority, politeness per worker).",
         ),
         "STRUCTCRAWL_REDIS_DUPEFILTER": Setting(
             "bloom",

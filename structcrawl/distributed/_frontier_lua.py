@@ -24,9 +24,16 @@ come last in every script's arguments (``ARGV[#ARGV - 3]`` to ``ARGV[#ARGV]``):
 * ``queued``: count of queued requests (the queue key, ``KEYS[1]``).
 
 A claim is ``<host> <entry> -> 1`` while its fetch holds one of the host's slots, ``0`` once
-the download finished (a local request's slot: ``!<host> <token> -> 1``). A slot released
-makes the host wait its delay from then on: with one slot per host, no two fetches of a host
-are closer than its delay, however many workers there are.
+the download finished (a local request's slot: ``!<host> <token> -> 1``); ``#<host> -> n``
+counts the host's slots the worker holds. A slot released makes the host wait its delay from
+then on: with one slot per host, no two fetches of a host are closer than its delay, however
+many workers there are.
+
+**Fair shares.** A worker holds at most ``ceil(concurrency / live workers)`` of a host's
+slots (the workers set: registered and not found dead), so on a crawl of one host each of
+two workers gets half the slots, instead of the first to ask taking them all and re-taking
+each one the moment it is given back. A worker at its share of a host skips it for the next
+ready host; a dead worker's share goes to the others when it is reaped, with its slots.
 """
 
 from __future__ import annotations
@@ -97,9 +104,24 @@ local function wake(host)
   if redis.call('EXISTS', FB .. 'q:' .. host) == 0 or inflight(host) >= FCONC then return end
   redis.call('ZADD', FB .. 'ready', next_at(host), host)
 end
-local function release(host)
+local function share_of()
+  local n = math.max(redis.call('SCARD', FB .. 'workers'), 1)
+  return math.max(math.ceil(FCONC / n), 1)
+end
+local function held(claims, host)
+  return tonumber(redis.call('HGET', claims, '#' .. host)) or 0
+end
+local function hold(claims, host)
+  local n = redis.call('HINCRBY', FB .. 'inflight', host, 1)
+  redis.call('HINCRBY', claims, '#' .. host, 1)
+  return n
+end
+local function release(claims, host)
   if redis.call('HINCRBY', FB .. 'inflight', host, -1) <= 0 then
     redis.call('HDEL', FB .. 'inflight', host)
+  end
+  if redis.call('HINCRBY', claims, '#' .. host, -1) <= 0 then
+    redis.call('HDEL', claims, '#' .. host)
   end
   redis.call('HSET', FB .. 'next', host, math.max(next_at(host), now_ms() + delay_of(host)))
   wake(host)
@@ -114,14 +136,16 @@ local function requeue(claims)
   local c = redis.call('HGETALL', claims)
   local n = 0
   for i = 1, #c, 2 do
-    local host, entry = split(c[i])
-    if entry then
-      redis.call('LPUSH', FB .. 'q:' .. host, entry)
-      redis.call('PEXPIRE', FB .. 'q:' .. host, FEXPIRE)
-      redis.call('INCR', FB .. 'queued')
-      n = n + 1
+    if string.sub(c[i], 1, 1) ~= '#' then
+      local host, entry = split(c[i])
+      if entry then
+        redis.call('LPUSH', FB .. 'q:' .. host, entry)
+        redis.call('PEXPIRE', FB .. 'q:' .. host, FEXPIRE)
+        redis.call('INCR', FB .. 'queued')
+        n = n + 1
+      end
+      if c[i + 1] == '1' then release(claims, host) else wake(host) end
     end
-    if c[i + 1] == '1' then release(host) else wake(host) end
   end
   redis.call('DEL', claims)
   return n
@@ -129,7 +153,9 @@ end
 local function drop(claims)
   local c = redis.call('HGETALL', claims)
   for i = 1, #c, 2 do
-    if c[i + 1] == '1' then release((split(c[i]))) end
+    if c[i + 1] == '1' and string.sub(c[i], 1, 1) ~= '#' then
+      release(claims, (split(c[i])))
+    end
   end
   redis.call('DEL', claims)
 end
@@ -137,24 +163,36 @@ local function pending() return (tonumber(redis.call('GET', FB .. 'queued')) or 
 """
 
 # KEYS: queued, my worker key, workers, my claims; ARGV: worker ttl ms, my id, crawl expiry ms.
-# Returns {host, origin, entry}, or {'', '', ms until a host is ready ('-1': none is)}.
+# Returns {host, origin, entry}, or {'', '', ms until a host is ready ('-1': none is, or this
+# worker holds its share of every ready host: its own slots given back wake it)}. Ready hosts
+# are looked at 8 at a time, up to 64, for one where this worker is below its share.
 HOST_CLAIM = """
 local now = now_ms()
-local found = redis.call('ZRANGEBYSCORE', FB .. 'ready', '-inf', now, 'LIMIT', 0, 1)
-if #found == 0 then
-  local first = redis.call('ZRANGE', FB .. 'ready', 0, 0, 'WITHSCORES')
-  if #first == 0 then return {'', '', '-1'} end
-  return {'', '', tostring(math.max(tonumber(first[2]) - now, 1))}
+local share = share_of()
+local host, entry
+for offset = 0, 56, 8 do
+  local found = redis.call('ZRANGEBYSCORE', FB .. 'ready', '-inf', now, 'LIMIT', offset, 8)
+  for _, h in ipairs(found) do
+    if held(KEYS[4], h) < share then
+      entry = redis.call('LPOP', FB .. 'q:' .. h)
+      if entry then
+        host = h
+        break
+      end
+      redis.call('ZREM', FB .. 'ready', h)
+    end
+  end
+  if host or #found < 8 then break end
 end
-local host = found[1]
+if not host then
+  local later = redis.call('ZRANGEBYSCORE', FB .. 'ready', '(' .. now, '+inf', 'WITHSCORES',
+    'LIMIT', 0, 1)
+  if #later == 0 then return {'', '', '-1'} end
+  return {'', '', tostring(math.max(tonumber(later[2]) - now, 1))}
+end
 local q = FB .. 'q:' .. host
-local entry = redis.call('LPOP', q)
-if not entry then
-  redis.call('ZREM', FB .. 'ready', host)
-  return {'', '', '0'}
-end
 redis.call('DECR', KEYS[1])
-local n = redis.call('HINCRBY', FB .. 'inflight', host, 1)
+local n = hold(KEYS[4], host)
 local at = now + delay_of(host)
 redis.call('HSET', FB .. 'next', host, at)
 if n >= FCONC or redis.call('EXISTS', q) == 0 then
@@ -216,19 +254,20 @@ local field = ARGV[1]
 if redis.call('HGET', KEYS[1], field) ~= '1' then return 0 end
 local host, entry = split(field)
 if entry then redis.call('HSET', KEYS[1], field, '0') else redis.call('HDEL', KEYS[1], field) end
-release(host)
+release(KEYS[1], host)
 return 1
 """
 
 # KEYS: my claims; ARGV: host, token, crawl expiry ms. A slot for a request this worker keeps
-# (a retry, a redirect hop): 0 taken, else ms to wait ('-1': the host is at its concurrency).
+# (a retry, a redirect hop): 0 taken, else ms to wait ('-1': the host is at its concurrency,
+# or this worker holds its share of it).
 HOST_TAKE = """
 local host = ARGV[1]
 local now = now_ms()
 local at = next_at(host)
 if at > now then return at - now end
-if inflight(host) >= FCONC then return -1 end
-local n = redis.call('HINCRBY', FB .. 'inflight', host, 1)
+if inflight(host) >= FCONC or held(KEYS[1], host) >= share_of() then return -1 end
+local n = hold(KEYS[1], host)
 local nxt = now + delay_of(host)
 redis.call('HSET', FB .. 'next', host, nxt)
 if redis.call('ZSCORE', FB .. 'ready', host) then
@@ -253,7 +292,7 @@ return at
 # by a request that never reached the downloader, is given back).
 HOST_FINISH = """
 for i = 1, #ARGV - 4 do
-  if redis.call('HGET', KEYS[1], ARGV[i]) == '1' then release((split(ARGV[i]))) end
+  if redis.call('HGET', KEYS[1], ARGV[i]) == '1' then release(KEYS[1], (split(ARGV[i]))) end
   redis.call('HDEL', KEYS[1], ARGV[i])
 end
 return 1

@@ -1,6 +1,6 @@
 """The shared request queue of a distributed crawl: one queue per host, or one by priority.
 
-``STRUCTCRAWL_REDIS_QUEUE = "hosts"`` (:class:`HostFrontier`, opt-in): a Redis list per
+``STRUCTCRAWL_REDIS_QUEUE = "hosts"`` (:class:`HostFrontier`, the default): a Redis list per
 host, each request stored compactly (:func:`pack`: its path when the host's origin is the
 usual one, and only the fields of ``Request.to_dict()`` that differ from their defaults, under
 one-letter names: ``/p/12.html {"c":"parse","m":{"depth":2}}``), and the next host chosen by
@@ -8,8 +8,9 @@ when it may be fetched again (a sorted set of hosts by time), so one large site 
 the others. Each host's delay (``DOWNLOAD_DELAY``, a robots.txt ``Crawl-delay``, a
 ``Retry-After`` pause) and concurrency (``CONCURRENT_REQUESTS_PER_DOMAIN``) hold for all the
 workers together: every fetch takes one of the host's slots in Redis and gives it back when
-its download ends (:mod:`._frontier_lua`). Requests of one host come out in order, those of
-priority above 0 first.
+its download ends, and no worker holds more than its share of a host's slots (the
+concurrency over the live workers, rounded up; :mod:`._frontier_lua`). Requests of one host
+come out in order, those of priority above 0 first.
 
 ``"priority"`` (:class:`PriorityFrontier`): the former queue, one sorted set of serialized
 requests by priority across all hosts; no politeness shared.

@@ -10,7 +10,8 @@ slots are given back when its claims are requeued.
 
 * ``DOWNLOAD_DELAY``: the least time between two fetches of a host, counted from the end of
   the previous one, across all workers; ``CONCURRENT_REQUESTS_PER_DOMAIN``: fetches of a host
-  under way at once, across all workers.
+  under way at once, across all workers, each live worker holding at most its share of them
+  (rounded up), so one worker cannot keep them all.
 * A robots.txt ``Crawl-delay`` (read by :class:`~structcrawl.crawl.polite.
   CrawlDelayRobotsTxtMiddleware` on any worker) becomes the host's delay for every worker.
 * A 429 or 503 with ``Retry-After`` pauses the host for every worker (up to
