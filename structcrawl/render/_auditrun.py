@@ -3,7 +3,8 @@
 in the browser the pages of a template learned from an audit.
 
 Stats: ``structcrawl/render/audit/pages``, ``/sampled/<why>``, ``/gained``, ``/without_gain``,
-``/learned_templates``, ``/rerendered`` (pages fetched without the browser before their
+``/learned_templates``, ``/learned_sites`` (sites whose every page goes to the browser),
+``/rerendered`` (pages fetched without the browser before their
 template was learned, fetched again in it), ``/sites_stopped``, ``/failed``,
 ``/skipped/budget``, ``/skipped/no_browser`` and ``/browser_ms``.
 """
@@ -120,14 +121,17 @@ class AuditRun:
         gain = self._gain(request, response, rendered)
         context["audit"] = {"sampled": why, "gain": gain}
         logger.debug("render audit of %s (%s): gain %d", request.url, why, gain)
-        stops = self.audit.stops
+        stops, sites = self.audit.stops, len(self.audit.learned_sites)
         learned = self.audit.record(request.url, gain, seconds)
         self._count("gained" if gain > 0 else "without_gain")
         if self.audit.stops > stops:
             self._count("sites_stopped")
         if learned:
-            self._count("learned_templates")
-            self.stats.inc_value("structcrawl/render/learned_templates")
+            if len(self.audit.learned_sites) > sites:
+                self._count("learned_sites")
+            else:
+                self._count("learned_templates")
+                self.stats.inc_value("structcrawl/render/learned_templates")
             self._refetch(request.url)
         return rendered
 
