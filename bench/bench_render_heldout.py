@@ -1,6 +1,6 @@
 """JSON-LD that a page's script adds, on real pages: does the crawl end with it?
 
-    python -m bench.bench_render_heldout [--pages 30] [--keep DIR] [-s NAME=VALUE ...]
+    python -m bench.bench_render_heldout [--pages 30] [--recrawl] [--keep DIR] [-s NAME=VALUE ...]
 
 Three sites on three loopback ports, built from the real pages beside the checkout
 (``../shared/corpus/products/pages`` and ``../shared/corpus/pages``), each page served at its
@@ -19,9 +19,13 @@ The blocks are moved as their text is, malformed ones too (those end as error re
 whichever way the page is fetched). The three sitemaps are crawled in one run by the
 project's command, default settings:
 ``structcrawl crawl --sitemap URL ... -o DIR --depth 0 -s AUTOTHROTTLE_ENABLED=False
--s DOWNLOAD_DELAY=0``. Reported per site: pages that end with JSON-LD entity records, pages
-fetched with the browser and why. Ends with one line:
-``xhr_with_jsonld=N onload_with_jsonld=N control_rendered=N pages=N seconds=N``.
+-s DOWNLOAD_DELAY=0``. Reported per site: pages (URLs) that end with JSON-LD entity records, pages
+fetched with the browser and why (a page fetched over HTTP before its site was learned, and
+fetched again in the browser, counts once: as rendered). Ends with one line:
+``xhr_with_jsonld=N onload_with_jsonld=N control_rendered=N pages=N seconds=N exit=N``, with
+``--recrawl`` also ``recrawl_rendered=N recrawl_from_cache=N recrawl_seconds=N`` (the same
+crawl again, ``--overwrite`` into the same folder: pages the browser rendered again, pages
+whose rendered snapshot was reused).
 """
 
 from __future__ import annotations
@@ -41,8 +45,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from bench.realpages import corpus_dir
+
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
 _BLOCK = re.compile(
     rb"<script\b[^>]*\btype\s*=\s*[\"']?application/ld\+json[\"']?[^>]*>(.*?)</script\s*>",
     re.I | re.S,
@@ -114,12 +119,13 @@ def _page_url(body: bytes) -> str | None:
 
 def _pick(count: int) -> dict[str, list[tuple[str, bytes, str | None]]]:
     """(name, body, original URL) of the pages of each site."""
-    truth = json.loads((CORPUS / "products" / "ground-truth.json").read_text())
+    corpus = corpus_dir().parent  # shared/corpus: pages/ and products/
+    truth = json.loads((corpus / "products" / "ground-truth.json").read_text())
     products = [
         (p.stem, p.read_bytes(), truth.get(p.stem, {}).get("url"))
-        for p in sorted((CORPUS / "products" / "pages").glob("*.html"))
+        for p in sorted((corpus / "products" / "pages").glob("*.html"))
     ]
-    pages = [(p.stem, p.read_bytes(), None) for p in sorted((CORPUS / "pages").glob("*.html"))]
+    pages = [(p.stem, p.read_bytes(), None) for p in sorted((corpus / "pages").glob("*.html"))]
     pages = [(name, body, _page_url(body)) for name, body, _ in pages]
     shop = [p for p in products if _has_jsonld(p[1])]
     news = [p for p in pages if _has_jsonld(p[1])]
@@ -231,11 +237,22 @@ def _start(folder: Path, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
     return proc, f"http://127.0.0.1:{portfile.read_text().strip()}"
 
 
+def _recrawl_counts(out: Path) -> dict[str, int]:
+    pages = [p for p in _read(out / "pages.jsonl") if p.get("fetched_with") == "browser"]
+    hits = [p for p in pages if (p.get("render") or {}).get("cache")]
+    return {"rendered": len(pages) - len(hits), "from_cache": len(hits)}
+
+
 def _read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in path.read_text().splitlines() if x] if path.exists() else []
 
 
-def measure(count: int, work: Path, settings: list[str]) -> dict[str, Any]:
+def measure(
+    count: int, work: Path, settings: list[str], timeout: float = 900, recrawl: bool = False
+) -> dict[str, Any]:
+    """Build the sites under ``work``, crawl them, count (see the module). ``recrawl``: crawl
+    them once more into the same folder (``--overwrite``) and count what the browser rendered
+    again and what came from the rendered-snapshot cache."""
     sites = build(count, work / "sites")
     procs: list[subprocess.Popen[bytes]] = []
     bases: dict[str, str] = {}
@@ -244,7 +261,7 @@ def measure(count: int, work: Path, settings: list[str]) -> dict[str, Any]:
         for site in sites:
             proc, bases[site] = _start(work / "sites" / site, work)
             procs.append(proc)
-        cmd = [str(ROOT / ".venv" / "bin" / "structcrawl"), "crawl"]
+        cmd = [sys.executable, "-m", "structcrawl.commandline", "crawl"]
         for site in sites:
             cmd += ["--sitemap", f"{bases[site]}/sitemap.xml"]
         cmd += ["-o", str(out), "--depth", "0", "-s", "AUTOTHROTTLE_ENABLED=False"]
@@ -252,8 +269,17 @@ def measure(count: int, work: Path, settings: list[str]) -> dict[str, Any]:
         for pair in settings:
             cmd += ["-s", pair]
         started = time.monotonic()
-        code = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, check=False).returncode
+        code = subprocess.run(
+            cmd, cwd=ROOT, stdout=subprocess.DEVNULL, check=False, timeout=timeout
+        ).returncode
         seconds = time.monotonic() - started
+        again = None
+        if recrawl:
+            started = time.monotonic()
+            subprocess.run(
+                [*cmd, "--overwrite"], cwd=ROOT, stdout=subprocess.DEVNULL, timeout=timeout
+            )
+            again = {"seconds": round(time.monotonic() - started, 1), **_recrawl_counts(out)}
     finally:
         for proc in procs:
             proc.terminate()
@@ -269,15 +295,21 @@ def measure(count: int, work: Path, settings: list[str]) -> dict[str, Any]:
             with_ld.setdefault(site(r["source_url"]), set()).add(r["source_url"])
     pages = [p for p in _read(out / "pages.jsonl") if urlsplit(p["url"]).path != "/sitemap.xml"]
     result: dict[str, Any] = {"code": code, "seconds": round(seconds, 1), "sites": {}}
+    if again is not None:
+        result["recrawl"] = again
     for s in sites:
+        # a page fetched over HTTP before its site was learned is fetched again in the
+        # browser: two page lines, one URL
         mine = [p for p in pages if site(p["url"]) == s]
-        rendered = [p for p in mine if p.get("fetched_with") == "browser"]
+        rendered = {p["url"]: p for p in mine if p.get("fetched_with") == "browser"}
+        urls = {p["url"] for p in mine}
         result["sites"][s] = {
-            "pages": len(mine),
+            "pages": len(urls),
+            "page_lines": len(mine),
             "with_jsonld": len(with_ld.get(s, ())),
             "rendered": len(rendered),
-            "reasons": dict(Counter(p.get("fetch_reason") for p in rendered)),
-            "without_jsonld": sorted(p["url"] for p in mine if p["url"] not in with_ld[s])[:10],
+            "reasons": dict(Counter(p.get("fetch_reason") for p in rendered.values())),
+            "without_jsonld": sorted(urls - with_ld[s])[:10],
         }
     return result
 
@@ -291,17 +323,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=30)
     parser.add_argument("--keep", help="keep the sites and the crawl's output in DIR")
     parser.add_argument("-s", dest="settings", action="append", default=[])
+    parser.add_argument(
+        "--recrawl", action="store_true", help="crawl again: what the snapshot cache saves"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.keep) if args.keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        result = measure(args.pages, work, args.settings)
+        result = measure(args.pages, work, args.settings, recrawl=args.recrawl)
     print(json.dumps(result, indent=2))
     s = result["sites"]
     print(
         f"xhr_with_jsonld={s['xhr']['with_jsonld']} onload_with_jsonld={s['onload']['with_jsonld']}"
         f" control_rendered={s['control']['rendered']} pages={args.pages}"
         f" seconds={result['seconds']} exit={result['code']}"
+        + (
+            f" recrawl_rendered={result['recrawl']['rendered']}"
+            f" recrawl_from_cache={result['recrawl']['from_cache']}"
+            f" recrawl_seconds={result['recrawl']['seconds']}"
+            if "recrawl" in result
+            else ""
+        )
     )
     return 0 if result["code"] == 0 else 1
 
