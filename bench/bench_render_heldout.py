@@ -272,38 +272,41 @@ def measure(
         code = subprocess.run(
             cmd, cwd=ROOT, stdout=subprocess.DEVNULL, check=False, timeout=timeout
         ).returncode
-        seconds = time.monotonic() - started
-        again = None
+        result: dict[str, Any] = {"code": code, "seconds": round(time.monotonic() - started, 1)}
+        result["sites"] = _site_counts(out, bases)
         if recrawl:
             started = time.monotonic()
             subprocess.run(
                 [*cmd, "--overwrite"], cwd=ROOT, stdout=subprocess.DEVNULL, timeout=timeout
             )
-            again = {"seconds": round(time.monotonic() - started, 1), **_recrawl_counts(out)}
+            seconds = round(time.monotonic() - started, 1)
+            result["recrawl"] = {"seconds": seconds, **_recrawl_counts(out)}
     finally:
         for proc in procs:
             proc.terminate()
             proc.wait(10)
+    return result
+
+
+def _site_counts(out: Path, bases: dict[str, str]) -> dict[str, Any]:
     site_of = {base: site for site, base in bases.items()}
 
     def site(url: str) -> str:
         return site_of.get(f"{urlsplit(url).scheme}://{urlsplit(url).netloc}", "?")
 
-    with_ld: dict[str, set[str]] = {s: set() for s in sites}
+    with_ld: dict[str, set[str]] = {s: set() for s in bases}
     for r in _read(out / "records.jsonl"):
         if r.get("kind") == "entity" and r.get("format") == "json-ld":
             with_ld.setdefault(site(r["source_url"]), set()).add(r["source_url"])
     pages = [p for p in _read(out / "pages.jsonl") if urlsplit(p["url"]).path != "/sitemap.xml"]
-    result: dict[str, Any] = {"code": code, "seconds": round(seconds, 1), "sites": {}}
-    if again is not None:
-        result["recrawl"] = again
-    for s in sites:
+    counts: dict[str, Any] = {}
+    for s in bases:
         # a page fetched over HTTP before its site was learned is fetched again in the
         # browser: two page lines, one URL
         mine = [p for p in pages if site(p["url"]) == s]
         rendered = {p["url"]: p for p in mine if p.get("fetched_with") == "browser"}
         urls = {p["url"] for p in mine}
-        result["sites"][s] = {
+        counts[s] = {
             "pages": len(urls),
             "page_lines": len(mine),
             "with_jsonld": len(with_ld.get(s, ())),
@@ -311,7 +314,7 @@ def measure(
             "reasons": dict(Counter(p.get("fetch_reason") for p in rendered.values())),
             "without_jsonld": sorted(urls - with_ld[s])[:10],
         }
-    return result
+    return counts
 
 
 def main(argv: list[str] | None = None) -> int:

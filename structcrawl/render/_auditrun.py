@@ -12,6 +12,7 @@ template was learned, fetched again in it), ``/sites_stopped``, ``/failed``,
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from scrapy import Request
@@ -102,13 +103,16 @@ class AuditRun:
         self._count(f"sampled/{why}")
         parsed = request.meta.pop(PARSED_META, None)
         audit_route = Route("browser", "audit", route.rule, route.plan)
+        started = time.monotonic()
         try:
             rendered = await self.core.render(
                 request, audit_route, http_response=response, verdict=verdict
             )
         except (BrowserLaunchFailed, RenderFailed) as exc:  # an audit never fails the page
             self._count("failed")
-            self.audit.failed(request.url, 0.0)
+            spent = time.monotonic() - started  # a page that timed out spent browser time too
+            self._count("browser_ms", round(spent * 1000))
+            self.audit.failed(request.url, spent)
             for key in [k for k in request.meta if k.startswith(("playwright", "structcrawl_r"))]:
                 del request.meta[key]
             if parsed is not None:

@@ -73,9 +73,9 @@ SETTINGS: dict[str, Setting] = {
         None,
         "SQLite file of rendered snapshots, reused by a recrawl when the server's page is "
         "unchanged (a 304, or the same SHA-256) instead of rendering it again; None = "
-        "render-cache.sqlite beside STRUCTCRAWL_CHANGE_STORE when the crawl sets that to a "
-        "file (structcrawl crawl -o DIR and make demo do: DIR/state/), else no cache; "
-        "'' = no cache.",
+        "render-cache.sqlite beside STRUCTCRAWL_CHANGE_STORE when the crawl or project sets "
+        "that to a file (structcrawl crawl -o DIR and make demo do: DIR/state/), else no "
+        "cache; '' = no cache.",
     ),
     "STRUCTCRAWL_RENDER_CACHE_MAX_AGE": Setting(
         7 * 86400.0,
@@ -231,9 +231,10 @@ def _cache_path(settings: Any) -> str | None:
     value = _get(settings, "STRUCTCRAWL_RENDER_CACHE")
     if value is not None:
         return str(value) or None
-    store = settings.get("STRUCTCRAWL_CHANGE_STORE")  # set for this crawl: its state folder
-    if not store:
-        return None
+    store = settings.get("STRUCTCRAWL_CHANGE_STORE")
+    priority = getattr(settings, "getpriority", None)
+    if not store or (priority is not None and (priority("STRUCTCRAWL_CHANGE_STORE") or 0) <= 15):
+        return None  # not set for this crawl (15: the add-on's defaults): no folder of its own
     store = str(store)
     if store.startswith("file://"):
         store = store[len("file://") :]
