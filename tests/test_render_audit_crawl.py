@@ -245,8 +245,10 @@ def test_control_pages_are_mostly_not_rendered(crawl):
 @pytest.mark.timeout(300)
 def test_the_audit_learns_the_script_sites_templates(crawl):
     stats = crawl["stats"]
-    # both script sites' product template, and the app site's (its shell escalated once)
-    assert stats["structcrawl/render/audit/learned_templates"] == 3
+    # both script sites whole (their audits gained), and the app site's template (its
+    # shell escalated once, its server-rendered page gained once)
+    assert stats["structcrawl/render/audit/learned_sites"] == 2
+    assert stats["structcrawl/render/audit/learned_templates"] == 1
     assert stats["structcrawl/render/audit/gained"] >= 4
     assert stats["structcrawl/render/audit/without_gain"] >= 1
     script_pages = [p for p in crawl["pages"] if _site_of(crawl, p["url"]) in ("fetch", "insert")]
@@ -264,7 +266,8 @@ def test_the_report_shows_the_audit(crawl):
     audit = crawl["report"]["render"]["audit"]
     stats = crawl["stats"]
     assert audit["pages"] == stats["structcrawl/render/audit/pages"] >= 6
-    assert audit["learned_templates"] == 3
+    assert audit["learned_sites"] == 2
+    assert audit["learned_templates"] == 1
     assert audit["rerendered"] == stats.get("structcrawl/render/audit/rerendered", 0)
     assert 0 < audit["browser_seconds"] <= 120
 

@@ -377,3 +377,96 @@ def test_a_missing_rules_directory_stops_every_rules_reader_alike(crawler, tmp_p
     for build in readers:
         with pytest.raises(RulesError, match=f"{missing}: no such rules file or directory"):
             build(c)
+
+
+# -- the rendered-snapshot cache (structcrawl.render._snapshotrun) ---------------------------
+
+
+class _Document:
+    """The browser's navigation response, as the page's ``response`` event hands it over."""
+
+    def __init__(self, url: str, body: bytes, etag: str):
+        self.url, self.status, self._body, self._etag = url, 200, body, etag
+        frame = type("Frame", (), {"parent_frame": None})()
+        self.request = type("Req", (), {"resource_type": "document", "frame": frame})()
+
+    async def header_value(self, name: str) -> str | None:
+        return {"content-type": "text/html", "etag": self._etag}.get(name)
+
+    async def body(self) -> bytes:
+        return self._body
+
+
+class NavigatingBrowser(FakeBrowser):
+    """A browser whose page tells its navigation response (body and ETag) to the session."""
+
+    async def download_request(self, request: Request) -> HtmlResponse:
+        handler = request.meta["playwright_page_event_handlers"]["response"]
+        handler(_Document(request.url, SHELL, '"v1"'))
+        await asyncio.sleep(0.01)  # the capture task reads it
+        return await super().download_request(request)
+
+
+class ConditionalHttp(FakeHttp):
+    """Answers a conditional request whose ETag matches with a 304."""
+
+    async def download_request(self, request: Request) -> HtmlResponse:
+        if request.headers.get("If-None-Match") == b'"v1"':
+            FakeHttp.calls.append(f"304 {request.url}")
+            return HtmlResponse(request.url, status=304, body=b"", request=request)
+        return await super().download_request(request)
+
+
+def test_an_unchanged_page_gets_its_render_back_in_the_next_crawl(crawler, tmp_path):
+    cache = {"STRUCTCRAWL_RENDER_CACHE": str(tmp_path / "render-cache.sqlite")}
+    url = BASE + "p/a-1.html"
+    FakeHttp.pages = {url: (200, SHELL)}
+    first = crawler(**cache)
+    (response,) = run(RenderDownloadHandler.from_crawler(first), url)
+    assert response.body == RENDERED and len(FakeBrowser.calls) == 1
+    assert stats(first)["structcrawl/render/cache/stored"] == 1
+    assert stats(first)["structcrawl/render/cache/miss"] == 1
+
+    second = crawler(**cache)
+    (again,) = run(RenderDownloadHandler.from_crawler(second), url)
+    assert len(FakeBrowser.calls) == 1  # not rendered again
+    assert again.body == RENDERED and "render-cache" in again.flags
+    assert again.meta["playwright"] is True
+    render = again.meta["structcrawl_render"]
+    assert render["reason"] == "empty-mount" and render["render_ms"] == 0
+    assert render["cache"]["hit"] is True and render["cache"]["validated_by"] == "same-body"
+    assert again.meta["structcrawl_render_server_body"] == SHELL
+    s = stats(second)
+    assert s["structcrawl/render/cache/hit"] == 1 and "structcrawl/render/pages" not in s
+
+    FakeHttp.pages = {url: (200, SHELL + b"<!-- changed -->")}
+    third = crawler(**cache)
+    (changed,) = run(RenderDownloadHandler.from_crawler(third), url)
+    assert len(FakeBrowser.calls) == 2 and "render-cache" not in changed.flags
+    assert stats(third)["structcrawl/render/cache/changed"] == 1
+
+
+def test_a_page_routed_to_the_browser_is_asked_with_its_validators(crawler, tmp_path):
+    settings = {
+        "STRUCTCRAWL_RENDER_CACHE": str(tmp_path / "render-cache.sqlite"),
+        "STRUCTCRAWL_RENDER_HANDLER": f"{__name__}.NavigatingBrowser",
+        "STRUCTCRAWL_RENDER_HTTP_HANDLER": f"{__name__}.ConditionalHttp",
+    }
+    url = BASE + "app/1"  # the site rule sends it straight to the browser
+    FakeHttp.pages = {url: (200, SHELL)}
+    (first,) = run(RenderDownloadHandler.from_crawler(crawler(**settings)), url)
+    assert FakeHttp.calls == [] and len(FakeBrowser.calls) == 1  # no HTTP fetch the first time
+    second = crawler(**settings)
+    (again,) = run(RenderDownloadHandler.from_crawler(second), url)
+    assert FakeHttp.calls == [f"304 {url}"] and len(FakeBrowser.calls) == 1
+    assert again.meta["structcrawl_render"]["cache"]["validated_by"] == "not-modified"
+    assert again.meta["structcrawl_render_reason"] == "rule"
+    assert again.meta["structcrawl_render_server_body"] == SHELL  # kept with the snapshot
+    assert stats(second)["structcrawl/render/cache/hit/not-modified"] == 1
+
+
+def test_without_a_state_folder_there_is_no_cache(crawler):
+    c = crawler()  # no STRUCTCRAWL_CHANGE_STORE, no STRUCTCRAWL_RENDER_CACHE
+    FakeHttp.pages = {BASE + "p/a-1.html": (200, SHELL)}
+    run(RenderDownloadHandler.from_crawler(c), BASE + "p/a-1.html")
+    assert not any(k.startswith("structcrawl/render/cache/") for k in stats(c))

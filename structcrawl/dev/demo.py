@@ -32,6 +32,10 @@ __all__ = ["add_arguments", "main", "run", "run_crawl", "summarize"]
 
 def _port_free(port: int) -> bool:
     with socket.socket() as sock:
+        # as the dev server binds (allow_reuse_address): the connections of a demo that just
+        # ended (TIME_WAIT) do not take its port, so a second `make demo` crawls the same URLs
+        # and reuses their rendered snapshots
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:

@@ -3,7 +3,8 @@
 in the browser the pages of a template learned from an audit.
 
 Stats: ``structcrawl/render/audit/pages``, ``/sampled/<why>``, ``/gained``, ``/without_gain``,
-``/learned_templates``, ``/rerendered`` (pages fetched without the browser before their
+``/learned_templates``, ``/learned_sites`` (sites whose every page goes to the browser),
+``/rerendered`` (pages fetched without the browser before their
 template was learned, fetched again in it), ``/sites_stopped``, ``/failed``,
 ``/skipped/budget``, ``/skipped/no_browser`` and ``/browser_ms``.
 """
@@ -11,6 +12,7 @@ template was learned, fetched again in it), ``/sites_stopped``, ``/failed``,
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from scrapy import Request
@@ -101,13 +103,16 @@ class AuditRun:
         self._count(f"sampled/{why}")
         parsed = request.meta.pop(PARSED_META, None)
         audit_route = Route("browser", "audit", route.rule, route.plan)
+        started = time.monotonic()
         try:
             rendered = await self.core.render(
                 request, audit_route, http_response=response, verdict=verdict
             )
         except (BrowserLaunchFailed, RenderFailed) as exc:  # an audit never fails the page
             self._count("failed")
-            self.audit.failed(request.url, 0.0)
+            spent = time.monotonic() - started  # a page that timed out spent browser time too
+            self._count("browser_ms", round(spent * 1000))
+            self.audit.failed(request.url, spent)
             for key in [k for k in request.meta if k.startswith(("playwright", "structcrawl_r"))]:
                 del request.meta[key]
             if parsed is not None:
@@ -120,14 +125,17 @@ class AuditRun:
         gain = self._gain(request, response, rendered)
         context["audit"] = {"sampled": why, "gain": gain}
         logger.debug("render audit of %s (%s): gain %d", request.url, why, gain)
-        stops = self.audit.stops
+        stops, sites = self.audit.stops, len(self.audit.learned_sites)
         learned = self.audit.record(request.url, gain, seconds)
         self._count("gained" if gain > 0 else "without_gain")
         if self.audit.stops > stops:
             self._count("sites_stopped")
         if learned:
-            self._count("learned_templates")
-            self.stats.inc_value("structcrawl/render/learned_templates")
+            if len(self.audit.learned_sites) > sites:
+                self._count("learned_sites")
+            else:
+                self._count("learned_templates")
+                self.stats.inc_value("structcrawl/render/learned_templates")
             self._refetch(request.url)
         return rendered
 

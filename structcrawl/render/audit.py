@@ -12,6 +12,11 @@ judgement passed (:func:`structcrawl.render.routing.judge_html`) are rendered an
 * a site whose ``give_up`` audits never gained stops being audited; all audits together stop
   when their browser time reaches ``budget`` seconds.
 
+A site whose audits gained ``learn_after`` times, in ``site_share`` of its audits or more, is
+learned as a whole (:meth:`~structcrawl.render.templates.TemplateLearner.learn_site`): real
+shops and newspapers give nearly every page a URL template of its own, so a script that adds
+the JSON-LD of every page would otherwise be learned one template at a time, each audited.
+
 The handler renders the chosen page, measures the gain (typed records of the rendered DOM and
 its JSON responses beyond those of the HTTP version) and calls :meth:`RenderAudit.record`. A
 gain counts as an escalation of the URL's template in the
@@ -28,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from structcrawl.render.templates import TemplateLearner, url_template
+from structcrawl.render.templates import TemplateLearner, site_of, url_template
 
 __all__ = ["AUDIT_REASONS", "AuditConfig", "RenderAudit", "typed_gain"]
 
@@ -49,6 +54,7 @@ class AuditConfig:
     budget: float = 120.0
     refetch_max: int = 1000
     wait: float = 3.0  # bound on an audited page's wait for its data (seconds)
+    site_share: float = 0.6  # share of a site's audits that gained: the whole site is learned
 
     @property
     def every(self) -> int:
@@ -60,6 +66,7 @@ class AuditConfig:
 class _Site:
     judged: int = 0  # pages the shell judgement passed
     audited: int = 0
+    outcomes: int = 0  # audits recorded
     gained: int = 0
     stopped: bool = False
     templates: set[str] = field(default_factory=set)
@@ -69,7 +76,8 @@ class _Site:
 class RenderAudit(Generic[T]):
     """Which passed pages to render anyway, and what their gains teach (see the module).
 
-    >>> audit = RenderAudit(AuditConfig(first=1, rate=0.5, give_up=2), TemplateLearner(2))
+    >>> config = AuditConfig(first=1, rate=0.5, give_up=2, site_share=0)  # templates only
+    >>> audit = RenderAudit(config, TemplateLearner(2))
     >>> [audit.choose(f"http://a.example/p/{n}-x.html") for n in (1, 2, 3, 4)]
     ['first', 'rate', None, 'rate']
     >>> [audit.record(f"http://a.example/p/{n}-x.html", gain=0, seconds=0.5) for n in (1, 2)]
@@ -86,6 +94,18 @@ class RenderAudit(Generic[T]):
     True
     >>> audit.learner.learned("http://b.example/p/9-z.html")  # the template goes to the browser
     True
+
+    A site whose audits mostly gain is learned whole, whatever its pages' templates:
+
+    >>> audit = RenderAudit(AuditConfig(first=3), TemplateLearner(2))
+    >>> [audit.choose(u) for u in ("http://c.example/a/x-1", "http://c.example/b/y-2")]
+    ['first', 'first']
+    >>> audit.record("http://c.example/a/x-1", 2, 1.0)
+    False
+    >>> audit.record("http://c.example/b/y-2", 1, 1.0)
+    True
+    >>> audit.learned_sites, audit.learner.learned("http://c.example/news/2020/z-3.html")
+    (['c.example'], True)
     """
 
     config: AuditConfig
@@ -94,6 +114,7 @@ class RenderAudit(Generic[T]):
     pages: int = 0
     gained: int = 0
     learned: list[str] = field(default_factory=list)
+    learned_sites: list[str] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     _sites: dict[str, _Site] = field(default_factory=lambda: defaultdict(_Site))
     _gaining: set[str] = field(default_factory=set)  # templates with a gain, not learned yet
@@ -132,17 +153,22 @@ class RenderAudit(Generic[T]):
 
     def record(self, url: str, gain: int, seconds: float) -> bool:
         """The outcome of one audit: its gain (typed records added by rendering) and browser
-        seconds. True when this gain made the URL's template learned."""
+        seconds. True when this gain made the URL's template, or its whole site, learned."""
         self.spent += max(seconds, 0.0)
-        site = self._sites[_host(url)]
+        host = _host(url)
+        site = self._sites[host]
+        site.outcomes += 1
         if gain <= 0:
             if not site.gained and site.audited >= self.config.give_up:
-                self._stop(_host(url), site)
+                self._stop(host, site)
             return False
         self.gained += 1
         site.gained += 1
         template = url_template(url)
         count = self.learner.record(url)
+        if self._site_learned(url, site):
+            self._gaining = {t for t in self._gaining if site_of(t) != host}
+            return True
         if not self.learner.learned(url):
             self._gaining.add(template)
             return False
@@ -152,6 +178,19 @@ class RenderAudit(Generic[T]):
             return True
         return False
 
+    def _site_learned(self, url: str, site: _Site) -> bool:
+        """Whether this gain makes the whole site learned: ``learn_after`` gains at least, and
+        gains in ``site_share`` of its audits or more (its templates need not repeat)."""
+        share = self.config.site_share
+        threshold = self.learner.threshold
+        if share <= 0 or threshold <= 0 or self.learner.learned_site(url):
+            return False
+        if site.gained < threshold or site.gained < share * site.outcomes:
+            return False
+        self.learner.learn_site(url)
+        self.learned_sites.append(_host(url))
+        return True
+
     def failed(self, url: str, seconds: float) -> None:
         """An audit whose render failed: its time counts, it taught nothing."""
         self.spent += max(seconds, 0.0)
@@ -159,7 +198,7 @@ class RenderAudit(Generic[T]):
     def _stop(self, host: str, site: _Site) -> None:
         site.stopped = True
         self.stops += 1
-        for template in [t for t in self._kept if t.split("/", 1)[0] == host]:
+        for template in [t for t in self._kept if site_of(t) == host]:
             self._kept_count -= len(self._kept.pop(template))
 
     # -- pages fetched without the browser, for a template learned later ------------------
@@ -176,8 +215,14 @@ class RenderAudit(Generic[T]):
         self._kept_count += 1
 
     def take_refetch(self, url: str) -> list[T]:
-        """The kept pages of ``url``'s template (just learned), handed over once."""
-        pages = self._kept.pop(url_template(url), [])
+        """The kept pages of ``url``'s template (just learned), or of its whole site when the
+        site was learned, handed over once."""
+        if self.learner.learned_site(url):
+            host = _host(url)
+            templates = [t for t in self._kept if site_of(t) == host]
+        else:
+            templates = [url_template(url)]
+        pages = [page for t in templates for page in self._kept.pop(t, [])]
         self._kept_count -= len(pages)
         return pages
 
@@ -186,7 +231,7 @@ class RenderAudit(Generic[T]):
 
 
 def _host(url: str) -> str:
-    return url_template(url).split("/", 1)[0]
+    return site_of(url_template(url))
 
 
 def typed_gain(http_records: Iterable[Any], rendered_records: Iterable[Any]) -> int:

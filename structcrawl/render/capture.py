@@ -115,6 +115,8 @@ class RenderSession:
     dropped: Counter[str] = field(default_factory=Counter)
     document_body: bytes | None = None
     document_type: str | None = None
+    #: the navigation response's ``etag`` and ``last-modified`` (the render cache's validators)
+    document_validators: dict[str, str] = field(default_factory=dict)
     wait: dict[str, Any] = field(default_factory=dict)
     actions: list[dict[str, Any]] = field(default_factory=list)
     environment: dict[str, Any] = field(default_factory=dict)
@@ -164,6 +166,10 @@ class RenderSession:
                     and not 300 <= status < 400
                 ):
                     self.document_type = await response.header_value("content-type")
+                    for name in ("etag", "last-modified"):
+                        value = await response.header_value(name)
+                        if value:
+                            self.document_validators[name] = value
                     self.document_body = await response.body()
                 return
             if kind not in _CAPTURED_TYPES:

@@ -9,6 +9,7 @@ Pure module: no Scrapy imports.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from structcrawl.core.setting import Setting, csv_setting, setting_value
@@ -61,6 +62,25 @@ SETTINGS: dict[str, Setting] = {
         3.0,
         "Bound on an audited page's wait for its data, seconds (most audited pages have "
         "nothing more to show: they must not each wait STRUCTCRAWL_RENDER_WAIT_TIMEOUT).",
+    ),
+    "STRUCTCRAWL_RENDER_AUDIT_SITE_SHARE": Setting(
+        0.6,
+        "A site whose audits gained STRUCTCRAWL_RENDER_LEARN_AFTER times, in this share of its "
+        "audits or more, goes to the browser whole, whatever its URL templates (0 = templates "
+        "only).",
+    ),
+    "STRUCTCRAWL_RENDER_CACHE": Setting(
+        None,
+        "SQLite file of rendered snapshots, reused by a recrawl when the server's page is "
+        "unchanged (a 304, or the same SHA-256) instead of rendering it again; None = "
+        "render-cache.sqlite beside STRUCTCRAWL_CHANGE_STORE when the crawl or project sets "
+        "that to a file (structcrawl crawl -o DIR and make demo do: DIR/state/), else no "
+        "cache; '' = no cache.",
+    ),
+    "STRUCTCRAWL_RENDER_CACHE_MAX_AGE": Setting(
+        7 * 86400.0,
+        "Seconds a rendered snapshot is reused at most (its key is the server's HTML, not the "
+        "scripts and APIs the page loads); 0 = no limit.",
     ),
     "STRUCTCRAWL_RENDER_MAX_PAGES": Setting(4, "Browser pages open at once (at most)."),
     "STRUCTCRAWL_RENDER_RESTART_AFTER": Setting(
@@ -153,6 +173,8 @@ class RenderConfig:
     app_state: tuple[str, ...] = ()
     address_policy: bool = True
     address_allow: tuple[str, ...] = ()
+    cache_path: str | None = None
+    cache_max_age: float = 0.0
 
     @classmethod
     def from_settings(cls, settings: Any) -> RenderConfig:
@@ -192,7 +214,33 @@ class RenderConfig:
             ),
             address_policy=bool(settings.getbool("STRUCTCRAWL_ADDRESS_POLICY", True)),
             address_allow=csv_setting(_get(settings, "STRUCTCRAWL_ADDRESS_ALLOW")),
+            cache_path=_cache_path(settings),
+            cache_max_age=max(float(_get(settings, "STRUCTCRAWL_RENDER_CACHE_MAX_AGE")), 0.0),
         )
+
+
+def _cache_path(settings: Any) -> str | None:
+    """Where rendered snapshots are kept (``STRUCTCRAWL_RENDER_CACHE``), None for nowhere.
+
+    >>> _cache_path({"STRUCTCRAWL_CHANGE_STORE": "/out/state/changes.sqlite"})
+    '/out/state/render-cache.sqlite'
+    >>> _cache_path({}), _cache_path({"STRUCTCRAWL_CHANGE_STORE": "redis://r:6379/0"})
+    (None, None)
+    >>> _cache_path({"STRUCTCRAWL_RENDER_CACHE": "", "STRUCTCRAWL_CHANGE_STORE": "/s/c.sqlite"})
+    """
+    value = _get(settings, "STRUCTCRAWL_RENDER_CACHE")
+    if value is not None:
+        return str(value) or None
+    store = settings.get("STRUCTCRAWL_CHANGE_STORE")
+    priority = getattr(settings, "getpriority", None)
+    if not store or (priority is not None and (priority("STRUCTCRAWL_CHANGE_STORE") or 0) <= 15):
+        return None  # not set for this crawl (15: the add-on's defaults): no folder of its own
+    store = str(store)
+    if store.startswith("file://"):
+        store = store[len("file://") :]
+    elif "://" in store:
+        return None
+    return str(PurePath(store).parent / "render-cache.sqlite")
 
 
 def _audit(settings: Any) -> AuditConfig:
@@ -204,4 +252,5 @@ def _audit(settings: Any) -> AuditConfig:
         budget=max(float(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_BUDGET")), 0.0),
         refetch_max=max(int(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_REFETCH_MAX")), 0),
         wait=max(float(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_WAIT")), 0.1),
+        site_share=min(max(float(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_SITE_SHARE")), 0.0), 1.0),
     )

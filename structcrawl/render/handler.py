@@ -1,9 +1,5 @@
 """``RenderDownloadHandler``: plain HTTP, or the browser, decided per request.
 
-Size: the render audit and the egress watch of the address policy were wired in at once;
-the browser session's wiring (app state, refused requests, audit wait) is the part to move
-out next.
-
 Registered for ``http`` and ``https`` in ``DOWNLOAD_HANDLERS``. For each request it asks
 :func:`structcrawl.render.routing.decide` first (a site rule, the request's own wish, or a
 URL template learned on this site send it straight to the browser); otherwise it fetches with
@@ -14,7 +10,10 @@ failure, not a sign that JavaScript is needed.
 
 Browser fetches go through the wrapped handler named by ``STRUCTCRAWL_RENDER_HANDLER``
 (scrapy-playwright's), with a :class:`~structcrawl.render.capture.RenderSession` as its page
-method and response handler. What happened is left in ``request.meta`` for the spider:
+method and response handler (wired in :mod:`structcrawl.render._session`), after the
+rendered-snapshot cache (:mod:`structcrawl.render._snapshotrun`): a page whose server HTML is
+unchanged since an earlier crawl rendered it gets that render back, not a browser. What
+happened is left in ``request.meta`` for the spider:
 ``playwright`` (fetched with the browser), ``structcrawl_render_reason``,
 ``structcrawl_render`` (the rendering context, with the browser context's cookies, values
 redacted, and the consent dialog), ``structcrawl_render_network`` (captured JSON responses)
@@ -33,6 +32,8 @@ Stats: ``structcrawl/render/escalated/<reason>``, ``structcrawl/render/pages``,
 ``too-large``, ``unreadable``, ``late``),
 ``structcrawl/render/error/<code>``, ``structcrawl/render/abandoned``,
 ``structcrawl/render/browser/restarts`` and ``/crashed``, ``structcrawl/failure/browser``.
+The render audit counts ``structcrawl/render/audit/*`` (:mod:`structcrawl.render._auditrun`),
+the snapshot cache ``structcrawl/render/cache/*`` (:mod:`structcrawl.render._snapshotrun`).
 
 Rendering cannot be switched off by raising ``NotConfigured`` (Scrapy would then have no
 handler for http at all): with ``STRUCTCRAWL_RENDER_ENABLED`` off every request goes to the
@@ -41,7 +42,6 @@ plain HTTP handler and no browser handler is built.
 
 from __future__ import annotations
 
-import time
 import weakref
 from typing import Any, ClassVar
 
@@ -49,7 +49,6 @@ from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.utils.misc import build_from_crawler, load_object
-from scrapy_playwright.page import PageMethod
 
 from structcrawl.core.addresses import AddressPolicy
 from structcrawl.core.challenge import CHALLENGE_CHECKED_META, CHALLENGE_META, detect_challenge
@@ -58,27 +57,18 @@ from structcrawl.extract.config import ExtractConfig
 from structcrawl.render._auditrun import AuditRun
 from structcrawl.render._body import decoded_body
 from structcrawl.render._browserpool import (
-    BrowserCrashed,
     BrowserLaunchFailed,
     BrowserPool,
-    PageTooLarge,
     RenderFailed,
     close_handler,
 )
 from structcrawl.render._headers import fetch_credentialed
-from structcrawl.render._pagewatch import PageWatch
+from structcrawl.render._session import CONTEXT_NAME
+from structcrawl.render._snapshotrun import SnapshotRun
 from structcrawl.render.addresses import AddressGuard, AddressRefused
-from structcrawl.render.capture import RenderSession
 from structcrawl.render.config import RenderConfig
 from structcrawl.render.egress import EgressProxy
-from structcrawl.render.evidence import (
-    SERVER_BODY_META,
-    consent_facts,
-    entity_count,
-    server_html,
-)
-from structcrawl.render.guard import WATCH_META, NavigationGuard
-from structcrawl.render.network import app_state
+from structcrawl.render.guard import NavigationGuard
 from structcrawl.render.routing import (
     Route,
     ShellVerdict,
@@ -89,9 +79,6 @@ from structcrawl.render.routing import (
 from structcrawl.render.rules import RenderRules, load_render_rules
 
 __all__ = ["CONTEXT_NAME", "BrowserLaunchFailed", "RenderDownloadHandler", "RenderFailed"]
-
-#: The browser context every rendered page opens in.
-CONTEXT_NAME = "structcrawl"
 
 
 class _Core:
@@ -137,6 +124,7 @@ class _Core:
             if config.user_agent:
                 self.context_kwargs["user_agent"] = config.user_agent
         self.audit = AuditRun(self)
+        self.snapshots = SnapshotRun(self)
 
     def _guard_browser(self, crawler: Crawler) -> None:
         """Pages the browser renders stay on the crawl's hosts and on http(s): every request a
@@ -154,6 +142,7 @@ class _Core:
 
     async def close(self) -> None:
         await close_handler(self.http)
+        self.snapshots.close()
         if self.pool is not None:
             await self.pool.close()
             await self.egress.close()
@@ -242,8 +231,6 @@ class _Core:
         self.stats.inc_value("structcrawl/render/challenge_not_rendered")
         return True
 
-    # -- the browser -----------------------------------------------------------------------
-
     async def render(
         self,
         request: Request,
@@ -252,139 +239,10 @@ class _Core:
         http_response: Response | None = None,
         verdict: ShellVerdict | None = None,
     ) -> Response:
-        started = time.monotonic()
-        try:
-            try:
-                session, response, seconds = await self._render_once(request, route)
-            except BrowserCrashed:  # the browser died under the page: once more, in a new one
-                self.stats.inc_value("structcrawl/render/browser/crash_retries")
-                session, response, seconds = await self._render_once(request, route)
-        except (BrowserLaunchFailed, RenderFailed) as exc:
-            self.stats.inc_value(f"structcrawl/render/error/{exc.fetch_error_code}")
-            raise
-        render_ms = round(seconds * 1000)
-        queued_ms = max(round((time.monotonic() - started) * 1000) - render_ms, 0)
-        self.stats.inc_value("structcrawl/render/pages")
-        met = "met" if session.wait.get("met") else "not_met"
-        self.stats.inc_value(f"structcrawl/render/wait/{met}")
-        self.stats.inc_value("structcrawl/render/network_json/responses", len(session.captured))
-        for reason, count in sorted(session.dropped.items()):
-            self.stats.inc_value(f"structcrawl/render/capture/dropped/{reason}", count)
-        if http_response is None:  # the browser's own navigation response (no second fetch)
-            server_body, server_type = session.document_body, session.document_type
-        else:
-            server_body, server_type = server_html(http_response)
-        if server_body is not None:
-            if len(server_body) <= self.maxsize:
-                request.meta[SERVER_BODY_META] = server_body
-            else:  # over DOWNLOAD_MAXSIZE, as an HTTP body would be: not kept
-                self.stats.inc_value("structcrawl/render/server_body/too_large")
-        context = self._context(session, route, (render_ms, queued_ms), verdict, response)
-        context["records_http"] = entity_count(server_body, server_type, request.url, self.syntaxes)
-        request.meta["structcrawl_render"] = context
-        request.meta["structcrawl_render_network"] = [
-            *session.captured, *app_state(session.state), *session.watch.refused,
-        ]  # fmt: skip
-        if session.state:
-            context["app_state"] = [
-                {"global": s["global"], "read": s.get("text") is not None} for s in session.state
-            ]
-            self.stats.inc_value("structcrawl/render/app_state/globals", len(session.state))
-        if session.watch.refused_count:
-            self.stats.inc_value("structcrawl/address/refused/browser", session.watch.refused_count)
-        return response
-
-    async def _render_once(
-        self, request: Request, route: Route
-    ) -> tuple[RenderSession, Response, float]:
-        assert self.pool is not None
-        config = self.config
-        session = RenderSession(
-            route.plan,
-            wait_timeout=config.audit.wait if route.reason == "audit" else config.wait_timeout,
-            capture_json=config.capture_json,
-            max_bytes=config.capture_max_bytes,
-            state_globals=config.app_state,
-        )
-        session.watch = watch = PageWatch(self.egress)
-        if "proxy" not in self.context_kwargs:  # every request of every page goes through it
-            self.context_kwargs["proxy"] = {"server": await self.egress.start()}
-        meta = request.meta
-        meta.update(
-            {
-                "playwright": True,
-                "playwright_context": CONTEXT_NAME,
-                "playwright_context_kwargs": self.context_kwargs,
-                "playwright_include_page": False,
-                "playwright_page_methods": [PageMethod(session.prepare)],
-                "playwright_page_init_callback": self.guard.install,
-                "playwright_page_event_handlers": {
-                    "response": session.on_response,
-                    "requestfailed": session.on_request_failed,
-                },
-                "playwright_page_goto_kwargs": {
-                    "wait_until": "load",
-                    "timeout": config.timeout * 1000,
-                },
-                "structcrawl_render_reason": route.reason,
-                WATCH_META: watch,
-            }
-        )
-        try:
-            response, seconds = await self.pool.fetch(request, abandon=session.close_page)
-        except RenderFailed as exc:
-            if watch.navigation is not None:  # the page, or a redirect of it, was refused
-                raise AddressRefused(watch.navigation) from exc
-            raise
-        finally:
-            session.page = None  # the wrapped handler closed it (or abandon did)
-            for key in ("playwright_page_methods", "playwright_page_event_handlers"):
-                meta.pop(key, None)  # they hold the session: let it go with the page
-            meta.pop("playwright_page_init_callback", None)
-            meta.pop(WATCH_META, None)
-        if watch.navigation is not None:
-            raise AddressRefused(watch.navigation)
-        if watch.cut or len(response.body) > self.maxsize:
-            what = f"a response ({watch.cut[0]})" if watch.cut else "the rendered page"
-            raise PageTooLarge(f"{what} is over DOWNLOAD_MAXSIZE ({self.maxsize} bytes)")
-        return session, response, seconds
-
-    def _context(
-        self,
-        session: RenderSession,
-        route: Route,
-        timing: tuple[int, int],
-        verdict: ShellVerdict | None,
-        response: Response,
-    ) -> dict[str, Any]:
-        env = session.environment
-        assert self.pool is not None
-        location = self.pool.location
-        context: dict[str, Any] = {
-            "reason": route.reason,
-            "browser": {
-                **(env.get("browser") or {}),
-                "executable": location.path,
-                "found_by": location.source,
-            },
-            "viewport": env.get("viewport"),
-            "locale": env.get("locale"),
-            "timezone": env.get("timezone"),
-            "user_agent": env.get("user_agent"),
-            "wait": session.wait,
-            "actions": session.actions,
-            "render_ms": timing[0],
-            "queued_ms": timing[1],
-            "network_json": len(session.captured),
-            "cookies": session.cookies,
-            "consent": consent_facts(response.body, session.consent),
-        }
-        if route.rule is not None:
-            rule = route.rule
-            context["rule"] = {"site": rule.site, "url_pattern": rule.url_pattern.pattern}
-        if verdict is not None:
-            context["signals"] = list(verdict.signals)
-        return context
+        """``request`` rendered in the browser (:mod:`structcrawl.render._session`), or its
+        rendered snapshot when the server's page has not changed since it was rendered
+        (:mod:`structcrawl.render._snapshotrun`)."""
+        return await self.snapshots.render(request, route, http_response, verdict)
 
 
 class RenderDownloadHandler:

@@ -2,8 +2,10 @@
 
 A URL's template (:func:`url_template`) generalizes its variable path segments; when pages of
 one template needed the browser ``threshold`` times on a site, :class:`TemplateLearner` sends
-the template's next pages straight to the browser (``learned``). A bot challenge is never
-counted (:mod:`structcrawl.core.challenge`: the render handler never escalates one).
+the template's next pages straight to the browser (``learned``). A whole site can be learned
+too (:meth:`TemplateLearner.learn_site`: the render audit does when most of a site's audited
+pages gained, whatever their templates). A bot challenge is never counted
+(:mod:`structcrawl.core.challenge`: the render handler never escalates one).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from posixpath import splitext
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["TemplateLearner", "url_template"]
+__all__ = ["TemplateLearner", "site_of", "url_template"]
 
 _NUMERIC = re.compile(r"\d+\Z")
 _ID = re.compile(r"(?=[^/]*\d)[0-9a-fA-F-]{8,}\Z")
@@ -75,10 +77,15 @@ class TemplateLearner:
     (2, True)
     >>> learner.learned("http://b.example/p/two-y.html")
     False
+    >>> learner.learn_site("http://b.example/news/2020/01/a-b.html")
+    >>> learner.learned("http://b.example/shop/item?id=3"), learner.learned_site("http://b.example/")
+    (True, True)
     """
 
     threshold: int
     counts: Counter[str] = field(default_factory=Counter)
+    #: hosts (``host[:port]``) whose every page goes to the browser
+    sites: set[str] = field(default_factory=set)
 
     def record(self, url: str) -> int:
         """Count one escalation of ``url``'s template; the new count."""
@@ -87,4 +94,23 @@ class TemplateLearner:
         return self.counts[key]
 
     def learned(self, url: str) -> bool:
-        return self.threshold > 0 and self.counts[url_template(url)] >= self.threshold
+        if self.threshold <= 0:
+            return False
+        template = url_template(url)
+        return self.counts[template] >= self.threshold or site_of(template) in self.sites
+
+    def learn_site(self, url: str) -> None:
+        """Every page of ``url``'s site goes to the browser from now on."""
+        self.sites.add(site_of(url_template(url)))
+
+    def learned_site(self, url: str) -> bool:
+        return self.threshold > 0 and site_of(url_template(url)) in self.sites
+
+
+def site_of(template: str) -> str:
+    """The site (``host[:port]``) of a URL template.
+
+    >>> site_of("shop.example:8080/p/{n}.html")
+    'shop.example:8080'
+    """
+    return template.split("/", 1)[0]

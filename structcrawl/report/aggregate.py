@@ -104,6 +104,7 @@ def render_figures(stats: Mapping[str, Any], by_reason: Mapping[str, int]) -> di
             "gained",
             "without_gain",
             "learned_templates",
+            "learned_sites",
             "rerendered",
             "sites_stopped",
             "failed",
