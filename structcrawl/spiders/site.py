@@ -4,14 +4,17 @@
         [-a sitemap=https://example.com/sitemap.xml] [-a follow='/products/,/articles/']
         [-a deny='\\?sort='] [-a depth=3]
 
-Arguments are comma-separated lists. ``allowed_domains`` defaults to the start URLs' hosts;
-``depth`` limits link depth (0 = start URLs only; default unlimited). ``file://`` and other
-non-http(s) URLs are refused.
+Arguments are comma-separated lists; in ``start_urls`` and ``sitemap`` a comma separates two
+URLs only where an ``http(s)://`` URL follows it (``?ids=1,2`` stays one URL), and ``-a
+start_url=URL`` is exactly one URL, never split (``structcrawl check``). ``allowed_domains``
+defaults to the start URLs' hosts; ``depth`` limits link depth (0 = start URLs only; default
+unlimited). ``file://`` and other non-http(s) URLs are refused.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,6 +40,18 @@ def _csv(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
+_URL_COMMA = re.compile(r",\s*(?=https?://)", re.IGNORECASE)
+
+
+def _url_list(value: str | None) -> list[str]:
+    """URLs of a comma-separated list, split only before another http(s) URL.
+
+    >>> _url_list("http://a/?ids=1,2, https://b/")
+    ['http://a/?ids=1,2', 'https://b/']
+    """
+    return [v.strip() for v in _URL_COMMA.split(value or "") if v.strip()]
+
+
 class SiteSpider(scrapy.Spider):
     name = "site"
     link_rules: LinkRules
@@ -44,6 +59,7 @@ class SiteSpider(scrapy.Spider):
     def __init__(
         self,
         start_urls: str | None = None,
+        start_url: str | None = None,
         sitemap: str | None = None,
         allowed_domains: str | None = None,
         follow: str | None = None,
@@ -52,8 +68,8 @@ class SiteSpider(scrapy.Spider):
         **kwargs: Any,
     ):
         super().__init__(**kwargs)
-        self.start_urls = _csv(start_urls)
-        self.sitemap_urls = _csv(sitemap)
+        self.start_urls = [start_url.strip()] if start_url else _url_list(start_urls)
+        self.sitemap_urls = _url_list(sitemap)
         if not self.start_urls and not self.sitemap_urls:
             raise ValueError("site spider needs -a start_urls=URL[,URL] or -a sitemap=URL")
         for url in self.start_urls + self.sitemap_urls:
