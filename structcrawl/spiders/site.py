@@ -27,7 +27,9 @@ from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 from twisted.python.failure import Failure
 
 from structcrawl.core.links import LinkRules, page_links
+from structcrawl.core.redact import redact_url, split_credentials
 from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.credentials import endpoint
 from structcrawl.crawl.items import PageItem
 from structcrawl.crawl.pageitem import page_item, requested_url, utc_now
 from structcrawl.crawl.retry import fetch_error_code, fetch_error_message
@@ -68,8 +70,15 @@ class SiteSpider(scrapy.Spider):
         **kwargs: Any,
     ):
         super().__init__(**kwargs)
-        self.start_urls = [start_url.strip()] if start_url else _url_list(start_urls)
-        self.sitemap_urls = _url_list(sitemap)
+        #: ``host:port`` -> ``(user, password)`` of operator URLs that carried credentials:
+        #: sent as basic authentication to that endpoint, never kept in a URL
+        self.url_credentials: dict[str, tuple[str, str]] = {}
+        self.start_urls = (
+            [self._credentials(start_url)]
+            if start_url
+            else [self._credentials(u) for u in _url_list(start_urls)]
+        )
+        self.sitemap_urls = [self._credentials(u) for u in _url_list(sitemap)]
         if not self.start_urls and not self.sitemap_urls:
             raise ValueError("site spider needs -a start_urls=URL[,URL] or -a sitemap=URL")
         for url in self.start_urls + self.sitemap_urls:
@@ -190,6 +199,13 @@ class SiteSpider(scrapy.Spider):
             requests.append(scrapy.Request(url, callback=self.parse, errback=self.failed))
         return requests
 
+    def _credentials(self, url: str) -> str:
+        url = url.strip()
+        bare, account = split_credentials(url)
+        if account is not None:
+            self.url_credentials[endpoint(bare)] = account
+        return bare
+
     def page_item(self, response: Response) -> PageItem:
         return page_item(response, self.crawler.stats)
 
@@ -208,9 +224,9 @@ class SiteSpider(scrapy.Spider):
         self, request: Any, code: str, message: str, status: int | None = None
     ) -> PageItem:
         return PageItem(
-            url=request.meta.get("redirect_urls", [request.url])[0],
-            final_url=request.url,
-            redirect_urls=list(request.meta.get("redirect_urls", [])),
+            url=redact_url(request.meta.get("redirect_urls", [request.url])[0]),
+            final_url=redact_url(request.url),
+            redirect_urls=[redact_url(u) for u in request.meta.get("redirect_urls", [])],
             status=status,
             retrieved_at=utc_now(),
             depth=request.meta.get("depth", 0),
