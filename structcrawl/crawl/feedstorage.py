@@ -5,10 +5,11 @@ Scrapy's storages drop what they cannot write: a full disk leaves a feed cut in 
 a line while every later item is silently skipped, and a failed S3 upload deletes the only
 copy of the feed (its temporary file). Here every feed file is a :class:`GuardedFile`:
 
-* lines are handed to the operating system in whole units (each page's lines at once, the
-  exporters flush per page), written with unbuffered writes, so the feed's length after
-  each unit is known; when a write fails (``ENOSPC``, ``EFBIG``, ``EIO``), the feed is cut
-  back to its last whole unit, that unit and every later one go to a **rescue file** named
+* lines are handed to the operating system as the exporter writes them (a line, or a page's
+  lines, at once), unbuffered, so the feed's length after each is known (and is what the
+  job journal commits, :mod:`structcrawl.ledger.resume`); when a write fails (``ENOSPC``,
+  ``EFBIG``, ``EIO``), the feed is cut back to its last whole write, that write and every
+  later one go to a **rescue file** named
   in the error (``STRUCTCRAWL_FEED_RESCUE_DIR``, default the system's temporary directory,
   usually another file system than the output), and the crawl fails
   (``structcrawl/failure/feed/write``). When the rescue file cannot be written either, its
@@ -49,7 +50,6 @@ logger = logging.getLogger(__name__)
 
 #: Feed formats that hold the pages the ledger accounts for.
 PAGE_FORMATS = frozenset({"pages", "records"})
-_UNIT = 1 << 20  # lines buffered before they are written, at most (one page's lines at least)
 
 
 @dataclass
@@ -99,8 +99,6 @@ class GuardedFile(io.RawIOBase):
         flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if "a" in mode else os.O_TRUNC)
         self._fd = os.open(path, flags, 0o644)
         self._good = os.lseek(self._fd, 0, os.SEEK_END)
-        self._pending: list[bytes] = []
-        self._size = 0
         self._can_rescue = rescue
         self._rescue_fd: int | None = None
         self.rescue: Path | None = None
@@ -114,27 +112,23 @@ class GuardedFile(io.RawIOBase):
         return self._fd
 
     def write(self, data: Any) -> int:
+        """Hand ``data`` (whole lines: an exporter writes a line, or a page's lines, at once)
+        to the operating system now, so the file's size is what a commit records."""
+        if self.closed:
+            raise ValueError("write to a closed feed file")
         chunk = bytes(data)
-        self._pending.append(chunk)
-        self._size += len(chunk)
-        if self._size >= _UNIT:
-            self.flush()
-        return len(chunk)
-
-    def flush(self) -> None:
-        if not self._pending or self.closed:
-            return
-        chunk = b"".join(self._pending)
-        self._pending.clear()
-        self._size = 0
         if self.failed is None:
             try:
                 _write_all(self._fd, chunk)
                 self._good += len(chunk)
-                return
+                return len(chunk)
             except OSError as exc:
                 self._fail(exc)
         self._to_rescue(chunk)
+        return len(chunk)
+
+    def flush(self) -> None:
+        """Nothing is held back: every write reached the operating system already."""
 
     def _fail(self, exc: OSError) -> None:
         try:
@@ -171,7 +165,6 @@ class GuardedFile(io.RawIOBase):
     def close(self) -> None:
         if self.closed:
             return
-        self.flush()
         os.close(self._fd)
         if self._rescue_fd is not None:
             os.close(self._rescue_fd)

@@ -5,7 +5,7 @@
         [-a deny='\\?sort='] [-a depth=3]
 
 Arguments are comma-separated lists; in ``start_urls`` and ``sitemap`` a comma separates two
-URLs only where an ``http(s)://`` URL follows it (``?ids=1,2`` stays one URL), and ``-a
+URLs only where an absolute URL (``scheme://``) follows it (``?ids=1,2`` stays one URL), and ``-a
 start_url=URL`` is exactly one URL, never split (``structcrawl check``). ``allowed_domains``
 defaults to the start URLs' hosts; ``depth`` limits link depth (0 = start URLs only; default
 unlimited). ``file://`` and other non-http(s) URLs are refused.
@@ -42,14 +42,14 @@ def _csv(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
-_URL_COMMA = re.compile(r",\s*(?=https?://)", re.IGNORECASE)
+_URL_COMMA = re.compile(r",\s*(?=[a-z][a-z0-9+.-]*://)", re.IGNORECASE)
 
 
 def _url_list(value: str | None) -> list[str]:
-    """URLs of a comma-separated list, split only before another http(s) URL.
+    """URLs of a comma-separated list, split only before another absolute URL.
 
-    >>> _url_list("http://a/?ids=1,2, https://b/")
-    ['http://a/?ids=1,2', 'https://b/']
+    >>> _url_list("http://a/?ids=1,2, https://b/,ftp://c/")
+    ['http://a/?ids=1,2', 'https://b/', 'ftp://c/']
     """
     return [v.strip() for v in _URL_COMMA.split(value or "") if v.strip()]
 
