@@ -110,6 +110,38 @@ def test_check_urls_fetch_through_a_one_page_crawl(capsys):
         assert "HTTP 404" in capsys.readouterr().err
 
 
+@pytest.mark.crawl
+def test_check_takes_exactly_one_url_commas_included(capsys):
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Counting(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Counting)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    second = f"http://127.0.0.1:{other.server_address[1]}/"
+    try:
+        with BackgroundServer(SITE) as server:
+            page = server.url + "products/alpine-tent-2p.html"
+            for url in (page + "?ids=1,2", f"{page}?x=1,{second}"):
+                assert main(["check", url, "--no-render", "--format", "json"]) == 0
+                report = json.loads(capsys.readouterr().out)
+                assert report["url"] == url and report["status"] == 200
+    finally:
+        other.shutdown()
+        other.server_close()
+    assert hits == []  # the second URL inside the first was never crawled
+
+
 def test_check_of_a_closed_port_fails_fast_and_words_it_like_extract(capsys):
     started = time.monotonic()
     assert main(["check", "http://127.0.0.1:9/", "--no-render"]) == 2

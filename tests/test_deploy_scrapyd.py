@@ -299,6 +299,29 @@ def test_deploy_without_the_account_or_with_an_error_answer_fails(scrapyd, deplo
     assert scrapyd.env["SCRAPYD_PASSWORD"] not in proc.stdout + proc.stderr
 
 
+def test_a_username_without_a_password_is_refused_before_anything_is_sent(tmp_path):
+    env = {"SCRAPYD_URL": "http://127.0.0.1:9/", "SCRAPYD_USERNAME": "ops"}
+    result = deploy(ROOT, env=env)
+    assert not result.ok and result.output == ""  # scrapyd-deploy never ran
+    assert result.answer.error == (
+        "SCRAPYD_USERNAME is set but SCRAPYD_PASSWORD is not: set both, or neither"
+    )
+    cmd = [sys.executable, "-m", "structcrawl.ops.deploy", "--root", str(ROOT)]
+    proc = subprocess.run(
+        cmd, env={**os.environ, **env}, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 1 and "SCRAPYD_PASSWORD is not" in proc.stderr
+    with pytest.raises(ValueError, match="SCRAPYD_PASSWORD is not"):
+        ScrapydClient("http://127.0.0.1:9/", "ops")
+    schedule = tmp_path / "jobs.toml"
+    schedule.write_text('url = "http://127.0.0.1:9/"\n')
+    cmd = [sys.executable, "-m", "structcrawl.commandline", "schedule", str(schedule), "--once"]
+    proc = subprocess.run(
+        cmd, env={**os.environ, **env}, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 2 and "SCRAPYD_PASSWORD is not" in proc.stderr
+
+
 @pytest.mark.crawl
 @pytest.mark.timeout(300)
 def test_a_scheduled_crawl_writes_its_feeds_and_a_clean_log(scrapyd, deployed, demo_site):

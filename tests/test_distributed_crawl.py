@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -265,7 +266,8 @@ def wait_for_entities(client, crawl_id, count):
 def test_a_worker_that_loses_redis_fails_loudly(tmp_path, site):
     with redis_server(tmp_path / "redis") as url:
         client = redis.Redis.from_url(url)
-        proc = start_worker(site, url, "outage", tmp_path / "w")
+        kept_dir = f"STRUCTCRAWL_FEED_RESCUE_DIR={tmp_path / 'kept'}"
+        proc = start_worker(site, url, "outage", tmp_path / "w", kept_dir)
         try:
             wait_for_entities(client, "outage", 20)
             with contextlib.suppress(redis.ConnectionError):
@@ -280,6 +282,23 @@ def test_a_worker_that_loses_redis_fails_loudly(tmp_path, site):
     assert "Redis failed while" in log and "'structcrawl/failure/redis'" in log
     assert "(redis-unavailable)" in log  # closed for it, not finished
     assert "redis-unavailable" in (tmp_path / "w" / "stderr.txt").read_text()
+    # every page it fetched is in its pages feed or in the outage file the log names
+    named = re.search(r"the requests it held go to (\S+), the URLs", log)
+    assert named, log[-3000:]
+    assert Path(named.group(1)).parent == tmp_path / "kept"
+    kept = lines(Path(named.group(1)))
+    kept_pages = {line["url"] for line in kept if line["kind"] == "page"}
+    in_feed = {line["url"] for line in lines(tmp_path / "w" / "pages.jsonl")}
+    ledger = lines(tmp_path / "w" / "report" / "ledger.jsonl")
+    fetched = {
+        line["url"]
+        for line in ledger
+        if not line["outcome"].startswith(("unfinished:", "dropped:", "unaccounted", "sitemap"))
+    }
+    assert fetched and fetched <= in_feed | kept_pages, sorted(fetched - in_feed - kept_pages)
+    failed = {line["url"] for line in ledger if line["outcome"] == "error:item-failed"}
+    assert failed <= kept_pages  # what failed on Redis is kept whole, records included
+    assert all("records" in line["page"] for line in kept if line["kind"] == "page")
 
 
 def test_a_crashed_worker_does_not_block_the_other(tmp_path, site):

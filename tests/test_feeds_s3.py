@@ -73,8 +73,12 @@ def test_failed_upload_makes_the_crawl_exit_non_zero(tmp_path, site):
         *s3_settings(dead),
         "-s",
         "AWS_MAX_ATTEMPTS=1",
+        "-s",
+        f"STRUCTCRAWL_FEED_RESCUE_DIR={tmp_path / 'kept'}",
         timeout=180,
     )
     assert code == 1
+    (kept,) = (tmp_path / "kept").iterdir()  # the feed's content, named in the error
+    assert kept.read_text().count("\n") == 1 and kept.name.endswith("-entities.jsonl")
     log = (tmp_path / "out" / "crawl.log").read_text()
-    assert "Error storing" in log or "failed" in log.lower()
+    assert "Error storing" in log and f"its content is kept in {kept}" in log

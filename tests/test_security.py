@@ -201,3 +201,67 @@ def test_allowed_hosts_let_the_page_reach_another_host(tmp_path):
     assert "/ok/exfiltrated.html" in result["hits"]
     assert "/ok/popup.html" in result["hits"]
     assert "structcrawl/render/blocked/offsite" not in result["log"]
+
+
+URL_SECRET = "url-5ecret-6a7b8c"
+
+
+def test_credentials_in_the_start_url_are_sent_as_basic_auth_and_never_stored(tmp_path):
+    import http.server
+    import threading
+
+    expected = "Basic " + base64.b64encode(f"crawler:{URL_SECRET}".encode()).decode()
+    seen: list[tuple[str, str | None]] = []
+    pages = {
+        "/": b'<html><body><a href="p1.html">1</a><a href="gone.html">x</a></body></html>',
+        "/p1.html": b'<html><head><script type="application/ld+json">{"@context": '
+        b'"https://schema.org", "@type": "Product", "@id": "#p", "name": "P"}</script>'
+        b"</head><body>p1</body></html>",
+    }
+
+    class Guarded(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append((self.path, self.headers.get("Authorization")))
+            if self.headers.get("Authorization") != expected:
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="x"')
+                self.end_headers()
+                return
+            body = pages.get(self.path)
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(body or b"no")
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Guarded)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    out = tmp_path / "out"
+    try:
+        code = run_crawl(
+            f"http://crawler:{URL_SECRET}@127.0.0.1:{port}/",
+            out,
+            "-s",
+            "LOG_LEVEL=DEBUG",
+            "-s",
+            "STRUCTCRAWL_RENDER_ENABLED=False",
+            timeout=120,
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    paths = {path for path, _ in seen}
+    assert {"/robots.txt", "/", "/p1.html", "/gone.html"} <= paths
+    assert all(auth == expected for _, auth in seen)  # every request authenticated
+    assert code == 0, (out / "crawl.log").read_text()[-3000:]
+    statuses = {json.loads(line)["url"]: json.loads(line)["status"]
+                for line in (out / "pages.jsonl").read_text().splitlines()}  # fmt: skip
+    base = f"http://127.0.0.1:{port}/"
+    assert statuses == {base: 200, base + "p1.html": 200, base + "gone.html": 404}
+    records = (out / "records.jsonl").read_text()
+    assert f"{base}p1.html#p" in records  # ids resolved against the bare URL
+    leaked = [name for name, text in _files(out).items() if URL_SECRET in text]
+    assert leaked == []

@@ -176,7 +176,7 @@ def check_url(url: str, render: bool, overrides: list[str]) -> dict[str, Any]:
     """The checked page of a URL: a one-page crawl of the ``site`` spider (rendered when the
     page needs it), its page and records read back from the feeds."""
     reachable(url)
-    spider_args = ["-a", f"start_urls={url}", "-a", "depth=0"]
+    spider_args = ["-a", f"start_url={url}", "-a", "depth=0"]  # one URL: commas are its own
     pages, records, items, stderr = crawl_feeds(spider_args, render, overrides)
     if not pages:
         raise InputError(f"cannot fetch {url}: {stderr.strip()[-500:] or 'no response'}")

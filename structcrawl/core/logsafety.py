@@ -39,6 +39,7 @@ _HEADER_LINE = re.compile(
 # a quoted "NAME": "value" pair in text (pprint-ed settings, JSON, dict reprs)
 _QUOTED_PAIR = re.compile(r"""(['"])([\w.-]+)\1(\s*:\s*)(['"])((?:(?!\4).)*)\4""")
 _INSTALLED = False
+_FORMATTER = logging.Formatter()
 
 
 def _sensitive_name(name: str) -> bool:
@@ -73,7 +74,10 @@ def redact_value(value: Any, depth: int = 0) -> Any:
         }
     if isinstance(value, (list, tuple)):
         return type(value)(redact_value(v, depth + 1) for v in value)
-    return value
+    if isinstance(value, (int, float, bool, type(None), bytes)):
+        return value
+    text = str(value)  # a logged object (a Request, a Response, an exception): its text
+    return redact_text(text) if _URL_USERINFO.search(text) else value
 
 
 def install() -> None:
@@ -89,6 +93,11 @@ def install() -> None:
             record.args = redact_value(record.args)
         if isinstance(record.msg, str) and ("@" in record.msg or ":" in record.msg):
             record.msg = redact_text(record.msg)
+        elif not isinstance(record.msg, str):
+            record.msg = redact_value(record.msg)
+        if record.exc_info and record.exc_info[0] is not None and not record.exc_text:
+            # formatted here, once, so the traceback's text (URLs in its messages) is redacted
+            record.exc_text = redact_text(_FORMATTER.formatException(record.exc_info))
         return record
 
     logging.setLogRecordFactory(factory)

@@ -48,6 +48,7 @@ __all__ = [
     "DOWNLOAD_HANDLERS",
     "EXTENSIONS",
     "FEED_EXPORTERS",
+    "FEED_STORAGES",
     "ITEM_PIPELINES",
     "POLITE",
     "SCRAPY_DEFAULTS",
@@ -92,6 +93,15 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "structcrawl.crawl.challenges.ChallengeMiddleware": 560,  # before retry: never retried
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "structcrawl.crawl.polite.CrawlDelayRobotsTxtMiddleware": 100,
+    # credentials of the operator's URLs as basic auth to their endpoint (before robots.txt)
+    "structcrawl.crawl.credentials.UrlCredentialsMiddleware": 90,
+}
+#: Feeds that lose nothing unseen: cut back to whole lines and rescued on a failed write, an
+#: S3 feed's content kept in a named file when the upload fails (structcrawl.crawl.feedstorage).
+FEED_STORAGES = {
+    "": "structcrawl.crawl.feedstorage.GuardedFileFeedStorage",
+    "file": "structcrawl.crawl.feedstorage.GuardedFileFeedStorage",
+    "s3": "structcrawl.crawl.feedstorage.GuardedS3FeedStorage",
 }
 FEED_EXPORTERS = {
     "records": "structcrawl.crawl.exporters.RecordsJsonLinesExporter",
@@ -233,6 +243,7 @@ class Addon:
                 _set_default(settings, name, value)
         _add_mapping(settings, "DOWNLOAD_HANDLERS", DOWNLOAD_HANDLERS)
         _add_mapping(settings, "FEED_EXPORTERS", FEED_EXPORTERS)
+        _add_mapping(settings, "FEED_STORAGES", FEED_STORAGES)
         _add_components(settings, "ITEM_PIPELINES", ITEM_PIPELINES)
         _add_components(settings, "EXTENSIONS", EXTENSIONS)
         _add_components(settings, "DOWNLOADER_MIDDLEWARES", DOWNLOADER_MIDDLEWARES)

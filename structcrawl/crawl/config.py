@@ -69,6 +69,18 @@ DEFAULTS: dict[str, Setting] = {
         list(DEFAULT_PRECEDENCE),
         "Layer precedence when sources disagree, highest first.",
     ),
+    "STRUCTCRAWL_FEED_RESCUE_DIR": Setting(
+        None,
+        "Where a feed's lines go when its file cannot be written (a full disk), and where "
+        "S3 feeds are spooled and kept when the upload fails (None: the system's temporary "
+        "directory, usually another file system); each file is named in the error.",
+    ),
+    "STRUCTCRAWL_URL_CREDENTIALS": Setting(
+        True,
+        "Send the credentials of start URLs and sitemaps given as https://user:password@host/ "
+        "as HTTP basic authentication to that host and port only; the URLs are stored and "
+        "logged without them.",
+    ),
     "STRUCTCRAWL_REPORT_ENABLED": Setting(True, "Write the quality report when the crawl ends."),
     "STRUCTCRAWL_REPORT_DIR": Setting(
         "output/report", "Where report.json and report.html are written."

@@ -27,7 +27,7 @@ from structcrawl.core.challenge import CHALLENGE_META, challenge_message
 from structcrawl.core.document import PARSED_META, parse_html
 from structcrawl.core.links import robots_directives
 from structcrawl.core.payload import classify, split_content_type
-from structcrawl.core.redact import redact_headers
+from structcrawl.core.redact import redact_headers, redact_url
 from structcrawl.crawl.items import PageItem
 from structcrawl.render.evidence import SERVER_BODY_META
 
@@ -57,10 +57,11 @@ def page_item(response: Response, stats: Any = None) -> PageItem:
     mime, charset = split_content_type(content_type)
     meta = response.meta if response.request is not None else {}
     body = response.body
+    url = redact_url(response.url)  # credentials in URLs are never stored (docs/security.md)
     item = PageItem(
-        url=requested_url(response),
-        final_url=response.url,
-        redirect_urls=list(meta.get("redirect_urls", [])),
+        url=redact_url(requested_url(response)),
+        final_url=url,
+        redirect_urls=[redact_url(u) for u in meta.get("redirect_urls", [])],
         status=response.status,
         headers=redact_headers(headers),
         content_type=mime or None,
@@ -82,12 +83,12 @@ def page_item(response: Response, stats: Any = None) -> PageItem:
         return item
     if response.status < 400 and classify(content_type, body) in ("html", "xhtml"):
         parsed = meta.pop(PARSED_META, None)
-        if parsed and parsed[0] == len(body) and parsed[1].url == response.url:
+        if parsed and parsed[0] == len(body) and parsed[1].url == url:
             item.document = parsed[1]  # parsed once already, by the download handler
             if stats is not None:
                 stats.inc_value("structcrawl/site/parse_reused")
         else:
-            item.document = parse_html(body, response.url, content_type=content_type)
+            item.document = parse_html(body, url, content_type=content_type)
             if stats is not None:
                 stats.inc_value("structcrawl/site/parsed")
         item.charset = item.charset or item.document.encoding

@@ -5,8 +5,10 @@ first one closes the spider: a worker never goes on alone). A part of
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import redis
@@ -15,11 +17,13 @@ from scrapy.crawler import Crawler
 from scrapy.utils.defer import deferred_from_coro
 
 from structcrawl.changes.tracker import page_failed
+from structcrawl.crawl.feedstorage import rescue_path
 from structcrawl.distributed.config import CrawlKeys
 
 __all__ = ["Failures", "as_text", "engine_of"]
 
 logger = logging.getLogger("structcrawl.distributed.coordination")
+_TRANSIENT = frozenset({"body", "server_body", "document", "network", "resolution"})
 
 
 def as_text(value: Any) -> str:
@@ -44,6 +48,8 @@ class Failures:
     crawl_id: str
     worker_id: str
     failed: bool
+    #: the local file of what this worker could not finish once Redis failed (None before)
+    outage_file: Path | None = None
 
     @property
     def _expire_ms(self) -> int:
@@ -87,17 +93,44 @@ class Failures:
         if self.failed:
             return
         self.failed = True
+        try:
+            self.outage_file = rescue_path(self.crawler.settings, "redis-outage.jsonl", "outage")
+        except OSError as file_exc:
+            logger.error("no local file for what Redis did not take: %s", file_exc)
         logger.error(
-            "distributed crawl %s: Redis failed while %s (%s: %s); worker %s stops",
+            "distributed crawl %s: Redis failed while %s (%s: %s); worker %s stops; the pages "
+            "it fetched that could not be finished and the requests it held go to %s, the "
+            "URLs it requested without an outcome are in its ledger as "
+            "unfinished:redis-unavailable",
             self.crawl_id,
             doing,
             type(exc).__name__,
             exc,
             self.worker_id,
+            self.outage_file,
         )
         engine = engine_of(self.crawler)
         if engine is not None and getattr(engine, "spider", None) is not None:
             deferred_from_coro(engine.close_spider_async(reason="redis-unavailable"))
+
+    def keep(self, line: dict[str, Any]) -> None:
+        """One line (``{"kind": "page" | "request", ...}``) of the outage file; when the file
+        cannot be written, the line is logged instead (nothing goes unseen)."""
+        text = json.dumps(line, ensure_ascii=False, default=str)
+        try:
+            assert self.outage_file is not None
+            with self.outage_file.open("a", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+            self.stats.inc_value(f"structcrawl/distributed/outage/{line['kind']}s")
+        except (AssertionError, OSError) as exc:
+            logger.error("not kept (%s): %s", exc, text[:2000])
+
+    def keep_page(self, item: Any, failure: Any) -> None:
+        """A fetched page whose processing failed on Redis: its page item, records included."""
+        adapter = ItemAdapter(item)
+        page = {k: v for k, v in adapter.items() if k not in _TRANSIENT}
+        why = f"{getattr(failure, 'type', Exception).__name__}: {getattr(failure, 'value', '')}"
+        self.keep({"kind": "page", "url": adapter.get("url"), "why": why, "page": page})
 
     def spider_error(self, failure: Any) -> None:
         if failure.check(redis.RedisError):

@@ -38,6 +38,7 @@ from time import monotonic
 from typing import Any
 
 import redis
+from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
@@ -374,3 +375,5 @@ class Coordinator(Failures):
         self.leases.finished(response)
         if failure.check(redis.RedisError):
             self.redis_failed(failure.value, "processing an item")
+            if "records" in ItemAdapter(item).field_names():
+                self.keep_page(item, failure)  # fetched: kept in the outage file

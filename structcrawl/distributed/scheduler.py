@@ -117,6 +117,11 @@ class DistributedScheduler(Scheduler):  # type: ignore[misc]
 
     def close(self, reason: str) -> None:
         """Never flushes (see the module documentation); reports what could not be shared."""
+        if self.coordinator.failed:  # what this worker held, in the outage file
+            for url in self.stranded:
+                self.coordinator.keep({"kind": "request", "url": url, "why": "not shared"})
+            for request in self.local:
+                self.coordinator.keep({"kind": "request", "url": request.url, "why": "held"})
         if self.stranded:
             logger.error(
                 "%d requests were not crawled: Redis failed while they were shared: %s%s",

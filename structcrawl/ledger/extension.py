@@ -42,7 +42,9 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 
+from structcrawl.core.redact import redact_url
 from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.feedstorage import feed_failure
 from structcrawl.crawl.health import FAILURE_PREFIX
 from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.middlewares import offsite_filtered
@@ -82,7 +84,7 @@ class LedgerConfig:
 
 
 def _origin(request: Request) -> str:
-    return str(request.meta.get(LEDGER_META) or request.url)
+    return str(request.meta.get(LEDGER_META) or redact_url(request.url))
 
 
 class PageLedger:
@@ -165,7 +167,9 @@ class PageLedger:
             if offsite_filtered(self.crawler, request):
                 self._account(
                     ledger_only_line(
-                        _origin(request), "dropped:offsite", f"{request.url} is off-site"
+                        _origin(request),
+                        "dropped:offsite",
+                        f"{redact_url(request.url)} is off-site",
                     )
                 )
             return
@@ -178,9 +182,9 @@ class PageLedger:
             self._fresh = None
             self.stats.inc_value("structcrawl/ledger/filtered/journal")
             raise IgnoreRequest("requested by an earlier run of the job")
-        meta[LEDGER_META] = request.url
+        meta[LEDGER_META] = url = redact_url(request.url)  # as the page item names it
         self._fresh = request
-        self.ledger.request(request.url)
+        self.ledger.request(url)
         self.stats.inc_value("structcrawl/ledger/requested")
         if self.journal is not None:
             self.journal.requested(request)
@@ -188,7 +192,7 @@ class PageLedger:
     def request_dropped(self, request: Request) -> None:
         if request is self._fresh:  # new, refused by the scheduler's duplicate filter
             self._fresh = None
-            self.ledger.withdraw(request.url)
+            self.ledger.withdraw(redact_url(request.url))
             self.stats.inc_value("structcrawl/ledger/requested", -1)
             self.stats.inc_value("structcrawl/ledger/filtered/dupefilter")
             if self.journal is not None:
@@ -198,7 +202,7 @@ class PageLedger:
             return
         redirected = bool(request.meta.get("redirect_urls"))
         outcome = "dropped:redirect-duplicate" if redirected else "dropped:scheduler"
-        message = f"the scheduler refused {request.url}" + (
+        message = f"the scheduler refused {redact_url(request.url)}" + (
             " (already requested: it has its own outcome)" if redirected else ""
         )
         self._account(ledger_only_line(_origin(request), outcome, message))
@@ -208,9 +212,20 @@ class PageLedger:
     def item_scraped(self, item: Any) -> None:
         adapter = ItemAdapter(item)
         if "records" in adapter.field_names():
+            lost = feed_failure(self.crawler)  # the feeds ran before: is the page in them?
+            if lost is not None:
+                self._unwritten(str(adapter["url"]), lost)
+                return
             self._account(page_line(adapter))
         elif self.journal is not None:  # entity items: emitted at the end, all at once
             self.journal.entities_started()
+
+    def _unwritten(self, url: str, why: str) -> None:
+        """A page whose feed lines could not be written: unaccounted, saying where they are."""
+        line = self.ledger.unwritten(url, why)
+        self.stats.inc_value("structcrawl/ledger/unaccounted")
+        self.stats.inc_value("structcrawl/ledger/unwritten")
+        self._write(line)
 
     def page_accounted(self, url: str, outcome: str, message: str | None = None) -> None:
         self._account(ledger_only_line(url, outcome, message))

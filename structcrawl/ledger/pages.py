@@ -147,6 +147,18 @@ class Ledger:
             self.problems[problem] += 1
         return {**line, "problem": problem}
 
+    def unwritten(self, url: str, why: str) -> dict[str, Any]:
+        """``url`` was fetched but its feed lines could not be written (``why``): it leaves
+        the pending URLs as ``unaccounted``, since the feeds do not hold it."""
+        if self.pending.get(url):
+            self.pending[url] -= 1
+            if not self.pending[url]:
+                del self.pending[url]
+                self.hints.pop(url, None)
+            self._done.add(_digest(url))
+        self.problems["unaccounted"] += 1
+        return {**ledger_only_line(url, "unwritten:feed", why), "problem": "unaccounted"}
+
     def close(self, finish_reason: str) -> list[dict[str, Any]]:
         """Lines for the URLs still pending when the crawl ends: their hint, else
         ``unaccounted`` (a normal finish) or ``unfinished:<finish_reason>``."""

@@ -20,7 +20,7 @@ from urllib.parse import urlencode, urljoin
 
 from structcrawl import __version__
 
-__all__ = ["Answer", "ScrapydClient", "answer_from_text"]
+__all__ = ["Answer", "ScrapydClient", "account_problem", "answer_from_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,23 @@ def answer_from_text(text: str) -> Answer:
     return Answer(True, data, None)
 
 
+def account_problem(env: Mapping[str, str]) -> str | None:
+    """Why the scrapyd account in ``env`` cannot be used, or ``None``: a username without a
+    password would go out with an empty password (or, through scrapyd-client, the literal
+    ``${SCRAPYD_PASSWORD}``), so it is refused before anything is sent.
+
+    >>> account_problem({"SCRAPYD_USERNAME": "ops"})
+    'SCRAPYD_USERNAME is set but SCRAPYD_PASSWORD is not: set both, or neither'
+    >>> account_problem({}) is None
+    True
+    """
+    if env.get("SCRAPYD_USERNAME") and not env.get("SCRAPYD_PASSWORD"):
+        return "SCRAPYD_USERNAME is set but SCRAPYD_PASSWORD is not: set both, or neither"
+    if env.get("SCRAPYD_PASSWORD") and not env.get("SCRAPYD_USERNAME"):
+        return "SCRAPYD_PASSWORD is set but SCRAPYD_USERNAME is not: set both, or neither"
+    return None
+
+
 class ScrapydClient:
     """``ScrapydClient(url, username, password)``; :meth:`from_env` reads the account."""
 
@@ -64,6 +81,12 @@ class ScrapydClient:
         self.url = url if url.endswith("/") else url + "/"
         self.timeout = timeout
         self._auth: str | None = None
+        if bool(username) != bool(password):
+            raise ValueError(
+                account_problem(
+                    {"SCRAPYD_USERNAME": username or "", "SCRAPYD_PASSWORD": password or ""}
+                )
+            )
         if username:
             token = base64.b64encode(f"{username}:{password or ''}".encode()).decode("ascii")
             self._auth = f"Basic {token}"

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from structcrawl.crawl.health import crawl_failures
-from structcrawl.ops._scrapyd import Answer, answer_from_text
+from structcrawl.ops._scrapyd import Answer, account_problem, answer_from_text
 
 __all__ = ["STAGED", "DeployResult", "build_egg", "deploy", "job_failures", "main", "stage_project"]
 
@@ -95,7 +95,8 @@ def _configure_target(
     if project:
         parser.set(section, "project", project)
     if env.get("SCRAPYD_USERNAME") and not parser.has_option(section, "username"):
-        # expanded by scrapyd-client from its environment: no secret on disk
+        # expanded by scrapyd-client from its environment: no secret on disk (deploy()
+        # refused a username without a password, which it would send as the literal text)
         parser.set(section, "username", "${SCRAPYD_USERNAME}")
         parser.set(section, "password", "${SCRAPYD_PASSWORD}")
     with cfg.open("w", encoding="utf-8") as fh:
@@ -137,6 +138,9 @@ def deploy(
     answered ``"status": "ok"``."""
     env = os.environ if env is None else env
     url = url or env.get("SCRAPYD_URL") or None
+    missing = account_problem(env)
+    if missing:
+        return DeployResult(False, Answer(False, {}, missing), "")
     with tempfile.TemporaryDirectory(prefix="structcrawl-deploy-") as tmp:
         stage = stage_project(root, Path(tmp))
         _configure_target(stage / "scrapy.cfg", target, url, project, env)

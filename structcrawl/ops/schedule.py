@@ -37,7 +37,7 @@ from zoneinfo import ZoneInfo
 from structcrawl.core.logsafety import redact_value
 from structcrawl.ops._cron import CronSpec, parse_cron
 from structcrawl.ops._schedfile import Job, Schedule, expand_env, load_schedule, parse_schedule
-from structcrawl.ops._scrapyd import Answer, ScrapydClient
+from structcrawl.ops._scrapyd import Answer, ScrapydClient, account_problem
 
 __all__ = [
     "CronSpec",
@@ -345,6 +345,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> int:
         return 2
     if not args.loop and not args.once and not args.dry_run:
         print("structcrawl schedule: give --once, --loop or --dry-run", file=sys.stderr)
+        return 2
+    if problem := account_problem(env):
+        print(f"structcrawl schedule: {problem}", file=sys.stderr)
         return 2
 
     def make_client(schedule: Schedule) -> tuple[ScrapydClient, str]:

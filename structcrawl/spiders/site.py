@@ -4,14 +4,17 @@
         [-a sitemap=https://example.com/sitemap.xml] [-a follow='/products/,/articles/']
         [-a deny='\\?sort='] [-a depth=3]
 
-Arguments are comma-separated lists. ``allowed_domains`` defaults to the start URLs' hosts;
-``depth`` limits link depth (0 = start URLs only; default unlimited). ``file://`` and other
-non-http(s) URLs are refused.
+Arguments are comma-separated lists; in ``start_urls`` and ``sitemap`` a comma separates two
+URLs only where an absolute URL (``scheme://``) follows it (``?ids=1,2`` stays one URL), and ``-a
+start_url=URL`` is exactly one URL, never split (``structcrawl check``). ``allowed_domains``
+defaults to the start URLs' hosts; ``depth`` limits link depth (0 = start URLs only; default
+unlimited). ``file://`` and other non-http(s) URLs are refused.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,7 +27,9 @@ from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 from twisted.python.failure import Failure
 
 from structcrawl.core.links import LinkRules, page_links
+from structcrawl.core.redact import redact_url, split_credentials
 from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.credentials import endpoint
 from structcrawl.crawl.items import PageItem
 from structcrawl.crawl.pageitem import page_item, requested_url, utc_now
 from structcrawl.crawl.retry import fetch_error_code, fetch_error_message
@@ -37,6 +42,18 @@ def _csv(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
+_URL_COMMA = re.compile(r",\s*(?=[a-z][a-z0-9+.-]*://)", re.IGNORECASE)
+
+
+def _url_list(value: str | None) -> list[str]:
+    """URLs of a comma-separated list, split only before another absolute URL.
+
+    >>> _url_list("http://a/?ids=1,2, https://b/,ftp://c/")
+    ['http://a/?ids=1,2', 'https://b/', 'ftp://c/']
+    """
+    return [v.strip() for v in _URL_COMMA.split(value or "") if v.strip()]
+
+
 class SiteSpider(scrapy.Spider):
     name = "site"
     link_rules: LinkRules
@@ -44,6 +61,7 @@ class SiteSpider(scrapy.Spider):
     def __init__(
         self,
         start_urls: str | None = None,
+        start_url: str | None = None,
         sitemap: str | None = None,
         allowed_domains: str | None = None,
         follow: str | None = None,
@@ -52,8 +70,15 @@ class SiteSpider(scrapy.Spider):
         **kwargs: Any,
     ):
         super().__init__(**kwargs)
-        self.start_urls = _csv(start_urls)
-        self.sitemap_urls = _csv(sitemap)
+        #: ``host:port`` -> ``(user, password)`` of operator URLs that carried credentials:
+        #: sent as basic authentication to that endpoint, never kept in a URL
+        self.url_credentials: dict[str, tuple[str, str]] = {}
+        self.start_urls = (
+            [self._credentials(start_url)]
+            if start_url
+            else [self._credentials(u) for u in _url_list(start_urls)]
+        )
+        self.sitemap_urls = [self._credentials(u) for u in _url_list(sitemap)]
         if not self.start_urls and not self.sitemap_urls:
             raise ValueError("site spider needs -a start_urls=URL[,URL] or -a sitemap=URL")
         for url in self.start_urls + self.sitemap_urls:
@@ -174,6 +199,13 @@ class SiteSpider(scrapy.Spider):
             requests.append(scrapy.Request(url, callback=self.parse, errback=self.failed))
         return requests
 
+    def _credentials(self, url: str) -> str:
+        url = url.strip()
+        bare, account = split_credentials(url)
+        if account is not None:
+            self.url_credentials[endpoint(bare)] = account
+        return bare
+
     def page_item(self, response: Response) -> PageItem:
         return page_item(response, self.crawler.stats)
 
@@ -192,9 +224,9 @@ class SiteSpider(scrapy.Spider):
         self, request: Any, code: str, message: str, status: int | None = None
     ) -> PageItem:
         return PageItem(
-            url=request.meta.get("redirect_urls", [request.url])[0],
-            final_url=request.url,
-            redirect_urls=list(request.meta.get("redirect_urls", [])),
+            url=redact_url(request.meta.get("redirect_urls", [request.url])[0]),
+            final_url=redact_url(request.url),
+            redirect_urls=[redact_url(u) for u in request.meta.get("redirect_urls", [])],
             status=status,
             retrieved_at=utc_now(),
             depth=request.meta.get("depth", 0),

@@ -1,0 +1,234 @@
+"""Feed storages that lose nothing unseen (``FEED_STORAGES`` for ``file``, plain paths and
+``s3``, registered by :class:`structcrawl.Addon`).
+
+Scrapy's storages drop what they cannot write: a full disk leaves a feed cut in the middle of
+a line while every later item is silently skipped, and a failed S3 upload deletes the only
+copy of the feed (its temporary file). Here every feed file is a :class:`GuardedFile`:
+
+* lines are handed to the operating system as the exporter writes them (a line, or a page's
+  lines, at once), unbuffered, so the feed's length after each is known (and is what the
+  job journal commits, :mod:`structcrawl.ledger.resume`); when a write fails (``ENOSPC``,
+  ``EFBIG``, ``EIO``), the feed is cut back to its last whole write, that write and every
+  later one go to a **rescue file** named
+  in the error (``STRUCTCRAWL_FEED_RESCUE_DIR``, default the system's temporary directory,
+  usually another file system than the output), and the crawl fails
+  (``structcrawl/failure/feed/write``). When the rescue file cannot be written either, its
+  lines are counted as lost (``structcrawl/feed/lost_bytes``) and said so in the log;
+* a remote feed (S3) is spooled into a named file in the rescue directory, deleted once the
+  upload succeeded and kept when it failed, with the file named in the error
+  (``structcrawl/failure/feed/upload``).
+
+:func:`feed_failure` tells the page ledger whether the pages feeds still hold what is written
+to them: once a ``pages`` or ``records`` feed failed, the pages that follow are not in it, and
+the ledger counts them unaccounted (with the rescue file in its message), so the ledger and the
+report say what the feeds really hold.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from scrapy.extensions.feedexport import FileFeedStorage, S3FeedStorage
+
+from structcrawl.core.redact import redact_url
+
+__all__ = [
+    "GuardedFile",
+    "GuardedFileFeedStorage",
+    "GuardedS3FeedStorage",
+    "feed_failure",
+    "rescue_path",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Feed formats that hold the pages the ledger accounts for.
+PAGE_FORMATS = frozenset({"pages", "records"})
+
+
+@dataclass
+class _Losses:
+    """The crawl's feed failures (one per crawler, :func:`_losses`)."""
+
+    failures: list[str] = field(default_factory=list)
+
+
+def _losses(crawler: Any) -> _Losses:
+    losses = getattr(crawler, "_structcrawl_feed_losses", None)
+    if losses is None:
+        losses = _Losses()
+        crawler._structcrawl_feed_losses = losses
+    return losses
+
+
+def feed_failure(crawler: Any) -> str | None:
+    """Why the page feeds no longer hold the pages written to them (None: they do)."""
+    failures = _losses(crawler).failures
+    return failures[0] if failures else None
+
+
+def rescue_path(settings: Any, uri: str, kind: str) -> Path:
+    """A new file in ``STRUCTCRAWL_FEED_RESCUE_DIR`` named after the feed's file name."""
+    folder = Path(settings.get("STRUCTCRAWL_FEED_RESCUE_DIR") or tempfile.gettempdir())
+    folder.mkdir(parents=True, exist_ok=True)
+    name = Path(uri.rsplit("/", 1)[-1] or "feed").name
+    fd, path = tempfile.mkstemp(prefix=f"structcrawl-{kind}-{os.getpid()}-", suffix=f"-{name}",
+                                dir=folder)  # fmt: skip
+    os.close(fd)
+    return Path(path)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class GuardedFile(io.RawIOBase):
+    """A feed's file: whole units of lines, cut back and rescued when a write fails."""
+
+    def __init__(self, crawler: Any, uri: str, fmt: str, path: Path, mode: str, rescue: bool):
+        super().__init__()
+        self.crawler, self.uri, self.format, self.path = crawler, redact_url(uri), fmt, path
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if "a" in mode else os.O_TRUNC)
+        self._fd = os.open(path, flags, 0o644)
+        self._good = os.lseek(self._fd, 0, os.SEEK_END)
+        self._can_rescue = rescue
+        self._rescue_fd: int | None = None
+        self.rescue: Path | None = None
+        self.failed: str | None = None
+        self.lost_bytes = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def write(self, data: Any) -> int:
+        """Hand ``data`` (whole lines: an exporter writes a line, or a page's lines, at once)
+        to the operating system now, so the file's size is what a commit records."""
+        if self.closed:
+            raise ValueError("write to a closed feed file")
+        chunk = bytes(data)
+        if self.failed is None:
+            try:
+                _write_all(self._fd, chunk)
+                self._good += len(chunk)
+                return len(chunk)
+            except OSError as exc:
+                self._fail(exc)
+        self._to_rescue(chunk)
+        return len(chunk)
+
+    def flush(self) -> None:
+        """Nothing is held back: every write reached the operating system already."""
+
+    def _fail(self, exc: OSError) -> None:
+        try:
+            os.ftruncate(self._fd, self._good)  # whole lines only
+        except OSError:
+            pass
+        stats = self.crawler.stats
+        stats.inc_value("structcrawl/failure/feed/write")
+        if self._can_rescue:
+            try:
+                self.rescue = rescue_path(self.crawler.settings, self.uri, "rescue")
+                self._rescue_fd = os.open(self.rescue, os.O_WRONLY | os.O_APPEND)
+            except OSError as rescue_exc:
+                self.rescue = None
+                logger.error("feed %s: no rescue file could be made: %s", self.uri, rescue_exc)
+        where = f"its lines from here on are in {self.rescue}" if self.rescue else "no rescue file"
+        self.failed = f"the {self.format} feed {self.uri} could not be written ({exc}): {where}"
+        logger.error("%s", self.failed)
+        if self.format in PAGE_FORMATS:
+            _losses(self.crawler).failures.append(self.failed)
+
+    def _to_rescue(self, chunk: bytes) -> None:
+        if self._rescue_fd is not None:
+            try:
+                _write_all(self._rescue_fd, chunk)
+                return
+            except OSError as exc:
+                logger.error("feed %s: the rescue file %s failed: %s", self.uri, self.rescue, exc)
+                os.close(self._rescue_fd)
+                self._rescue_fd = None
+        self.lost_bytes += len(chunk)
+        self.crawler.stats.inc_value("structcrawl/feed/lost_bytes", len(chunk))
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        os.close(self._fd)
+        if self._rescue_fd is not None:
+            os.close(self._rescue_fd)
+        if self.lost_bytes:
+            logger.error("feed %s: %d bytes of lines were lost", self.uri, self.lost_bytes)
+        super().close()
+
+
+class GuardedFileFeedStorage(FileFeedStorage):
+    """Scrapy's file storage writing through a :class:`GuardedFile`."""
+
+    def __init__(
+        self, uri: str, *, feed_options: dict[str, Any] | None = None, crawler: Any = None
+    ):
+        super().__init__(uri, feed_options=feed_options)
+        self.crawler = crawler
+        self.format = str((feed_options or {}).get("format") or "")
+
+    @classmethod
+    def from_crawler(
+        cls, crawler: Any, uri: str, *, feed_options: dict[str, Any] | None = None
+    ) -> GuardedFileFeedStorage:
+        return cls(uri, feed_options=feed_options, crawler=crawler)
+
+    def open(self, spider: Any) -> IO[bytes]:
+        path = Path(self.path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        guarded = GuardedFile(self.crawler, self.path, self.format, path, self.write_mode, True)
+        return guarded  # type: ignore[return-value]
+
+
+class GuardedS3FeedStorage(S3FeedStorage):
+    """Scrapy's S3 storage spooling into a named local file, kept when the upload fails."""
+
+    crawler: Any = None
+    format = ""
+    uri = ""
+    spool: Path | None = None
+
+    @classmethod
+    def from_crawler(
+        cls, crawler: Any, uri: str, *, feed_options: dict[str, Any] | None = None
+    ) -> GuardedS3FeedStorage:
+        storage = super().from_crawler(crawler, uri, feed_options=feed_options)
+        storage.crawler = crawler
+        storage.format = str((feed_options or {}).get("format") or "")
+        storage.uri = uri
+        return storage
+
+    def open(self, spider: Any) -> IO[bytes]:
+        self.spool = rescue_path(self.crawler.settings, self.uri, "spool")
+        spooled = GuardedFile(self.crawler, self.uri, self.format, self.spool, "wb", False)
+        return spooled  # type: ignore[return-value]
+
+    def _store_in_thread(self, file: IO[bytes]) -> None:
+        file.close()  # the spool, flushed
+        assert self.spool is not None
+        try:
+            with self.spool.open("rb") as spooled:
+                super()._store_in_thread(spooled)
+        except Exception as exc:
+            self.crawler.stats.inc_value("structcrawl/failure/feed/upload")
+            raise OSError(
+                f"{redact_url(self.uri)} was not stored ({type(exc).__name__}: {exc}); "
+                f"its content is kept in {self.spool}"
+            ) from exc
+        self.spool.unlink(missing_ok=True)
