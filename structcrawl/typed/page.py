@@ -180,14 +180,16 @@ def resolve_page(
     The visible page is read (:func:`~structcrawl.visible.evidence.page_evidence`, one walk of
     the whole page) only where the layers leave the page's product short
     (:func:`_needs_visible`); otherwise its main heading alone serves."""
+    nodes = follow_references(page_nodes(records))
+    graph = (nodes, _clusters(nodes, page_url))  # read-only: shared by both passes
     if document is None:
-        return _resolve(records, page_url, None, Evidence(), precedence, article_body)
+        return _resolve(records, page_url, None, Evidence(), precedence, article_body, graph)
     light = Evidence(heading=page_heading(document))
-    result = _resolve(records, page_url, document, light, precedence, article_body)
+    result = _resolve(records, page_url, document, light, precedence, article_body, graph)
     if not _needs_visible(result.items):
         return result
     ev = page_evidence(document)
-    return _resolve(records, page_url, document, ev, precedence, article_body)
+    return _resolve(records, page_url, document, ev, precedence, article_body, graph)
 
 
 #: Primary item types that leave room for a product the page shows without markup.
@@ -222,9 +224,9 @@ def _resolve(
     ev: Evidence,
     precedence: Sequence[str],
     article_body: bool,
+    graph: tuple[list[Node], list[tuple[str, list[Node]]]],
 ) -> PageResolution:
-    nodes = follow_references(page_nodes(records))
-    clusters = _clusters(nodes, page_url)
+    nodes, clusters = graph
     shown_price = shown.visible_price(ev)
     canonical = _canonical(document)
     page_keys = {k for k in (url_key(page_url), url_key(canonical)) if k}

@@ -343,7 +343,10 @@ def _heading_element(document: Document) -> etree._Element | None:
 def page_heading(document: Document) -> str | None:
     """The page's main heading, as :func:`page_evidence` reads it, at a fraction of its cost
     (what the resolution needs before it knows whether it needs the rest)."""
-    el = _heading_element(document)
+    return _heading_text(_heading_element(document))
+
+
+def _heading_text(el: etree._Element | None) -> str | None:
     return (" ".join("".join(el.itertext()).split()) or None) if el is not None else None
 
 
@@ -359,7 +362,7 @@ def page_evidence(document: Document) -> Evidence:
     ev.region = lang.split("-")[1] if "-" in lang and len(lang.split("-")[1]) == 2 else None
     ev.host = (urlsplit(document.url).hostname or "").lower()
     if head is not None:
-        ev.heading = page_heading(document)
+        ev.heading = _heading_text(el)
     ev.price, piece, ev.prices = _main_price(pieces, h1_at, head[1] if head else None)
     if piece is not None:
         ev.price_path = document.path_of(piece.el)
