@@ -28,6 +28,7 @@ from structcrawl.crawl.pipelines.typeditems import TypedItemsPipeline
 from structcrawl.crawl.pipelines.validation import ValidationPipeline
 from structcrawl.distributed import CrawlKeys, RedisEntityStore
 from structcrawl.extract import extract_payload
+from structcrawl.typed.classes import item_dict
 from structcrawl.typed.merged import merged_item
 from tests.test_distributed_store import redis_server
 
@@ -87,7 +88,8 @@ def crawl(tmp_path: Path, order: list[str], store: Any = None) -> tuple[list[dic
         page = _page(case)
         for stage in stages:
             page = stage.process_item(page)
-        items += ItemAdapter(page).get("typed_items") or []
+        # the crawl carries items as class instances; the feeds write them as item_dict does
+        items += [item_dict(i) for i in ItemAdapter(page).get("typed_items") or []]
     lines = [ItemAdapter(e).asdict() for e in entities.emit(None)]
     entities.close_spider()
     return items, lines

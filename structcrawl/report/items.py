@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from structcrawl.core.bounded import REPORT_NAMES, CappedNames
+from structcrawl.typed.classes import item_dict
 
 __all__ = ["LISTED", "WATCHED_FIELDS", "ItemFigures", "item_name"]
 
@@ -106,20 +107,25 @@ class ItemFigures:
         if items:
             self.pages_with_items += 1
         for item in items:
+            checked = not isinstance(item, Mapping)  # an instance: the crawl checked it
+            item = item_dict(item)
             if isinstance(item, Mapping):
-                self._item(item, url)
+                self._item(item, url, checked)
 
-    def _item(self, item: Mapping[str, Any], page_url: str) -> None:
+    def _item(self, item: Mapping[str, Any], page_url: str, checked: bool = False) -> None:
         kind = self._types(str(item.get("type") or "(untyped)"))
         self.by_type[kind] += 1
         self.filled[kind].update(f for f in _watched(kind) if item.get(f) not in (None, "", [], {}))
         validation = item.get("validation")
         if isinstance(validation, Mapping) and validation.get("flags"):
             self.flagged_by_type[kind] += 1
-        from structcrawl.typed.schema import check_item
+        # the crawl checked it (validation.schema); an item read back from a feed is checked now
+        errors = validation.get("schema") if isinstance(validation, Mapping) else None
+        if errors is None and not checked:
+            from structcrawl.typed.schema import check_item
 
-        ok, errors = check_item({k: v for k, v in item.items() if k != "schema_version"})
-        if ok:
+            errors = check_item({k: v for k, v in item.items() if k != "schema_version"})[1]
+        if not errors:
             return
         self.invalid_by_type[kind] += 1
         if len(self.invalid) < LISTED:

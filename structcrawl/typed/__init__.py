@@ -21,7 +21,9 @@ from structcrawl.core.payload import classify
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.extract import extract_payload
 from structcrawl.normalize import NormalizeContext, normalize_record
+from structcrawl.typed.classes import item_dict
 from structcrawl.typed.page import build_items
+from structcrawl.typed.schema import as_checked_items
 
 __all__ = ["build_items", "page_items"]
 
@@ -36,7 +38,8 @@ def page_items(
     article_body: bool = True,
 ) -> list[dict[str, Any]]:
     """The items of one page, primary first (``[]`` for a payload that carries none), from
-    its records normalized as the crawl normalizes them (site rules and time zones aside)."""
+    its records normalized as the crawl normalizes them (site rules and time zones aside), in
+    the feeds' shape (absent fields left out, schema failures in ``validation.schema``)."""
     kind = classify(content_type, body)
     doc = document
     if doc is None and kind in ("html", "xhtml"):
@@ -53,10 +56,12 @@ def page_items(
     )
     for record in records:  # the crawl's normalization: one normalized value everywhere
         normalize_record(record, context)
-    return build_items(
+    items = build_items(
         records,
         url,
         doc if result.payload_kind != "json" else None,
         precedence=precedence,
         article_body=article_body,
     )
+    # as the crawl's feeds write them: through the item classes, checked against the schemas
+    return [item_dict(item) for item in as_checked_items(items)[0]]

@@ -95,6 +95,14 @@ def _text_list(value: Any) -> list[str]:
     return out
 
 
+def _main_image(value: Any) -> dict[str, Any] | None:
+    """``{"url"}`` of an image value (a URL or an ImageObject); None when it has no URL."""
+    if not value:
+        return None
+    url = ref(props(nodes_of(value)[0]).get("url")) if nodes_of(value) else ref(value)
+    return {"url": url} if url else None
+
+
 _COMMON = {"name": ("name", text), "url": ("url", ref), "description": ("description", text)}
 _TABLE: dict[str, dict[str, tuple[str, Any]]] = {
     "Article": {
@@ -104,14 +112,7 @@ _TABLE: dict[str, dict[str, tuple[str, Any]]] = {
         "authors": ("author", _names),
         "inLanguage": ("inLanguage", text),
         "articleSection": ("articleSection", text),
-        "mainImage": (
-            "image",
-            lambda v: (
-                {"url": ref(v) if not nodes_of(v) else ref(props(nodes_of(v)[0]).get("url"))}
-                if v
-                else None
-            ),
-        ),
+        "mainImage": ("image", _main_image),
         "publisher": ("publisher", _one_name),
         "articleBody": ("articleBody", text),  # reshaped by structcrawl.articles (issue 22)
     },

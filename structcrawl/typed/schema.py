@@ -1,5 +1,7 @@
 """The published JSON Schemas of the item types (``structcrawl/typed/schemas/<Type>.json``,
-package data) and the check of an item against its schema (pure).
+package data, generated from the item classes by :mod:`structcrawl.typed.schemagen`), the
+check of an item against its schema, and the crawl's making of items into checked class
+instances (pure).
 
 :func:`check_item` returns ``(ok, errors)`` instead of raising, one message per failure with
 its JSON path (``$.price: '1,99' does not match ...``).
@@ -21,7 +23,12 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-__all__ = ["ITEM_SCHEMA_BASE", "check_item", "item_schemas"]
+from structcrawl.typed.classes import Item, UnknownField, item_dict, to_item
+
+__all__ = ["ITEM_SCHEMA_BASE", "as_checked_items", "check_item", "item_schemas"]
+
+#: Schema failures kept on an invalid item (``validation.schema``); the rest are counted.
+KEPT_ERRORS = 5
 
 ITEM_SCHEMA_BASE = "https://structcrawl.example/schemas/items/"
 
@@ -59,3 +66,49 @@ def check_item(item: dict[str, Any]) -> tuple[bool, list[str]]:
         for e in sorted(validator.iter_errors(item), key=lambda e: list(e.absolute_path))
     ]
     return not errors, errors
+
+
+def as_checked_items(items: list[dict[str, Any]]) -> tuple[list[Item | dict[str, Any]], list[str]]:
+    """The items as instances of their classes, each checked against its schema, and the
+    types of the invalid ones (one entry per invalid item). An invalid item keeps its
+    failures in ``validation.schema``; an item its class cannot hold (a type without a class,
+    a field the class does not define) stays the dict it was, with that failure named.
+
+    >>> out, invalid = as_checked_items([{"kind": "item", "type": "Product", "price": "1,99"},
+    ...     {"kind": "item", "type": "Product", "price": "1.99"}])
+    >>> invalid, out[0].validation["schema"][0][:30], type(out[1]).__name__
+    (['Product'], "$.price: '1,99' does not match", 'Product')
+    """
+    out: list[Item | dict[str, Any]] = []
+    invalid: list[str] = []
+    for data in items:
+        kind = str(data.get("type") or "(untyped)")
+        instance: Item | dict[str, Any]
+        try:
+            instance = to_item(data)
+            errors = check_item(item_dict(instance))[1]
+        except (UnknownField, KeyError, TypeError) as exc:
+            instance = data
+            errors = [
+                f"$: {exc}"
+                if not isinstance(exc, KeyError)
+                else f"$.type: no item class for {kind!r}"
+            ]
+        if errors:
+            invalid.append(kind)
+            validation = dict(_get(instance, "validation") or {})
+            validation["schema"] = errors[:KEPT_ERRORS]
+            _set(instance, "validation", validation)
+        out.append(instance)
+    return out, invalid
+
+
+def _get(item: Item | dict[str, Any], name: str) -> Any:
+    return item.get(name) if isinstance(item, dict) else getattr(item, name)
+
+
+def _set(item: Item | dict[str, Any], name: str, value: Any) -> None:
+    if isinstance(item, dict):
+        item[name] = value
+    else:
+        setattr(item, name, value)

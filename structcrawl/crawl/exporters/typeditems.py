@@ -19,6 +19,7 @@ from structcrawl.crawl.exporters._base import (
 )
 from structcrawl.crawl.exporters.tables import EntitiesCsvExporter, _scalar
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
+from structcrawl.typed.classes import item_dict
 from structcrawl.typed.merged import merged_item
 from structcrawl.typed.page import resolve_page
 
@@ -42,7 +43,7 @@ def page_typed_items(
         return []
     built = ItemAdapter(item).get("typed_items")
     if isinstance(built, list):
-        return built
+        return [item_dict(typed) for typed in built]
     return build_page_items(item, precedence)
 
 

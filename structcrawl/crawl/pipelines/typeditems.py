@@ -7,6 +7,10 @@ document). Each item carries ``entityKey``, the key of its line in the ``entitie
 * Fallback values are checked against the visible page (:mod:`structcrawl.validate.fallbacks`:
   ``validation.flags`` of code ``fallback-not-visible``); the page's visible facts are computed
   only for pages whose items have a fallback value.
+* Every item is made an instance of its class (:mod:`structcrawl.typed.classes`, read
+  through ``ItemAdapter``) and checked against its published schema; an invalid item keeps
+  its failures in ``validation.schema`` and is counted (``structcrawl/items/invalid``,
+  ``structcrawl/items/invalid/<Type>``), never dropped.
 * With change detection on (``STRUCTCRAWL_CHANGES_ENABLED`` and a SQLite
   ``STRUCTCRAWL_CHANGE_STORE``), every item gets ``change`` (``{"status": new|changed|unchanged,
   "fields": [...]}``, compared with the previous finished run under the scope
@@ -20,7 +24,8 @@ document). Each item carries ``entityKey``, the key of its line in the ``entitie
 Runs after validation and entities (order 650: records are final). Enabled by
 ``STRUCTCRAWL_TYPED_ITEMS`` (None: when a feed of format ``items`` or ``items-csv`` is set).
 Stats: ``structcrawl/items/pages``, ``structcrawl/items/items``,
-``structcrawl/items/fallback_flagged``, ``structcrawl/items/changes/<status>``.
+``structcrawl/items/fallback_flagged``, ``structcrawl/items/invalid`` (and per type),
+``structcrawl/items/changes/<status>``.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from structcrawl.crawl.pipelines._changes import default_scope
 from structcrawl.crawl.pipelines._commit import in_thread, may_commit
 from structcrawl.crawl.pipelines._resolution import page_resolution
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
+from structcrawl.typed.schema import as_checked_items
 from structcrawl.validate.fallbacks import LazyPage, check_fallbacks
 
 __all__ = ["ITEM_FEED_FORMATS", "TypedItemsPipeline", "item_store_path", "items_wanted"]
@@ -140,7 +146,12 @@ class TypedItemsPipeline:
                 self.stats.inc_value("structcrawl/items/fallback_flagged", flagged)
         if self.tracker is not None and items:
             self._track(items, adapter)
-        adapter["typed_items"] = items
+        checked, invalid = as_checked_items(items)
+        if self.stats is not None and invalid:
+            self.stats.inc_value("structcrawl/items/invalid", len(invalid))
+            for kind in invalid:
+                self.stats.inc_value(f"structcrawl/items/invalid/{kind}")
+        adapter["typed_items"] = checked
         return item
 
     def _track(self, items: list[dict[str, Any]], adapter: ItemAdapter) -> None:
