@@ -210,5 +210,47 @@ def test_item_fields_carry_the_flags_of_their_values():
     ]
     assert item.get("price") is None and item["flags"]["price"] == ["unreadable"]
     assert [c["value"] for c in item["conflicts"]["price"]] == ["1.234"]
-    assert "currency-ambiguous" in item["flags"]["currency"]
+    # "$" on an English page on a generic domain is read as US dollars (one currency policy,
+    # noted); with no price read, the item names no currency
+    assert item["flags"]["currency"] == ["currency-from-page"] and "currency" not in item
     assert "conflict" in item["flags"]["name"] and "fallback" not in item["flags"]["name"]
+
+
+def _dollar_page(lang: str, shown: str) -> bytes:
+    return (
+        f'<html lang="{lang}"><script type="application/ld+json">{{"@context": '
+        '"https://schema.org", "@type": "Product", "name": "Lamp", "offers": {"@type": '
+        '"Offer", "price": "24.99", "priceCurrency": "$"}}</script><h1>Lamp</h1>'
+        f"<p>{shown}</p><button>Add to cart</button></html>"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("lang", "host", "code"),
+    [
+        ("en-CA", "lamps.example", "CAD"),
+        ("en", "lamps.com.au", "AUD"),
+        ("en", "lamps.example", "USD"),
+    ],
+)
+def test_one_currency_policy_for_records_and_the_visible_page(lang, host, code):
+    """A record's "$" and the "$" the page shows are read the same way: no conflict between
+    the two, the same code in the record, the item and the entity."""
+    from structcrawl.typed import page_items
+
+    body = _dollar_page(lang, "$24.99")
+    (item,) = [i for i in page_items(body, f"https://{host}/lamp", "text/html")
+               if i["type"] == "Product"]  # fmt: skip
+    assert (item["price"], item["currency"], item["currencyRaw"]) == ("24.99", code, "$")
+    assert "currency" not in item["conflicts"] and "currencyRaw" not in item["conflicts"]
+    assert item["flags"]["currency"] == ["currency-from-page"]
+
+
+def test_a_sign_the_page_does_not_explain_stays_ambiguous():
+    from structcrawl.typed import page_items
+
+    body = _dollar_page("es", "24,99 $")
+    (item,) = [i for i in page_items(body, "https://lamparas.example/l", "text/html")
+               if i["type"] == "Product"]  # fmt: skip
+    assert item.get("currency") is None
+    assert "currency-ambiguous" in item["flags"]["currency"]

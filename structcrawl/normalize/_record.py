@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from structcrawl.core import values as _values
+from structcrawl.core.currency import page_language
 from structcrawl.normalize._props import currency_raw_key, table_for
 from structcrawl.normalize._result import Flag, Normalized
 from structcrawl.normalize.dates import DATE_DATATYPES, normalize_date
@@ -30,6 +32,13 @@ class NormalizeContext:
     base_url: str | None = None
     language: str | None = None
     timezone: str | None = None
+
+    def place(self) -> dict[str, Any]:
+        """What the one currency policy reads an ambiguous sign by: the page's language,
+        region (``en-CA``) and host (:mod:`structcrawl.core.currency`)."""
+        language, region = page_language(self.language)
+        host = (urlsplit(self.page_url).hostname or "") if self.page_url else ""
+        return {"language": language, "region": region, "host": host.lower()}
 
 
 _EXPLICIT_RELATIVE = ("/", "./", "../", "#", "?")
@@ -191,7 +200,7 @@ class _Walker:
                 group["value"] = result.value
             return group
         if kind == "currency":
-            result = normalize_currency(v)
+            result = normalize_currency(v, **self.ctx.place())
             self._flag(flags, prop, v, result)
             if prop not in currencies:
                 currencies[prop] = result.value if result.ok else None
@@ -226,7 +235,7 @@ class _Walker:
         if kind in ("number", "integer", "og-quantity"):  # og-quantity: a bare value
             return normalize_number(v, language=language, integer=kind == "integer")
         if kind == "og-price":  # a bare amount instead of the usual group
-            price = normalize_price(v, language=language)
+            price = normalize_price(v, **{**self.ctx.place(), "language": language})
             return Normalized(price.value, price.flags)
         return Normalized(v)  # an unknown kind: nothing to do
 
@@ -255,14 +264,15 @@ class _Walker:
         Graph price group whose ``amount_key`` is updated here)."""
         if amount_key is not None and currency_prop in props:  # the group's own currency
             raw_currency = props[currency_prop]
-            currency = normalize_currency(raw_currency)
+            currency = normalize_currency(raw_currency, **self.ctx.place())
             self._flag(flags, prop, raw_currency, currency)
             if currency.ok:
                 currencies[currency_prop] = props[currency_prop] = currency.value
                 if currency.value != raw_currency:
                     props.setdefault(currency_raw_key(currency_prop), raw_currency)
         known = currencies.get(currency_prop)
-        result = normalize_price(v, currency=known, language=language)
+        place = {**self.ctx.place(), "language": language}
+        result = normalize_price(v, currency=known, **place)
         self._flag(flags, prop, v, Normalized(result.value, result.flags))
         if amount_key is not None:
             props[amount_key] = result.value
@@ -292,17 +302,19 @@ class _Walker:
         if v is None or kind is None or isinstance(v, dict | list):
             return v
         if kind.startswith("price:"):
-            return normalize_price(
-                v, currency=currencies.get(kind[6:]), language=self.ctx.language
-            ).value
+            place = {**self.ctx.place(), "language": self.ctx.language}
+            return normalize_price(v, currency=currencies.get(kind[6:]), **place).value
         if kind == "currency":
-            return normalize_currency(v).value
+            return normalize_currency(v, **self.ctx.place()).value
         return self._apply(kind, prop, v, self.ctx.language).value
 
     @staticmethod
     def _flag(flags: list[dict[str, Any]], prop: str, raw: Any, result: Normalized) -> None:
         for f in result.flags:
-            flags.append({"field": prop, "code": f.code, "message": f.message, "raw": raw})
+            flag = {"field": prop, "code": f.code, "message": f.message, "raw": raw}
+            if f.note:
+                flag["note"] = True  # how the value was read, not a failure
+            flags.append(flag)
 
 
 def _looks_like_url(v: Any) -> bool:

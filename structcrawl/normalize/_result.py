@@ -14,6 +14,8 @@ class Flag:
 
     code: str
     message: str
+    #: a note says how a value was read (``currency-from-page``), not that it failed
+    note: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +28,8 @@ class Normalized:
 
     @property
     def ok(self) -> bool:
-        return not self.flags
+        """Normalized: no flag but notes."""
+        return all(f.note for f in self.flags)
 
 
 def flagged(value: Any, code: str, message: str) -> Normalized:

@@ -6,8 +6,9 @@ passes it on. The written precision is kept (``"1299.00"`` stays two decimals).
 
 Flags: ``price-non-numeric`` (``"Free"``, ``"call us"``), ``price-unparsed`` (several numbers,
 ``"10-20 €"``), ``price-ambiguous-separator`` (``"1.234"`` with neither a currency nor a
-locale that says what the dot is), ``currency-ambiguous`` (``"$"``, ``"kr"``, ``"¥"``),
-``currency-unknown``.
+locale that says what the dot is), ``currency-ambiguous`` (``"$"``, ``"kr"``, ``"¥"`` where
+the page does not say which), ``currency-unknown``; and the note ``currency-from-page`` (such a
+sign read by the one currency policy, :mod:`structcrawl.core.currency`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from babel.numbers import get_currency_precision, list_currencies
 from price_parser import Price
 
+from structcrawl.core.currency import sign_currency
 from structcrawl.normalize._numbers import AMBIGUOUS, NUMBER, decimal_separator, decimal_string
 from structcrawl.normalize._result import Flag, Normalized, flagged
 
@@ -55,6 +57,11 @@ class PriceResult:
     currency_raw: str | None = None
     flags: tuple[Flag, ...] = ()
 
+    @property
+    def ok(self) -> bool:
+        """Normalized: no flag but notes (``currency-from-page``)."""
+        return all(f.note for f in self.flags)
+
 
 @lru_cache(maxsize=512)
 def _minor_digits(code: str | None) -> int | None:
@@ -66,13 +73,21 @@ def _minor_digits(code: str | None) -> int | None:
         return None
 
 
-def normalize_currency(value: Any) -> Normalized:
-    """ISO 4217 code for a currency code or sign.
+def normalize_currency(
+    value: Any, *, language: str | None = None, region: str | None = None, host: str = ""
+) -> Normalized:
+    """ISO 4217 code for a currency code or sign. A sign several currencies use is read by
+    the one currency policy (:func:`structcrawl.core.currency.sign_currency`) from the page's
+    ``language``, ``region`` and ``host``, with the note ``currency-from-page``; where the page
+    does not say, it stays as written, flagged ``currency-ambiguous``.
 
     >>> normalize_currency("€").value, normalize_currency("usd").value
     ('EUR', 'USD')
     >>> [f.code for f in normalize_currency("$").flags]
     ['currency-ambiguous']
+    >>> r = normalize_currency("$", language="en", region="ca")
+    >>> r.value, r.ok, [f.code for f in r.flags]
+    ('CAD', True, ['currency-from-page'])
     """
     if not isinstance(value, str):
         return flagged(value, "currency-unknown", f"not a currency: {type(value).__name__}")
@@ -85,6 +100,10 @@ def normalize_currency(value: Any) -> Normalized:
     if code:
         return Normalized(code)
     if key in _AMBIGUOUS:
+        code = sign_currency(text, language, region, host)
+        if code:
+            why = f"{text!r} read as {code} from the page's language, region or domain"
+            return Normalized(code, (Flag("currency-from-page", why, note=True),))
         return flagged(value, "currency-ambiguous", f"{text!r} is used by several currencies")
     return flagged(value, "currency-unknown", f"{text!r} is not an ISO 4217 code or known sign")
 
@@ -95,10 +114,16 @@ def _number(value: int | float) -> str:
 
 
 def normalize_price(
-    value: Any, *, currency: str | None = None, language: str | None = None
+    value: Any,
+    *,
+    currency: str | None = None,
+    language: str | None = None,
+    region: str | None = None,
+    host: str = "",
 ) -> PriceResult:
     """A price as a decimal string; ``currency`` (ISO 4217, from the price's layer) and
-    ``language`` are hints for reading separators.
+    ``language`` are hints for reading separators; a sign in the text several currencies use
+    is read as :func:`normalize_currency` reads it (``language``, ``region``, ``host``).
 
     >>> r = normalize_price("1.299,00 €")
     >>> r.value, r.currency, r.currency_raw
@@ -137,15 +162,17 @@ def normalize_price(
     parsed = Price.fromstring(text)
     if parsed.currency:
         found_raw = parsed.currency.strip()
-        cur = normalize_currency(found_raw)
+        cur = normalize_currency(found_raw, language=language, region=region, host=host)
         if cur.ok:
             found = cur.value
             minor = _minor_digits(currency or found)
+            currency_flags = cur.flags if currency is None else ()  # its note, if any
         elif currency is None:  # the layer names no currency either: say so
             currency_flags = cur.flags
     result = _amount(value, text, numbers[0], found, found_raw, minor, language)
     if currency_flags:
-        return PriceResult(result.value, None, found_raw, currency_flags + result.flags)
+        found = result.currency if all(f.note for f in currency_flags) else None
+        return PriceResult(result.value, found, found_raw, currency_flags + result.flags)
     return result
 
 

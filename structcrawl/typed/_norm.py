@@ -52,7 +52,12 @@ def currency(value: Any) -> str | None:
 
 
 def price(
-    value: Any, currency_code: str | None = None, language: str | None = None
+    value: Any,
+    currency_code: str | None = None,
+    language: str | None = None,
+    *,
+    region: str | None = None,
+    host: str = "",
 ) -> tuple[str | None, str | None, str | None]:
     """``(decimal string, currency found in the text, currency sign as written)``; the amount
     is written with at least the currency's minor digits (``19.5`` USD -> ``"19.50"``).
@@ -63,8 +68,10 @@ def price(
     plain = literal(value[0] if isinstance(value, list) and value else value)
     if isinstance(plain, dict) or plain is None:
         return None, None, None
-    result = normalize_price(plain, currency=currency_code, language=language)
-    if result.flags or not isinstance(result.value, str):
+    result = normalize_price(
+        plain, currency=currency_code, language=language, region=region, host=host
+    )
+    if not result.ok or not isinstance(result.value, str):
         return None, result.currency, result.currency_raw
     return (
         _pad(result.value, currency_code or result.currency),

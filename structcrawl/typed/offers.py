@@ -84,6 +84,8 @@ def _read(offer_node: dict[str, Any], index: int, shown: str | None, base: str) 
     offer = props(offer_node)
     cur_raw = text(offer.get("priceCurrency")) or _spec_price(offer)[1]
     code = _norm.currency(cur_raw)
+    # as written ("$"), where normalization read it by the one currency policy ("USD")
+    cur_raw = text(offer.get("currencyRaw")) or cur_raw
     price, raw, path = None, None, ""
     tried = _prices(offer, shown)
     for value, prop in tried:

@@ -112,11 +112,12 @@ def visible_candidates(ev: Evidence) -> list[Candidate]:
 
 def _visible_amount(ev: Evidence) -> tuple[str | None, str | None, str | None]:
     """The visible price read; an ambiguous sign (``$``, ``kr``, ``¥``) is read from what the
-    page says about its language and region (:func:`~structcrawl.visible.words.sign_currency`),
+    page says about its language and region (the one currency policy,
+    :func:`structcrawl.core.currency.sign_currency`, as for records),
     else the amount is kept without a currency."""
     if not ev.price:
         return None, None, None
-    amount, cur, sign = _norm.price(ev.price, language=ev.language)
+    amount, cur, sign = _norm.price(ev.price, language=ev.language, region=ev.region, host=ev.host)
     if amount is not None:
         return amount, cur, sign
     number = _AMOUNT.search(ev.price)

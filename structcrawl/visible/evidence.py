@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
+from structcrawl.core.currency import page_language
 from structcrawl.core.document import Document
 from structcrawl.visible.prices import find_prices, price_texts
 from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of, struck
@@ -357,9 +358,7 @@ def page_evidence(document: Document) -> Evidence:
     head = next((h for h in heads if h[1] is el), None)
     h1_at = head[0] if head else None
     ev = Evidence()
-    lang = (document.root.get("lang") or "").strip().lower().replace("_", "-")
-    ev.language = lang.split("-")[0] or None
-    ev.region = lang.split("-")[1] if "-" in lang and len(lang.split("-")[1]) == 2 else None
+    ev.language, ev.region = page_language(document.root.get("lang"))
     ev.host = (urlsplit(document.url).hostname or "").lower()
     if head is not None:
         ev.heading = _heading_text(el)

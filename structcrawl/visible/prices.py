@@ -8,7 +8,8 @@
 * :func:`amount`: the decimal amount of a record value or a visible price text, for comparing
   the two (``"1.299,00 €"`` -> ``Decimal("1299.00")``);
 * :func:`sign_currency`: the currency an ambiguous sign (``$``, ``kr``, ``¥``) stands for on a
-  page, from what the page says of its language and region, else ``None``.
+  page: the one currency policy, :mod:`structcrawl.core.currency`, which normalization uses
+  for records too.
 """
 
 from __future__ import annotations
@@ -19,12 +20,8 @@ from typing import Any
 
 from price_parser import Price
 
-from structcrawl.visible.words import (
-    DOLLAR_BY_REGION,
-    KRONA_PRICE,
-    SIGN_BY_LANGUAGE,
-    YEN_BY_LANGUAGE,
-)
+from structcrawl.core.currency import sign_currency
+from structcrawl.visible.words import KRONA_PRICE
 
 __all__ = ["amount", "find_prices", "price_texts", "sign_currency"]
 
@@ -88,28 +85,3 @@ def amount(value: Any) -> Decimal | None:
     except (InvalidOperation, ValueError):
         return None
     return found if isinstance(found, Decimal) else None
-
-
-def sign_currency(sign: str, language: str | None, region: str | None, host: str) -> str | None:
-    """The currency an ambiguous sign stands for on this page, or ``None`` when the page does
-    not say: ``kr`` by language, ``$`` by region or country domain (an English page on a
-    generic domain reads it as US dollars), ``¥`` by language.
-
-    >>> sign_currency("$", "en", "ca", "shop.example"), sign_currency("$", "en", None, "x.com.au")
-    ('CAD', 'AUD')
-    >>> sign_currency("kr", "sv", None, "x.se"), sign_currency("$", "es", None, "x.com")
-    ('SEK', None)
-    """
-    key = sign.strip().casefold()
-    lang = (language or "").casefold()
-    if key in ("kr", "kr."):
-        return SIGN_BY_LANGUAGE.get((key, lang))
-    if key == "$":
-        tld = host.rsplit(".", 1)[-1].casefold() if "." in host else ""
-        place = (region or "").casefold() or (tld if tld in DOLLAR_BY_REGION else "")
-        if place:
-            return DOLLAR_BY_REGION.get(place)
-        return "USD" if lang == "en" else None
-    if key in ("¥", "￥"):
-        return YEN_BY_LANGUAGE.get(lang)
-    return None

@@ -26,9 +26,6 @@ __all__ = [
     "STRUCK",
     "UNIT_AFTER",
     "KRONA_PRICE",
-    "SIGN_BY_LANGUAGE",
-    "DOLLAR_BY_REGION",
-    "YEN_BY_LANGUAGE",
 ]
 
 
@@ -204,14 +201,3 @@ KRONA_PRICE = re.compile(
     rf"(?<![\d.,]){_LOCAL_AMOUNT}\s?{_LOCAL_SIGNS}(?!\w)|(?<!\w){_LOCAL_SIGNS}\s?{_LOCAL_AMOUNT}(?![\d,])",
     re.I,
 )
-#: An ambiguous currency sign read in a page's language: (sign, language) -> ISO 4217.
-SIGN_BY_LANGUAGE = {
-    ("kr", "sv"): "SEK", ("kr", "nb"): "NOK", ("kr", "nn"): "NOK", ("kr", "no"): "NOK",
-    ("kr", "da"): "DKK", ("kr", "is"): "ISK", ("kr.", "da"): "DKK", ("kr.", "is"): "ISK",
-}  # fmt: skip
-#: "$" by the page's region (``<html lang="en-CA">``) or, without one, its host's country domain.
-DOLLAR_BY_REGION = {
-    "us": "USD", "ca": "CAD", "au": "AUD", "nz": "NZD", "sg": "SGD", "hk": "HKD", "mx": "MXN",
-    "ar": "ARS", "cl": "CLP", "co": "COP", "tw": "TWD", "br": "BRL",
-}  # fmt: skip
-YEN_BY_LANGUAGE = {"ja": "JPY", "zh": "CNY"}

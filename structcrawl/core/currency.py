@@ -1,0 +1,60 @@
+"""The one currency policy for signs that several currencies use (pure).
+
+``$``, ``kr`` and ``¥`` name no currency by themselves. Everywhere structcrawl reads one (a
+record's ``priceCurrency``, a price the page shows), :func:`sign_currency` decides the same
+way from what the page says about itself: ``kr`` by its language, ``$`` by its region
+(``<html lang="en-CA">``) or its host's country domain (an English page on a generic domain
+reads it as US dollars), ``¥`` by its language; otherwise it stays unknown and is flagged.
+
+>>> sign_currency("$", "en", "ca", "shop.example"), sign_currency("$", "en", None, "x.com.au")
+('CAD', 'AUD')
+>>> sign_currency("kr", "sv", None, "x.se"), sign_currency("$", "es", None, "x.com")
+('SEK', None)
+>>> page_language("en-CA"), page_language("pt_BR"), page_language(None)
+(('en', 'ca'), ('pt', 'br'), (None, None))
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DOLLAR_BY_REGION", "SIGN_BY_LANGUAGE", "YEN_BY_LANGUAGE", "page_language", "sign_currency",
+]  # fmt: skip
+
+#: An ambiguous currency sign read in a page's language: (sign, language) -> ISO 4217.
+SIGN_BY_LANGUAGE = {
+    ("kr", "sv"): "SEK", ("kr", "nb"): "NOK", ("kr", "nn"): "NOK", ("kr", "no"): "NOK",
+    ("kr", "da"): "DKK", ("kr", "is"): "ISK", ("kr.", "da"): "DKK", ("kr.", "is"): "ISK",
+}  # fmt: skip
+#: "$" by the page's region (``<html lang="en-CA">``) or, without one, its host's country domain.
+DOLLAR_BY_REGION = {
+    "us": "USD", "ca": "CAD", "au": "AUD", "nz": "NZD", "sg": "SGD", "hk": "HKD", "mx": "MXN",
+    "ar": "ARS", "cl": "CLP", "co": "COP", "tw": "TWD", "br": "BRL",
+}  # fmt: skip
+YEN_BY_LANGUAGE = {"ja": "JPY", "zh": "CNY"}
+
+
+def page_language(tag: str | None) -> tuple[str | None, str | None]:
+    """``(language, region)`` of a BCP 47 tag, lower case (``en-CA`` -> ``("en", "ca")``)."""
+    parts = (tag or "").strip().replace("_", "-").casefold().split("-")
+    if not parts[0]:
+        return None, None
+    region = parts[1] if len(parts) > 1 and len(parts[1]) == 2 else None
+    return parts[0], region
+
+
+def sign_currency(sign: str, language: str | None, region: str | None, host: str) -> str | None:
+    """The currency an ambiguous sign stands for on this page, or ``None`` when the page does
+    not say (see the module doc)."""
+    key = sign.strip().casefold()
+    lang = (language or "").casefold()
+    if key in ("kr", "kr."):
+        return SIGN_BY_LANGUAGE.get((key, lang))
+    if key == "$":
+        tld = host.rsplit(".", 1)[-1].casefold() if "." in host else ""
+        place = (region or "").casefold() or (tld if tld in DOLLAR_BY_REGION else "")
+        if place:
+            return DOLLAR_BY_REGION.get(place)
+        return "USD" if lang == "en" else None
+    if key in ("¥", "￥"):
+        return YEN_BY_LANGUAGE.get(lang)
+    return None
