@@ -63,6 +63,10 @@ FLAGGED = [
     ("10-20 €", None, None, ["price-unparsed"]),
     ("12.50 / 3 pcs", None, None, ["price-unparsed"]),
     ("¥1,000", None, None, ["currency-ambiguous", "price-ambiguous-separator"]),
+    # separators that group nothing: no number people write, never read as 1253
+    ("12,5,3", None, None, ["price-ambiguous-separator"]),
+    ("1.2.3 €", None, None, ["price-ambiguous-separator"]),
+    ("1.2,50", None, None, ["price-ambiguous-separator"]),
 ]
 
 
@@ -116,3 +120,34 @@ def test_unknown_and_ambiguous_currencies_are_flagged(value, code):
     result = normalize_currency(value)
     assert result.value == value
     assert [f.code for f in result.flags] == [code]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("1.299.000", "1299000"), ("1,23,456.00", "123456.00"), ("12.345.678,90", "12345678.90")],
+)
+def test_well_grouped_numbers_are_read(value, expected):
+    assert normalize_price(value).value == expected
+
+
+@pytest.mark.parametrize(
+    ("sign", "place", "expected"),
+    [
+        ("$", {"language": "en"}, "USD"),
+        ("$", {"language": "en", "region": "ca"}, "CAD"),
+        ("$", {"language": "en", "host": "shop.com.au"}, "AUD"),
+        ("kr", {"language": "sv"}, "SEK"),
+        ("¥", {"language": "ja"}, "JPY"),
+    ],
+)
+def test_a_sign_the_page_explains_is_read_with_a_note(sign, place, expected):
+    result = normalize_currency(sign, **place)
+    assert result.value == expected and result.ok
+    assert [(f.code, f.note) for f in result.flags] == [("currency-from-page", True)]
+    price = normalize_price(f"{sign}12.50", **place)
+    assert (price.value, price.currency, price.currency_raw, price.ok) == (
+        "12.50",
+        expected,
+        sign,
+        True,
+    )

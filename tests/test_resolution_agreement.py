@@ -254,3 +254,26 @@ def test_a_sign_the_page_does_not_explain_stays_ambiguous():
                if i["type"] == "Product"]  # fmt: skip
     assert item.get("currency") is None
     assert "currency-ambiguous" in item["flags"]["currency"]
+
+
+def test_a_fallback_never_replaces_a_layer_value_silently():
+    """The page's "EUR 1,234.00" fills the price JSON-LD wrote ambiguously ("1.234"): the item
+    takes it, and says what the layer wrote (a conflict) and how the value was chosen."""
+    from structcrawl.typed import page_items
+
+    body = (
+        b'<html><script type="application/ld+json">{"@context": "https://schema.org", "@type":'
+        b' "Product", "name": "Lamp", "offers": {"@type": "Offer", "price": "1.234",'
+        b' "priceCurrency": "EUR"}}</script><h1>Lamp</h1><p>EUR 1,234.00</p>'
+        b"<button>Add to cart</button></html>"
+    )
+    (item,) = [i for i in page_items(body, "https://s.example/p", "text/html")
+               if i["type"] == "Product"]  # fmt: skip
+    assert item["price"] == "1234.00" and item["provenance"]["price"]["fallback"]
+    (written,) = item["conflicts"]["price"]
+    assert (written["value"], written["layer"], written["rule"]) == (
+        "1.234",
+        "json-ld",
+        "unreadable",
+    )
+    assert {"price-ambiguous-separator", "fallback", "conflict"} <= set(item["flags"]["price"])

@@ -41,16 +41,23 @@ def decimal_separator(
     (None, '.')
     >>> decimal_separator("1.234", minor_digits=0), decimal_separator("0.500")
     (None, '.')
+    >>> decimal_separator("12,5,3") == decimal_separator("1.2,50") == AMBIGUOUS
+    True
     """
     dots, commas = text.count("."), text.count(",")
     if dots and commas:
         last = "." if text.rfind(".") > text.rfind(",") else ","
-        return last if text.count(last) == 1 else AMBIGUOUS
+        if text.count(last) != 1 or not _grouped(
+            text[: text.rfind(last)], "," if last == "." else "."
+        ):
+            return AMBIGUOUS
+        return last
     if not dots and not commas:
         return None
     sep = "." if dots else ","
     if dots + commas > 1:
-        return None  # repeated: it groups thousands
+        # repeated: it groups thousands, if the groups are groups ("12,5,3" is no number)
+        return None if _grouped(text, sep) else AMBIGUOUS
     if integer:
         return None
     head, _, tail = text.partition(sep)
@@ -69,6 +76,22 @@ def decimal_separator(
         if sep == group:
             return None
     return AMBIGUOUS
+
+
+def _grouped(text: str, sep: str) -> bool:
+    """Whether the digits of ``text`` split by ``sep`` are digit groups: 1-3 digits, then
+    groups of three (``1.299.000``), or the Indian grouping (``1,23,456``: twos, then three).
+
+    >>> _grouped("1.299.000", "."), _grouped("1,23,456", ","), _grouped("12,5,3", ",")
+    (True, True, False)
+    """
+    parts = text.lstrip("+-").split(sep)
+    if len(parts) < 2:
+        return True
+    first, *middle, last = ("".join(c for c in p if c in _DIGITS) for p in parts)
+    if not 1 <= len(first) <= 3 or len(last) != 3:
+        return False
+    return all(len(p) == 3 for p in middle) or all(len(p) == 2 for p in middle)
 
 
 def decimal_string(text: str, separator: str | None) -> str | None:

@@ -84,7 +84,10 @@ def _item(
                 )
     for c in cands:  # a value a layer gave that reads as none (availability "NOT SOLD")
         written = isinstance(c.raw, str | int | float) and not isinstance(c.raw, bool)
-        if c.field in _READ and c.value is None and written and c.field not in item:
+        # named when the field is empty, and when a fallback filled it in the layer's place
+        # (the page's "1,234.00" over JSON-LD's ambiguous "1.234"): never replaced silently
+        filled = c.field in item and not (c.field in chosen and chosen[c.field].fallback)
+        if c.field in _READ and c.value is None and written and not filled and not c.fallback:
             conflicts.setdefault(c.field, []).append(
                 {"value": c.raw, **c.provenance(), "rule": "unreadable"}
             )
