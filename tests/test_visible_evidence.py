@@ -163,3 +163,40 @@ def test_a_currency_code_touching_its_amount_is_a_price():
     from structcrawl.visible.prices import find_prices
 
     assert find_prices("EUR219.99 or 110.00EUR; 3 NEUROS, EURO 4") == ["EUR219.99", "110.00EUR"]
+
+
+def test_a_backface_visibility_style_hides_nothing():
+    ev = evidence(
+        '<body style="-webkit-backface-visibility: hidden;"><h1>Kettle</h1>'
+        "<p>€ 39,95</p><button>In winkelwagen</button></body>"
+    )
+    assert ev.heading == "Kettle" and ev.price == "€ 39,95"
+    assert evidence('<body><h1 style="visibility:hidden">Kettle</h1></body>').heading is None
+
+
+def test_an_h2_naming_the_page_beats_h1s_of_related_products():
+    ev = evidence(
+        "<html><head><title>Good Thoughts: yearly subscription (gift) - Shop</title></head><body>"
+        "<h2>Good Thoughts: yearly subscription (gift)</h2><p>12,00 €</p>"
+        "<section><h1>Economist yearly subscription</h1><h1>Sticker book</h1></section>"
+        "</body></html>"
+    )
+    assert ev.heading == "Good Thoughts: yearly subscription (gift)"
+
+
+@pytest.mark.parametrize(
+    ("html", "lang", "url", "price", "currency"),
+    [
+        ("<strong>30,000</strong><sub>원~</sub>", "ko", "https://shop.example/d/1", "30000", "KRW"),
+        ("<span>售價</span><span>99元</span>", "zh-TW", "https://shop.example/p", "99.00", "TWD"),
+        ("<span>99 元</span>", "zh", "https://shop.example/p", "99.00", "CNY"),
+        ("<span>RM 129.00</span>", "ms", "https://kedai.example/p", "129.00", "MYR"),
+    ],
+)
+def test_local_currency_signs(html, lang, url, price, currency):
+    body = (
+        f'<html lang="{lang}"><head><title>Lamp</title><meta property="og:type" content="product">'
+        f"</head><body><h1>Lamp</h1>{html}<button>Add to cart</button></body></html>"
+    ).encode()
+    (item,) = [i for i in page_items(body, url, "text/html") if i["type"] == "Product"]
+    assert (item.get("price"), item.get("currency")) == (price, currency)

@@ -4,12 +4,15 @@
 record's ``priceCurrency``, a price the page shows), :func:`sign_currency` decides the same
 way from what the page says about itself: ``kr`` by its language, ``$`` by its region
 (``<html lang="en-CA">``) or its host's country domain (an English page on a generic domain
-reads it as US dollars), ``¥`` by its language; otherwise it stays unknown and is flagged.
+reads it as US dollars), ``¥`` by its language, ``元`` by region (Taiwan, Hong Kong, Macau;
+else yuan); otherwise it stays unknown and is flagged.
 
 >>> sign_currency("$", "en", "ca", "shop.example"), sign_currency("$", "en", None, "x.com.au")
 ('CAD', 'AUD')
 >>> sign_currency("kr", "sv", None, "x.se"), sign_currency("$", "es", None, "x.com")
 ('SEK', None)
+>>> sign_currency("元", "zh", "tw", "x.example"), sign_currency("元", "zh", None, "x.cn")
+('TWD', 'CNY')
 >>> page_language("en-CA"), page_language("pt_BR"), page_language(None)
 (('en', 'ca'), ('pt', 'br'), (None, None))
 """
@@ -17,7 +20,8 @@ reads it as US dollars), ``¥`` by its language; otherwise it stays unknown and 
 from __future__ import annotations
 
 __all__ = [
-    "DOLLAR_BY_REGION", "SIGN_BY_LANGUAGE", "YEN_BY_LANGUAGE", "page_language", "sign_currency",
+    "DOLLAR_BY_REGION", "SIGN_BY_LANGUAGE", "YEN_BY_LANGUAGE", "YUAN_BY_REGION", "page_language",
+    "sign_currency",
 ]  # fmt: skip
 
 #: An ambiguous currency sign read in a page's language: (sign, language) -> ISO 4217.
@@ -31,6 +35,8 @@ DOLLAR_BY_REGION = {
     "ar": "ARS", "cl": "CLP", "co": "COP", "tw": "TWD", "br": "BRL",
 }  # fmt: skip
 YEN_BY_LANGUAGE = {"ja": "JPY", "zh": "CNY"}
+#: "元" by the page's region or country domain; elsewhere the Chinese yuan.
+YUAN_BY_REGION = {"tw": "TWD", "hk": "HKD", "mo": "MOP"}
 
 
 def page_language(tag: str | None) -> tuple[str | None, str | None]:
@@ -57,4 +63,7 @@ def sign_currency(sign: str, language: str | None, region: str | None, host: str
         return "USD" if lang == "en" else None
     if key in ("¥", "￥"):
         return YEN_BY_LANGUAGE.get(lang)
+    if key == "元":  # yuan in China, the New Taiwan and Hong Kong dollars where they are used
+        tld = host.rsplit(".", 1)[-1].casefold() if "." in host else ""
+        return YUAN_BY_REGION.get((region or "").casefold() or tld, "CNY")
     return None

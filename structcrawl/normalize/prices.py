@@ -37,12 +37,30 @@ _SYMBOLS = {
     "₹": "INR", "₽": "RUB", "руб": "RUB", "руб.": "RUB", "₩": "KRW", "₺": "TRY", "₴": "UAH",
     "₪": "ILS", "zł": "PLN", "kč": "CZK", "ft": "HUF", "lei": "RON", "лв": "BGN", "лв.": "BGN",
     "₫": "VND", "฿": "THB", "₱": "PHP", "₦": "NGN", "₡": "CRC", "₲": "PYG", "₸": "KZT",
-    "₾": "GEL", "₼": "AZN", "fr.": "CHF", "sfr.": "CHF", "元": "CNY", "円": "JPY",
+    "₾": "GEL", "₼": "AZN", "fr.": "CHF", "sfr.": "CHF", "円": "JPY", "원": "KRW",
+    "rm": "MYR", "rp": "IDR", "rp.": "IDR",
 }
 # fmt: on
 # Signs used by several currencies: never guessed.
 _AMBIGUOUS = frozenset(
-    {"$", "¥", "￥", "kr", "kr.", "r", "rs", "rs.", "₨", "fr", "fcfa", "cfa", "din", "dh", "c"}
+    {
+        "$",
+        "¥",
+        "￥",
+        "元",
+        "kr",
+        "kr.",
+        "r",
+        "rs",
+        "rs.",
+        "₨",
+        "fr",
+        "fcfa",
+        "cfa",
+        "din",
+        "dh",
+        "c",
+    }
 )
 
 
@@ -160,8 +178,9 @@ def normalize_price(
     found, found_raw = None, None
     currency_flags: tuple[Flag, ...] = ()
     parsed = Price.fromstring(text)
-    if parsed.currency:
-        found_raw = parsed.currency.strip()
+    sign = parsed.currency or _sign_beside(text, numbers[0])
+    if sign:
+        found_raw = sign.strip()
         cur = normalize_currency(found_raw, language=language, region=region, host=host)
         if cur.ok:
             found = cur.value
@@ -174,6 +193,13 @@ def normalize_price(
         found = result.currency if all(f.note for f in currency_flags) else None
         return PriceResult(result.value, found, found_raw, currency_flags + result.flags)
     return result
+
+
+def _sign_beside(text: str, number: str) -> str | None:
+    """A currency sign price-parser does not know (``元``), written alone beside the amount."""
+    rest = text.replace(number, " ", 1).strip(" \u00a0~:·()").strip()
+    key = rest.casefold()
+    return rest if rest and (key in _SYMBOLS or key in _AMBIGUOUS) else None
 
 
 def _amount(

@@ -159,8 +159,8 @@ def _main_heading(
 ) -> tuple[int, etree._Element] | None:
     """The visible h1 that shares most words with the page's title (the first on a tie, and
     the first when none shares any): a dialog's or a banner's h1 ("Adding to cart...") before
-    the product's does not name the page. A page without an h1 is named by its h2 sharing
-    most words (two at least) with the title."""
+    the product's does not name the page. An h2 sharing more words (two at least) with the
+    title than every h1 names the page instead."""
     said = {w.lower() for w in _WORD.findall(title)}
 
     def shared(head: tuple[int, etree._Element]) -> int:
@@ -168,11 +168,13 @@ def _main_heading(
         return len(words & said)
 
     h1s = [h for h in heads if h[1].tag == "h1"]
-    if h1s:
-        return max(h1s, key=shared)
-    # no h1: the h2 that names the page, if one shares at least two words with its title
-    best = max(heads, key=shared, default=None)
-    return best if best is not None and shared(best) >= 2 else None
+    h1 = max(h1s, key=shared) if h1s else None
+    # an h2 names the page where it shares at least two words with its title and more than
+    # any h1 (the h1s of a page can be its related products' names)
+    h2 = max((h for h in heads if h[1].tag == "h2"), key=shared, default=None)
+    if h2 is not None and shared(h2) >= 2 and (h1 is None or shared(h2) > shared(h1)):
+        return h2
+    return h1
 
 
 def _main_price(
@@ -238,11 +240,15 @@ def _old_label(pieces: list[Piece], i: int) -> bool:
     )
 
 
+_BARE_AMOUNT = re.compile(r"\d{1,3}(?:[.,'’ \u00a0]\d{3})+(?:[.,]\d{1,2})?|\d{5,9}")
+
+
 def _split_price(pieces: list[Piece], i: int) -> list[str]:
     """A price written over two to four elements (``<b>€ <span>20,-</span></b>``,
     ``<span>$</span><span>29</span><span>.</span><span>99</span>``): a short piece and the
-    short ones after it, inside one small block, read together."""
-    if len(pieces[i].text) > 4:
+    short ones after it, inside one small block, read together; the first may also be a
+    whole amount whose sign follows (``<strong>30,000</strong><sub>원~</sub>``)."""
+    if len(pieces[i].text) > 4 and not _BARE_AMOUNT.fullmatch(pieces[i].text):
         return []
     near = {pieces[i].el, *list(pieces[i].el.iterancestors())[:2]}
     parts = [pieces[i].text]

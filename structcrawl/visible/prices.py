@@ -30,10 +30,10 @@ _CODE = (
     r"(?<![A-Za-z])(?:USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|RON|BGN|TRY|ILS|INR|BRL"
     r"|MXN|ZAR|KRW|SGD|HKD|TWD|THB|MYR|IDR|PHP|AED|SAR|UAH|ARS|CLP|COP|PEN)(?![A-Za-z])"
 )
-# symbols, and currency words written beside amounts (zł, Kč, kr, Ft, lei, 円, 元, Rs)
+# symbols, and currency words written beside amounts (zł, Kč, kr, Ft, lei, 円, 元, 원, Rs, RM, Rp)
 _SYMBOL = (
-    r"(?:\b[A-Z]{1,2})?\$|€|£|¥|₹|₩|₽|₺|₪|₫|₱|฿|₴|円|元"
-    r"|\bzł|\bKč|\bkr\b\.?|\bFt\b|\blei\b|\bRs\b\.?|\bFr\b\."
+    r"(?:\b[A-Z]{1,2})?\$|€|£|¥|₹|₩|₽|₺|₪|₫|₱|฿|₴|円|元|원"
+    r"|\bzł|\bKč|\bkr\b\.?|\bFt\b|\blei\b|\bRs\b\.?|\bFr\b\.|\bRM\b|\bRp\b\.?"
 )
 # "20,-" / "20.–": whole units, no cents
 _CENTS = r"(?:[.,]\d{1,2}(?!\d)|[.,][–-](?![\d–-]))?"

@@ -58,7 +58,8 @@ OLD_CLASS = re.compile(
 STRUCK_STYLE = re.compile(r"text-decoration(?:-line)?\s*:[^;]*line-through", re.I)
 #: A "regular" price: the old one on sale, the current one otherwise (themes differ).
 REGULAR_CLASS = re.compile(r"(?:^|[-_ ])regular(?:$|[-_ ])", re.I)
-HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+#: (the property itself: "-webkit-backface-visibility: hidden" hides nothing)
+HIDDEN_STYLE = re.compile(r"(?:^|[;{\s])(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
 #: Words just before or around a price that make it something other than the price to pay.
 DECOY_WORDS = _words(
     "save", "sparen", "spare", "ahorra", "économisez", "risparmi", "bespaar", "uvp", "rrp",
