@@ -151,3 +151,18 @@ def test_a_sign_the_page_explains_is_read_with_a_note(sign, place, expected):
         sign,
         True,
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "currency", "expected"),
+    [("3.499", "ARS", "3499"), ("1.299", "BRL", "1299"), ("1.459", "GBP", "1.459")],
+)
+def test_a_currency_written_one_way_everywhere_decides_the_separator(value, currency, expected):
+    assert normalize_price(value, currency=currency).value == expected
+
+
+def test_a_currency_its_countries_write_differently_does_not_decide():
+    for currency in ("EUR", "USD", "CHF"):
+        assert [f.code for f in normalize_price("1.234", currency=currency).flags] == [
+            "price-ambiguous-separator"
+        ]

@@ -200,3 +200,20 @@ def test_local_currency_signs(html, lang, url, price, currency):
     ).encode()
     (item,) = [i for i in page_items(body, url, "text/html") if i["type"] == "Product"]
     assert (item.get("price"), item.get("currency")) == (price, currency)
+
+
+def test_a_page_without_heading_elements_is_named_by_the_element_holding_its_title():
+    ev = evidence(
+        "<html><head><title>Beef jerky, pick 10 - Fresh Foods</title></head><body>"
+        "<ul><li><a href='/'>Beef jerky, pick 10</a></li></ul>"
+        '<div class="box"><div class="title">Beef jerky, pick 10</div><p>$99</p>'
+        '<a id="buy_btn" href="#"></a></div></body></html>'
+    )
+    assert ev.heading == "Beef jerky, pick 10" and ev.price == "$99"
+    assert ev.availability == "InStock"  # a buy control named by its id
+
+
+@pytest.mark.parametrize("name", ["buy_btn", "btn-buy", "buyButton", "add-to-trolley"])
+def test_buy_controls_named_by_id(name):
+    ev = evidence(f'<h1>Lamp</h1><p>€ 20,00</p><a id="{name}" href="#"></a>')
+    assert ev.availability == "InStock"

@@ -21,6 +21,7 @@ __all__ = [
     "month_number",
     "is_filler",
     "number_symbols",
+    "currency_decimal",
 ]
 
 # Words that may sit around a date without changing it ("le 3 mars", "3 de marzo de 2025",
@@ -170,3 +171,28 @@ def number_symbols(language: str | None) -> tuple[str, str] | None:
     if loc is None:
         return None
     return get_decimal_symbol(loc), get_group_symbol(loc)
+
+
+@lru_cache(maxsize=64)
+def currency_decimal(code: str | None) -> str | None:
+    """The decimal symbol every locale of the territories that use currency ``code`` agrees
+    on (CLDR), or ``None`` where they differ (EUR: ``,`` in Germany, ``.`` in Ireland).
+
+    >>> currency_decimal("ARS"), currency_decimal("GBP"), currency_decimal("EUR")
+    (',', '.', None)
+    """
+    if not code:
+        return None
+    from babel.core import get_global
+    from babel.languages import get_official_languages
+
+    symbols: set[str] = set()
+    for territory, currencies in get_global("territory_currencies").items():
+        if not any(c[0] == code and c[2] is None and c[3] for c in currencies):
+            continue
+        for language in get_official_languages(territory, de_facto=True):
+            try:
+                symbols.add(get_decimal_symbol(Locale.parse(f"{language}_{territory}")))
+            except (UnknownLocaleError, ValueError):
+                continue
+    return symbols.pop() if len(symbols) == 1 else None

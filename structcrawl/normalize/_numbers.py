@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from structcrawl.normalize._locale import number_symbols
+from structcrawl.normalize._locale import currency_decimal, number_symbols
 
 __all__ = ["AMBIGUOUS", "NUMBER", "decimal_string", "decimal_separator"]
 
@@ -29,6 +29,7 @@ def decimal_separator(
     language: str | None = None,
     minor_digits: int | None = None,
     integer: bool = False,
+    currency: str | None = None,
 ) -> str | None:
     """The decimal separator of ``text`` (digits and separators only): ``"."``, ``","``,
     ``None`` when it has no fractional part, or :data:`AMBIGUOUS`.
@@ -41,6 +42,8 @@ def decimal_separator(
     (None, '.')
     >>> decimal_separator("1.234", minor_digits=0), decimal_separator("0.500")
     (None, '.')
+    >>> decimal_separator("3.499", currency="ARS"), decimal_separator("1.234", currency="EUR")
+    (None, '?')
     >>> decimal_separator("12,5,3") == decimal_separator("1.2,50") == AMBIGUOUS
     True
     """
@@ -75,6 +78,10 @@ def decimal_separator(
             return sep
         if sep == group:
             return None
+    # no language to say: the currency, where every country using it writes numbers one way
+    decimal = currency_decimal(currency)
+    if decimal is not None:
+        return sep if sep == decimal else None
     return AMBIGUOUS
 
 

@@ -167,7 +167,7 @@ def normalize_price(
     text = value.strip()
     minor = _minor_digits(currency)
     if text.isascii() and text.replace(".", "", 1).isdigit():  # the machine form: no parsing
-        return _amount(value, text, text, None, None, minor, language)
+        return _amount(value, text, text, None, None, minor, language, currency)
     numbers = NUMBER.findall(text)
     if not numbers:
         return PriceResult(value, flags=(Flag("price-non-numeric", f"no amount in {text!r}"),))
@@ -188,7 +188,7 @@ def normalize_price(
             currency_flags = cur.flags if currency is None else ()  # its note, if any
         elif currency is None:  # the layer names no currency either: say so
             currency_flags = cur.flags
-    result = _amount(value, text, numbers[0], found, found_raw, minor, language)
+    result = _amount(value, text, numbers[0], found, found_raw, minor, language, currency or found)
     if currency_flags:
         found = result.currency if all(f.note for f in currency_flags) else None
         return PriceResult(result.value, found, found_raw, currency_flags + result.flags)
@@ -210,8 +210,9 @@ def _amount(
     found_raw: str | None,
     minor: int | None,
     language: str | None,
+    code: str | None = None,
 ) -> PriceResult:
-    sep = decimal_separator(number, language=language, minor_digits=minor)
+    sep = decimal_separator(number, language=language, minor_digits=minor, currency=code)
     if sep == AMBIGUOUS:
         message = f"{number!r}: thousands or decimal separator? (no currency or locale decides)"
         return PriceResult(raw, found, found_raw, (Flag("price-ambiguous-separator", message),))

@@ -37,13 +37,12 @@ from structcrawl.core.document import Document
 from structcrawl.core.records import short_schema_name
 from structcrawl.validate._issues import join_path
 from structcrawl.visible.tree import hidden
-from structcrawl.visible.words import BUY, OUT_OF_STOCK
+from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK
 
 __all__ = ["Availability", "check_availability", "visible_availability"]
 
 #: A control whose whole text is a buy phrase (:data:`structcrawl.visible.words.BUY`).
 _BUY = re.compile(r"^\W*(?:" + BUY.pattern + r")\W*$", re.IGNORECASE)
-_CART_NAME = re.compile(r"add[-_]?to[-_]?(cart|bag|basket)|buy[-_]?now", re.IGNORECASE)
 _UNSEEN = frozenset({"script", "style", "template", "noscript", "head", "title"})
 _IN_STOCK = frozenset({"InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly"})
 _NOT_BUYABLE = frozenset({"OutOfStock", "SoldOut", "Discontinued"})
@@ -81,7 +80,7 @@ def _buy_control(el: etree._Element) -> str | None:
     if el.tag == "input" and (el.get("type") or "").lower() not in ("submit", "button"):
         return None
     label = _label(el)
-    if _BUY.match(label) or _CART_NAME.search(f"{el.get('name', '')} {el.get('id', '')}"):
+    if _BUY.match(label) or CART_NAME.search(f"{el.get('name', '')} {el.get('id', '')}"):
         return label or el.get("name") or el.get("id")
     return None
 

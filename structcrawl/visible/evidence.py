@@ -26,6 +26,7 @@ from structcrawl.visible.prices import find_prices, price_texts
 from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of, struck
 from structcrawl.visible.words import (
     BUY,
+    CART_NAME,
     DECOY_WORDS,
     GTIN_LABEL,
     IN_STOCK,
@@ -71,8 +72,6 @@ _CONTROLS = etree.XPath(
     "//body//button|//body//input[@type='submit' or @type='button' or @type='image']"
     "|//body//a|//body//*[@role='button']|//body//img[@alt]"
 )
-#: id, class or name of a buy control ("add-to-cart-button", "addToCartButton", "buy_now")
-_CART_NAME = re.compile(r"add[-_]?to[-_]?(?:cart|bag|basket|trolley)|buy[-_]?now", re.I)
 _CLICKABLE = frozenset({"a", "button", "label"})
 
 
@@ -96,7 +95,7 @@ def _buy_control(root: etree._Element) -> tuple[str | None, str | None]:
     """The first visible buy control: ``InStock``, or ``OutOfStock`` when it is disabled."""
     for el in _CONTROLS(root):
         label = _control_label(el)
-        named = _CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
+        named = CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
         if len(label) > 60 or not (BUY.search(label) or named):
             continue
         if any(
@@ -341,10 +340,34 @@ def _heading_element(document: Document) -> etree._Element | None:
             a.tag in NOT_RENDERED or hidden(a) or region_of(a) for a in (el, *el.iterancestors())
         )
     ]
-    titles = _TITLES(document.root)
-    title = " ".join(t if isinstance(t, str) else "".join(t.itertext()) for t in titles)
-    head = _main_heading([h for h in heads if "".join(h[1].itertext()).strip()] or heads, title)
-    return head[1] if head else None
+    titles = [t if isinstance(t, str) else "".join(t.itertext()) for t in _TITLES(document.root)]
+    head = _main_heading(
+        [h for h in heads if "".join(h[1].itertext()).strip()] or heads, " ".join(titles)
+    )
+    return head[1] if head else _title_twin(document, titles)
+
+
+#: what separates a page title's parts ("Kettle 1.7 l - Shop", "Shop | Kettle")
+_TITLE_PARTS = re.compile(r"\s+[-–—|:·•»]\s+|\s*[|｜]\s*")
+_SAME_TEXT = etree.XPath("//body//*[normalize-space(.)=$text]")
+
+
+def _title_twin(document: Document, titles: list[str]) -> etree._Element | None:
+    """A page with no heading element: the visible element whose whole text is a part of the
+    title (``<div class="title">`` holding the title's product part), the innermost."""
+    parts = {" ".join(p.split()) for t in titles for p in _TITLE_PARTS.split(t)}
+    for part in sorted((p for p in parts if len(p) >= 4), key=len, reverse=True):
+        found = _SAME_TEXT(document.root, text=part)
+        for i, el in enumerate(found):
+            inner = i + 1 < len(found) and el in found[i + 1].iterancestors()
+            if inner or el.tag in ("a", "option", "button", "title"):
+                continue  # the innermost element holding the text, not a link or a control
+            if not any(
+                a.tag in NOT_RENDERED or hidden(a) or region_of(a)
+                for a in (el, *el.iterancestors())
+            ):
+                return el
+    return None
 
 
 def page_heading(document: Document) -> str | None:
@@ -362,6 +385,9 @@ def page_evidence(document: Document) -> Evidence:
     pieces, heads = _pieces(document.root)
     el = _heading_element(document)
     head = next((h for h in heads if h[1] is el), None)
+    if head is None and el is not None:  # a heading that is no h1 or h2: its first piece
+        at = next((p.order for p in pieces if p.el is el or el in p.el.iterancestors()), None)
+        head = (at, el) if at is not None else None
     h1_at = head[0] if head else None
     ev = Evidence()
     ev.language, ev.region = page_language(document.root.get("lang"))

@@ -26,6 +26,7 @@ __all__ = [
     "STRUCK",
     "UNIT_AFTER",
     "KRONA_PRICE",
+    "CART_NAME",
 ]
 
 
@@ -58,6 +59,12 @@ OLD_CLASS = re.compile(
 STRUCK_STYLE = re.compile(r"text-decoration(?:-line)?\s*:[^;]*line-through", re.I)
 #: A "regular" price: the old one on sale, the current one otherwise (themes differ).
 REGULAR_CLASS = re.compile(r"(?:^|[-_ ])regular(?:$|[-_ ])", re.I)
+#: id, class or name of a buy control ("add-to-cart-button", "addToCartButton", "buy_now",
+#: "buy_btn", "btn-buy")
+CART_NAME = re.compile(
+    r"add[-_]?to[-_]?(?:cart|bag|basket|trolley)|buy[-_]?(?:now|btn|button)|(?:btn|button)[-_]?buy",
+    re.I,
+)
 #: (the property itself: "-webkit-backface-visibility: hidden" hides nothing)
 HIDDEN_STYLE = re.compile(r"(?:^|[;{\s])(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
 #: Words just before or around a price that make it something other than the price to pay.
