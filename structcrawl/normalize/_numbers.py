@@ -79,9 +79,9 @@ def decimal_separator(
         if sep == group:
             return None
     # no language to say: the currency, where every country using it writes numbers one way
-    decimal = currency_decimal(currency)
-    if decimal is not None:
-        return sep if sep == decimal else None
+    agreed = currency_decimal(currency)
+    if agreed is not None:
+        return sep if sep == agreed else None
     return AMBIGUOUS
 
 
