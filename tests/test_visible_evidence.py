@@ -217,3 +217,15 @@ def test_a_page_without_heading_elements_is_named_by_the_element_holding_its_tit
 def test_buy_controls_named_by_id(name):
     ev = evidence(f'<h1>Lamp</h1><p>€ 20,00</p><a id="{name}" href="#"></a>')
     assert ev.availability == "InStock"
+
+
+def test_an_image_buy_button_an_item_number_and_a_count_available():
+    ev = evidence(
+        "<html><head><title>Black Walnut Salad Bowl - Eli Marsh Woods</title></head><body>"
+        "<h1>Eli Marsh Woods</h1><h2>Black Walnut Salad Bowl</h2><p>Item #B214</p><p>Price: $68</p>"
+        "<p>Only <b>1 available</b></p>"
+        '<form><input type="image" src="buy.gif" name="submit" alt="Buy Now with PayPal"></form>'
+        "</body></html>"
+    )
+    assert (ev.heading, ev.price, ev.sku) == ("Black Walnut Salad Bowl", "$68", "B214")
+    assert ev.availability == "InStock"

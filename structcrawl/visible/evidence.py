@@ -78,6 +78,8 @@ _CLICKABLE = frozenset({"a", "button", "label"})
 def _control_label(el: etree._Element) -> str:
     """A control's words: its text, ``value``, ``title`` and images' ``alt``."""
     alts = " ".join(i.get("alt") or "" for i in el.iter("img"))
+    if el.tag == "input":  # an image button says it in its own alt
+        alts = el.get("alt") or ""
     text = " ".join(el.itertext()) if el.tag != "input" else ""
     return " ".join(f"{el.get('value') or ''} {text} {alts}".split())
 

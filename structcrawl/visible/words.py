@@ -100,7 +100,8 @@ OUT_OF_STOCK = _words(
           "일시품절"),
 )  # fmt: skip
 IN_STOCK = _words(
-    "in stock", "available now", "auf lager", "sofort lieferbar", "lieferbar", "vorrätig",
+    "in stock", "available now", r"(?:only )?\d{1,4} (?:available|left)", "auf lager",
+    "sofort lieferbar", "lieferbar", "vorrätig",
     "en stock", "disponible", "en existencia", "op voorraad", "disponibile", "i lager",
     "på lager", "varastossa", "dostępny", "skladem", "skladom", "na sklade", "na skladě",
     "raktáron", "în stoc", "em stock", "em estoque", "в наличии", "stokta", "ir noliktavā",
@@ -186,7 +187,8 @@ def _first_letters(words: tuple[str, ...], cjk: tuple[str, ...]) -> str:
 
 def _label(words: tuple[str, ...], cjk: tuple[str, ...]) -> re.Pattern[str]:
     first = re.escape(_first_letters(words, ()))
-    latin = rf"(?<![^\W\d_])(?=[{first}])(?:" + "|".join(words) + r")(?![^\W\d_])"
+    # a label ends at a word's end, or with its own sign ("Item #B214": no boundary after "#")
+    latin = rf"(?<![^\W\d_])(?=[{first}])(?:" + "|".join(words) + r")(?:(?<=\W)|(?![^\W\d_]))"
     return re.compile("(?:" + "|".join((latin, *cjk)) + ")" + _CODE, re.I)
 
 
