@@ -41,6 +41,7 @@ CASES = (
     "og-product-tags-only-en",  # no structured product: the item's own entity
     "discontinued-no-price-de",  # no current price
     "woocommerce-yoast-graph-product-de",  # a Yoast @graph
+    "own-stale-instock-sold-out-en",  # the page's "Sold out" over the markup's InStock
 )
 OFFER_FIELDS = {
     "price": "offers.price",
@@ -277,3 +278,14 @@ def test_a_fallback_never_replaces_a_layer_value_silently():
         "unreadable",
     )
     assert {"price-ambiguous-separator", "fallback", "conflict"} <= set(item["flags"]["price"])
+
+
+def test_the_pages_sold_out_overrules_a_stale_markup_in_the_item_and_the_entity(tmp_path):
+    items, lines = crawl(tmp_path, ["own-stale-instock-sold-out-en"])
+    (item,) = [i for i in items if i["type"] == "Product"]
+    assert item["availability"] == "OutOfStock"
+    assert item["provenance"]["availability"]["rule"] == "visible-page:sold-out"
+    assert [c["value"] for c in item["conflicts"]["availability"]] == ["InStock"]
+    entity = next(line for line in lines if line["key"] == item["entityKey"])
+    fields = {c["field"]: c for c in entity["conflicts"]}
+    assert "offers.availability" in fields

@@ -111,6 +111,8 @@ class Document:
     _paths: ElementPaths | None = field(default=None, repr=False)
     _resolved: dict[str, str] = field(default_factory=dict, repr=False)
     _index: ElementIndex | None = field(default=None, repr=False)
+    #: what one reading of the page found, for the next reader (``"visible-availability"``)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def index(self) -> ElementIndex:
         """The elements the extraction layers look for (by attribute, by name), found in one

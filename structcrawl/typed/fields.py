@@ -33,6 +33,9 @@ class Candidate:
     fallback: bool = False
     repaired: bool = False
     evidence: str | None = None
+    #: the winning values this candidate overrules (the page's "Sold out" over a stale
+    #: markup "InStock"): it wins against them, whatever their rank
+    overrules: frozenset[Any] = frozenset()
 
     def provenance(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -70,6 +73,8 @@ def choose(
 ) -> tuple[Candidate | None, list[dict[str, Any]]]:
     """The winning candidate and the conflicts (every distinct other value with its source).
 
+    A candidate that overrules the winner's value wins instead (:attr:`Candidate.overrules`).
+
     ``prefer``, when given, is a value corroborated by the visible page: among candidates of
     structured layers that disagree, one equal to it wins (rule ``visible-corroborated``)."""
     live = [c for c in candidates if c.value not in (None, "", [], {})]
@@ -77,7 +82,12 @@ def choose(
         return None, []
     ordered = sorted(enumerate(live), key=lambda ic: (layer_rank(ic[1], precedence), ic[0]))
     win = ordered[0][1]
-    if prefer is not None and not same(win.value, prefer):
+    overruling = next(
+        (c for _, c in ordered if c.overrules and _hashable(win.value) in c.overrules), None
+    )
+    if overruling is not None:
+        win = overruling
+    elif prefer is not None and not same(win.value, prefer):
         # the page shows it: among the winner's tier (structured layers, or fallbacks other
         # than the visible page itself when only fallbacks speak), the one equal to it wins
         for _, cand in ordered:
@@ -96,3 +106,7 @@ def choose(
         seen.append(cand.value)
         conflicts.append({"value": cand.value, **cand.provenance()})
     return win, conflicts
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | bool) else None

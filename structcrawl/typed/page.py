@@ -255,6 +255,8 @@ def _resolve(
         add(item, chosen, "Product", group)
         used.add(id(group))
     fb = shown.product_fallbacks(records, document, ev, ev.prices) if not listed else []
+    # the page's "Sold out" over a markup saying it is on sale (read where products are)
+    overrule = shown.sold_out_overrule(document) if products and not listed else []
     primary_kind = scored[0][0] if scored else None
     if not listed and not products and shown.is_product_page(records, fb, ev, primary_kind):
         item, chosen = _build("Product", [], page_url, shown_price, precedence, fb)
@@ -271,7 +273,7 @@ def _resolve(
     for kind, group in scored:
         if id(group) in used or (listed and kind == "Product"):
             continue
-        extra = fb if (kind == "Product" and not has_primary()) else []
+        extra = [*fb, *overrule] if (kind == "Product" and not has_primary()) else []
         if kind == "Article" and not has_primary():
             extra = articlemeta.article_meta_candidates(records)
         shows = shown_price if extra else None

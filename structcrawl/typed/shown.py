@@ -25,6 +25,7 @@ from structcrawl.typed.fallbacks import (
 from structcrawl.typed.fields import Candidate
 from structcrawl.visible.evidence import Evidence
 from structcrawl.visible.prices import sign_currency
+from structcrawl.visible.stock import visible_availability
 
 __all__ = ["is_product_page", "product_fallbacks", "visible_candidates", "visible_price"]
 
@@ -165,3 +166,31 @@ def is_product_page(
         or strong
         or (visible and other_primary in (None, "Organization", "BreadcrumbList", "ItemList"))
     )
+
+
+#: availabilities a page showing "sold out" and no way to buy contradicts
+_BUYABLE = frozenset({"InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly"})
+
+
+def sold_out_overrule(document: Document | None) -> list[Candidate]:
+    """The page's own "Sold out" (and no button to buy) over a markup that says the product
+    is on sale: the wording wins and the markup's value stays a conflict; the same reading
+    the record check uses (:func:`structcrawl.visible.stock.visible_availability`)."""
+    if document is None:
+        return []
+    stock = visible_availability(document)
+    if not stock.sold_out or stock.buy_control:
+        return []
+    return [
+        Candidate(
+            "availability",
+            "OutOfStock",
+            "visible-page",
+            "",
+            stock.sold_out,
+            "visible-page:sold-out",
+            fallback=True,
+            evidence=f"the page shows {stock.sold_out!r} and no button to buy",
+            overrules=_BUYABLE,
+        )
+    ]

@@ -1,12 +1,9 @@
 """Availability in the markup against what the page shows: "Sold out" with no way to buy.
 
-:func:`visible_availability` reads the page once: whether its text says the product cannot be
-bought (:data:`structcrawl.visible.words.OUT_OF_STOCK`: ``Sold out``, ``Out of stock``, ``Currently
-unavailable`` and their translations), and
-whether it has a control to buy (an enabled ``<button>``, ``<input type=submit|button>`` or a
-link whose text is ``Add to cart``, ``Buy now``, ... or that names the cart in its
-``name``/``id``). Text inside ``script``, ``style``, ``template``, ``noscript`` and hidden
-elements (:func:`structcrawl.visible.tree.hidden`) is not seen.
+:func:`~structcrawl.visible.stock.visible_availability` (the one reading of it, shared with
+the typed items) says what the page shows: the first "sold out" wording
+(:data:`structcrawl.visible.words.OUT_OF_STOCK`, in many languages) outside buy controls, and
+its enabled buy control (:func:`structcrawl.visible.stock.buy_control`).
 
 :func:`check_availability` compares one Product (or Offer) record with that: markup saying
 ``InStock`` (or ``LimitedAvailability``, ``OnlineOnly``) on a page that shows "sold out" and no
@@ -26,83 +23,17 @@ Availability(sold_out='Sold out', buy_control=None)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree
-
-from structcrawl.core.document import Document
 from structcrawl.core.records import short_schema_name
 from structcrawl.validate._issues import join_path
-from structcrawl.visible.tree import hidden
-from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK
+from structcrawl.visible.stock import Availability, visible_availability
 
 __all__ = ["Availability", "check_availability", "visible_availability"]
 
-#: A control whose whole text is a buy phrase (:data:`structcrawl.visible.words.BUY`).
-_BUY = re.compile(r"^\W*(?:" + BUY.pattern + r")\W*$", re.IGNORECASE)
-_UNSEEN = frozenset({"script", "style", "template", "noscript", "head", "title"})
 _IN_STOCK = frozenset({"InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly"})
 _NOT_BUYABLE = frozenset({"OutOfStock", "SoldOut", "Discontinued"})
-_MAX_TEXT = 200_000  # characters of page text read for the phrases
-
-
-@dataclass(frozen=True, slots=True)
-class Availability:
-    """What the page shows: the first "sold out" phrase, and the first buy control's text."""
-
-    sold_out: str | None = None
-    buy_control: str | None = None
-
-
-def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:
-    """The elements a reader can see, depth first (unseen subtrees are not entered)."""
-    stack = [root]
-    while stack:
-        el = stack.pop()
-        if not isinstance(el.tag, str) or el.tag in _UNSEEN or hidden(el):
-            continue
-        yield el
-        stack.extend(reversed(el))
-
-
-def _label(el: etree._Element) -> str:
-    if el.tag == "input":
-        return (el.get("value") or "").strip()
-    return " ".join("".join(el.itertext()).split())
-
-
-def _buy_control(el: etree._Element) -> str | None:
-    if el.tag not in ("button", "input", "a") or el.get("disabled") is not None:
-        return None
-    if el.tag == "input" and (el.get("type") or "").lower() not in ("submit", "button"):
-        return None
-    label = _label(el)
-    if _BUY.match(label) or CART_NAME.search(f"{el.get('name', '')} {el.get('id', '')}"):
-        return label or el.get("name") or el.get("id")
-    return None
-
-
-def visible_availability(doc: Document) -> Availability:
-    """The availability signals a reader sees on ``doc``."""
-    body = doc.root.find("body")
-    root = body if body is not None else doc.root
-    sold_out = buy = None
-    read = 0
-    for el in _seen_elements(root):
-        if buy is None:
-            buy = _buy_control(el)
-        if sold_out is None and read < _MAX_TEXT:
-            parts = [el.text, *(child.tail for child in el)]
-            text = " ".join(t for t in parts if isinstance(t, str))
-            read += len(text)
-            found = OUT_OF_STOCK.search(text)
-            sold_out = found.group(0) if found else None
-        if buy is not None and sold_out is not None:
-            break
-    return Availability(sold_out=sold_out, buy_control=buy)
 
 
 def _availabilities(record: dict[str, Any], path: str) -> Iterator[tuple[str, str]]:

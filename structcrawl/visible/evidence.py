@@ -23,10 +23,9 @@ from lxml import etree
 from structcrawl.core.currency import page_language
 from structcrawl.core.document import Document
 from structcrawl.visible.prices import find_prices, price_texts
+from structcrawl.visible.stock import buy_control, in_buy_control
 from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of, struck
 from structcrawl.visible.words import (
-    BUY,
-    CART_NAME,
     DECOY_WORDS,
     GTIN_LABEL,
     IN_STOCK,
@@ -66,48 +65,6 @@ class Evidence:
     language: str | None = None  # the page's language (``<html lang>``), primary subtag
     region: str | None = None  # its region subtag (``en-CA`` -> ``ca``)
     host: str = ""  # the page's host
-
-
-_CONTROLS = etree.XPath(
-    "//body//button|//body//input[@type='submit' or @type='button' or @type='image']"
-    "|//body//a|//body//*[@role='button']|//body//img[@alt]"
-)
-_CLICKABLE = frozenset({"a", "button", "label"})
-
-
-def _control_label(el: etree._Element) -> str:
-    """A control's words: its text, ``value``, ``title`` and images' ``alt``."""
-    alts = " ".join(i.get("alt") or "" for i in el.iter("img"))
-    if el.tag == "input":  # an image button says it in its own alt
-        alts = el.get("alt") or ""
-    text = " ".join(el.itertext()) if el.tag != "input" else ""
-    return " ".join(f"{el.get('value') or ''} {text} {alts}".split())
-
-
-def _in_buy_control(el: etree._Element) -> bool:
-    """Whether ``el`` is (inside) a clickable element that also says "add to cart": its stock
-    wording is one of the states a stylesheet switches between, not what the page shows."""
-    for node in (el, *list(el.iterancestors())[:3]):
-        if node.tag in _CLICKABLE or node.get("role") == "button":
-            return bool(BUY.search(_control_label(node)))
-    return False
-
-
-def _buy_control(root: etree._Element) -> tuple[str | None, str | None]:
-    """The first visible buy control: ``InStock``, or ``OutOfStock`` when it is disabled."""
-    for el in _CONTROLS(root):
-        label = _control_label(el)
-        named = CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
-        if len(label) > 60 or not (BUY.search(label) or named):
-            continue
-        if any(
-            hidden(a) or region_of(a) or a.tag in NOT_RENDERED for a in (el, *el.iterancestors())
-        ):
-            continue
-        disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
-        said = label or (named.group(0) if named else "")
-        return ("OutOfStock" if disabled else "InStock"), said
-    return None, None
 
 
 def _regular(el: etree._Element) -> bool:
@@ -310,7 +267,7 @@ def _availability(
     found: list[tuple[int, int, str, str]] = []
     for order, i in enumerate(near):
         text = pieces[i].text
-        if len(text) > 160 or _in_buy_control(pieces[i].el):
+        if len(text) > 160 or in_buy_control(pieces[i].el):
             continue
         for pattern, value in (
             (PREORDER, "PreOrder"),
@@ -320,7 +277,7 @@ def _availability(
             if pattern.search(text):
                 found.append((_stock_rank(pieces[i].el), order, value, text))
                 break
-    control = _buy_control(root)
+    control = buy_control(root)
     if found:
         rank, _, value, text = min(found)
         if rank < 2 or control[0] is None:  # one option's "sold out" yields to a buy control

@@ -1,0 +1,123 @@
+"""What the page shows about buying its product (pure): the one definition of a buy control,
+and the stock reading every check and item shares.
+
+* :func:`buy_control`: the first visible control to buy (a button, an input, a link, an image
+  whose words are ``Add to cart``, ``Buy now``, ... in many languages, or whose id or name
+  names the cart, :data:`structcrawl.visible.words.CART_NAME`), outside navigation, asides
+  and footers: ``("InStock", label)``, ``("OutOfStock", label)`` when it is disabled;
+* :func:`in_buy_control`: whether a text sits inside one (its "sold out" is one of the states
+  a stylesheet switches between, not what the page says);
+* :func:`visible_availability`: the page's first "sold out" wording outside buy controls and
+  its enabled buy control, read once per page (kept on the document) for the record check
+  (:mod:`structcrawl.validate.availability`) and the items (:mod:`structcrawl.typed`).
+
+>>> from structcrawl.core.document import parse_html
+>>> visible_availability(parse_html(
+...     b"<h1>Kettle</h1><p class=stock>Sold out</p><button>Notify me</button>", "https://s.example/"))
+Availability(sold_out='Sold out', buy_control=None)
+>>> visible_availability(parse_html(
+...     b"<h1>Kettle</h1><button>Add to cart <i>Sold out</i></button>", "https://s.example/"))
+Availability(sold_out=None, buy_control='Add to cart Sold out')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lxml import etree
+
+from structcrawl.core.document import Document
+from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
+from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK
+
+__all__ = ["Availability", "buy_control", "in_buy_control", "visible_availability"]
+
+_MAX_TEXT = 200_000  # characters of page text read for the phrases
+_UNSEEN = frozenset({*NOT_RENDERED, "title"})
+
+
+@dataclass(frozen=True, slots=True)
+class Availability:
+    """What the page shows: the first "sold out" phrase, and the enabled buy control's words."""
+
+    sold_out: str | None = None
+    buy_control: str | None = None
+
+
+_CONTROLS = etree.XPath(
+    "//body//button|//body//input[@type='submit' or @type='button' or @type='image']"
+    "|//body//a|//body//*[@role='button']|//body//img[@alt]"
+)
+_CLICKABLE = frozenset({"a", "button", "label"})
+
+
+def _control_label(el: etree._Element) -> str:
+    """A control's words: its text, ``value``, ``title`` and images' ``alt``."""
+    alts = " ".join(i.get("alt") or "" for i in el.iter("img"))
+    if el.tag == "input":  # an image button says it in its own alt
+        alts = el.get("alt") or ""
+    text = " ".join(el.itertext()) if el.tag != "input" else ""
+    return " ".join(f"{el.get('value') or ''} {text} {alts}".split())
+
+
+def in_buy_control(el: etree._Element) -> bool:
+    """Whether ``el`` is (inside) a clickable element that also says "add to cart": its stock
+    wording is one of the states a stylesheet switches between, not what the page shows."""
+    for node in (el, *list(el.iterancestors())[:3]):
+        if node.tag in _CLICKABLE or node.get("role") == "button":
+            return bool(BUY.search(_control_label(node)))
+    return False
+
+
+def buy_control(root: etree._Element) -> tuple[str | None, str | None]:
+    """The first visible buy control: ``InStock``, or ``OutOfStock`` when it is disabled."""
+    for el in _CONTROLS(root):
+        label = _control_label(el)
+        named = CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
+        if len(label) > 60 or not (BUY.search(label) or named):
+            continue
+        if any(
+            hidden(a) or region_of(a) or a.tag in NOT_RENDERED for a in (el, *el.iterancestors())
+        ):
+            continue
+        disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
+        said = label or (named.group(0) if named else "")
+        return ("OutOfStock" if disabled else "InStock"), said
+    return None, None
+
+
+def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:
+    """The elements a reader can see, depth first (unseen subtrees are not entered)."""
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        if not isinstance(el.tag, str) or el.tag in _UNSEEN or hidden(el):
+            continue
+        yield el
+        stack.extend(reversed(el))
+
+
+def visible_availability(doc: Document) -> Availability:
+    """The availability signals a reader sees on ``doc`` (computed once per document)."""
+    known = doc.memo.get("visible-availability")
+    if isinstance(known, Availability):
+        return known
+    body = doc.root.find("body")
+    root = body if body is not None else doc.root
+    state, label = buy_control(root)
+    sold_out = None
+    read = 0
+    for el in _seen_elements(root):
+        if read >= _MAX_TEXT:
+            break
+        parts = [el.text, *(child.tail for child in el)]
+        text = " ".join(t for t in parts if isinstance(t, str))
+        read += len(text)
+        found = OUT_OF_STOCK.search(text)
+        if found and not in_buy_control(el):
+            sold_out = found.group(0)
+            break
+    result = Availability(sold_out=sold_out, buy_control=label if state == "InStock" else None)
+    doc.memo["visible-availability"] = result
+    return result
