@@ -229,3 +229,23 @@ def test_an_image_buy_button_an_item_number_and_a_count_available():
     )
     assert (ev.heading, ev.price, ev.sku) == ("Black Walnut Salad Bowl", "$68", "B214")
     assert ev.availability == "InStock"
+
+
+def test_a_pre_order_button_overrules_a_markup_in_stock_in_the_item_and_the_check():
+    from structcrawl.validate.availability import check_availability, visible_availability
+
+    body = (
+        b'<script type="application/ld+json">{"@context": "https://schema.org", "@type":'
+        b' "Product", "name": "Trail Stove", "offers": {"@type": "Offer", "price": "249.00",'
+        b' "priceCurrency": "AUD", "availability": "https://schema.org/InStock"}}</script>'
+        b"<h1>Trail Stove</h1><p>$249.00 AUD</p><button>Pre-order now</button>"
+        b"<p>Ships from 14 March</p>"
+    )
+    url = "https://gear.example/stove"
+    (item,) = [i for i in page_items(body, url, "text/html") if i["type"] == "Product"]
+    assert item["availability"] == "PreOrder"
+    assert [c["value"] for c in item["conflicts"]["availability"]] == ["InStock"]
+    record = {"kind": "entity", "type": ["Product"], "properties": {"offers": {
+        "type": ["Offer"], "properties": {"availability": "https://schema.org/InStock"}}}}  # fmt: skip
+    shown = visible_availability(parse_html(body, url))
+    assert [c["code"] for c in check_availability(record, shown)] == ["availability-vs-visible"]

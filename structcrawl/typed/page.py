@@ -255,8 +255,8 @@ def _resolve(
         add(item, chosen, "Product", group)
         used.add(id(group))
     fb = shown.product_fallbacks(records, document, ev, ev.prices) if not listed else []
-    # the page's "Sold out" over a markup saying it is on sale (read where products are)
-    overrule = shown.sold_out_overrule(document) if products and not listed else []
+    # the page's "Sold out" or pre-order button over a markup saying it is on sale
+    overrule = shown.stock_overrule(document) if products and not listed else []
     primary_kind = scored[0][0] if scored else None
     if not listed and not products and shown.is_product_page(records, fb, ev, primary_kind):
         item, chosen = _build("Product", [], page_url, shown_price, precedence, fb)

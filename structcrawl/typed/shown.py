@@ -172,25 +172,30 @@ def is_product_page(
 _BUYABLE = frozenset({"InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly"})
 
 
-def sold_out_overrule(document: Document | None) -> list[Candidate]:
-    """The page's own "Sold out" (and no button to buy) over a markup that says the product
-    is on sale: the wording wins and the markup's value stays a conflict; the same reading
-    the record check uses (:func:`structcrawl.visible.stock.visible_availability`)."""
+def stock_overrule(document: Document | None) -> list[Candidate]:
+    """What the page says of its stock over a markup that says the product is on sale: its
+    own "Sold out" with no button to buy (``OutOfStock``), or a button to pre-order
+    (``PreOrder``). The wording wins and the markup's value stays a conflict; it is the
+    reading the record check uses (:func:`structcrawl.visible.stock.visible_availability`)."""
     if document is None:
         return []
     stock = visible_availability(document)
-    if not stock.sold_out or stock.buy_control:
+    if stock.sold_out and not stock.buy_control:
+        value, said, why = "OutOfStock", stock.sold_out, "and no button to buy"
+    elif stock.preorder:
+        value, said, why = "PreOrder", stock.buy_control, "as its way to buy"
+    else:
         return []
     return [
         Candidate(
             "availability",
-            "OutOfStock",
+            value,
             "visible-page",
             "",
-            stock.sold_out,
-            "visible-page:sold-out",
+            said,
+            f"visible-page:{'sold-out' if value == 'OutOfStock' else 'preorder'}",
             fallback=True,
-            evidence=f"the page shows {stock.sold_out!r} and no button to buy",
+            evidence=f"the page shows {said!r} {why}",
             overrules=_BUYABLE,
         )
     ]

@@ -8,7 +8,8 @@ its enabled buy control (:func:`structcrawl.visible.stock.buy_control`).
 :func:`check_availability` compares one Product (or Offer) record with that: markup saying
 ``InStock`` (or ``LimitedAvailability``, ``OnlineOnly``) on a page that shows "sold out" and no
 buy control, and markup saying ``OutOfStock`` (or ``SoldOut``, ``Discontinued``) on a page with
-a buy control and no such text, are ``availability-vs-visible`` conflicts.
+a buy control and no such text, and markup saying ``InStock`` where the page's buy control is
+a pre-order ("Pre-order now") are ``availability-vs-visible`` conflicts.
 
 >>> from structcrawl.core.document import parse_html
 >>> page = visible_availability(parse_html(
@@ -70,6 +71,11 @@ def check_availability(record: dict[str, Any], page: Availability) -> list[dict[
                     f"the markup says {value}, but the page shows {page.sold_out!r} and no "
                     "button to buy"
                 ),
+            )
+        elif value in _IN_STOCK and page.preorder:
+            shown, message = (
+                page.buy_control,
+                f"the markup says {value}, but the page's way to buy is {page.buy_control!r}",
             )
         elif value in _NOT_BUYABLE and page.buy_control and not page.sold_out:
             shown, message = (

@@ -29,7 +29,7 @@ from lxml import etree
 
 from structcrawl.core.document import Document
 from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
-from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK
+from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
 
 __all__ = ["Availability", "buy_control", "in_buy_control", "visible_availability"]
 
@@ -43,6 +43,11 @@ class Availability:
 
     sold_out: str | None = None
     buy_control: str | None = None
+
+    @property
+    def preorder(self) -> bool:
+        """Whether the way to buy is a pre-order ("Pre-order now", "Vorbestellen")."""
+        return bool(self.buy_control and PREORDER.search(self.buy_control))
 
 
 _CONTROLS = etree.XPath(
