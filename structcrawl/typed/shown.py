@@ -183,7 +183,7 @@ def stock_overrule(document: Document | None) -> list[Candidate]:
     if stock.sold_out and not stock.buy_control:
         value, said, why = "OutOfStock", stock.sold_out, "and no button to buy"
     elif stock.preorder:
-        value, said, why = "PreOrder", stock.buy_control, "as its way to buy"
+        value, said, why = "PreOrder", stock.buy_control or "", "as its way to buy"
     else:
         return []
     return [

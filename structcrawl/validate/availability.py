@@ -74,7 +74,7 @@ def check_availability(record: dict[str, Any], page: Availability) -> list[dict[
             )
         elif value in _IN_STOCK and page.preorder:
             shown, message = (
-                page.buy_control,
+                page.buy_control or "",
                 f"the markup says {value}, but the page's way to buy is {page.buy_control!r}",
             )
         elif value in _NOT_BUYABLE and page.buy_control and not page.sold_out:
