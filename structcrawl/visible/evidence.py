@@ -308,19 +308,19 @@ def _heading_element(document: Document) -> etree._Element | None:
 
 #: what separates a page title's parts ("Kettle 1.7 l - Shop", "Shop | Kettle")
 _TITLE_PARTS = re.compile(r"\s+[-–—|:·•»]\s+|\s*[|｜]\s*")
-_SAME_TEXT = etree.XPath("//body//*[normalize-space(.)=$text]")
+#: text nodes equal to a text (each node read once: linear in the page's text)
+_SAME_TEXT = etree.XPath("//body//text()[normalize-space(.)=$text]")
 
 
 def _title_twin(document: Document, titles: list[str]) -> etree._Element | None:
-    """A page with no heading element: the visible element whose whole text is a part of the
-    title (``<div class="title">`` holding the title's product part), the innermost."""
+    """A page with no heading element: the first visible element whose own text is a part of
+    the title (``<div class="title">`` holding the title's product part)."""
     parts = {" ".join(p.split()) for t in titles for p in _TITLE_PARTS.split(t)}
     for part in sorted((p for p in parts if len(p) >= 4), key=len, reverse=True):
-        found = _SAME_TEXT(document.root, text=part)
-        for i, el in enumerate(found):
-            inner = i + 1 < len(found) and el in found[i + 1].iterancestors()
-            if inner or el.tag in ("a", "option", "button", "title"):
-                continue  # the innermost element holding the text, not a link or a control
+        for node in _SAME_TEXT(document.root, text=part):
+            el = node.getparent()
+            if el is None or node.is_tail or el.tag in ("a", "option", "button", "title"):
+                continue  # the element whose own text it is, not a link or a control
             if not any(
                 a.tag in NOT_RENDERED or hidden(a) or region_of(a)
                 for a in (el, *el.iterancestors())
