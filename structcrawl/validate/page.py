@@ -1,6 +1,7 @@
 """One page's records checked together: each record against its schemas, the vocabulary and
 the visible page, then the page-wide checks that need more than one record or the parsed
-page (availability against what the page shows, two syntaxes disagreeing on one entity).
+page (availability and the byline against what the page shows, two syntaxes disagreeing on
+one entity).
 
 :func:`check_page` is what the validation pipeline runs on each page item, and what the
 fixture corpus runs for the cases that ask for it (``"check"`` in ``meta.json``). It writes
@@ -21,6 +22,7 @@ from typing import Any
 
 from structcrawl.core.document import Document
 from structcrawl.core.records import short_schema_name
+from structcrawl.validate.authors import check_authors
 from structcrawl.validate.availability import check_availability, visible_availability
 from structcrawl.validate.syntaxes import syntax_conflicts
 from structcrawl.validate.validator import Validator
@@ -86,6 +88,8 @@ def check_page(
                 record["conflicts"] = check_visible(record, facts) if facts is not None else []
     entities = [r for r in records if isinstance(r, dict) and r.get("kind") == "entity"]
     if document is not None:
+        for record in entities:
+            record["conflicts"].extend(check_authors(record, document))
         subjects = _product_subjects(entities, validator)
         if subjects:
             shown = visible_availability(document)

@@ -5,6 +5,8 @@ Checked per node (the validator walks nested records), each only when the values
 * ``rating-out-of-range`` (error): ``ratingValue`` above ``bestRating`` or below
   ``worstRating`` (Google assumes 5 and 1 when they are not given), or ``bestRating`` below
   ``worstRating``;
+* ``rating-count-zero`` (error): an ``AggregateRating`` whose ``ratingCount`` and
+  ``reviewCount`` (those given) are all zero: a rating of no ratings, which Google rejects;
 * ``negative-price`` (error): ``price``, ``lowPrice``, ``highPrice`` below zero;
 * ``date-in-past`` (warning): a date after which Google no longer shows the result
   (``priceValidUntil`` of an offer, ``validThrough`` of a JobPosting) lies before the page's
@@ -122,6 +124,16 @@ def _rating(props: dict[str, Any], path: str) -> Iterator[Finding]:
         yield Issue(join_path(path, "ratingValue"), "rating-out-of-range", message), True
 
 
+def _counts(props: dict[str, Any], path: str) -> Iterator[Finding]:
+    counts = {n: _decimal(_single(props.get(n))) for n in ("ratingCount", "reviewCount")}
+    given = {n: c for n, c in counts.items() if c is not None}
+    if given and all(c <= 0 for c in given.values()):
+        name = "ratingCount" if "ratingCount" in given else "reviewCount"
+        said = " and ".join(f"{n} {c}" for n, c in given.items())
+        message = f"{said}: an aggregate rating must count at least one rating or review"
+        yield Issue(join_path(path, name), "rating-count-zero", message), True
+
+
 def _prices(props: dict[str, Any], path: str) -> Iterator[Finding]:
     for name in _PRICES:
         values = props.get(name)
@@ -203,6 +215,8 @@ def value_issues(
     found: list[Finding] = []
     if known & _RATING_TYPES or "ratingValue" in props:
         found.extend(_rating(props, path))
+    if "AggregateRating" in known:
+        found.extend(_counts(props, path))
     found.extend(_prices(props, path))
     found.extend(_expired(known, props, path, at))
     found.extend(_types_found(props, path, vocab))
