@@ -201,9 +201,11 @@ class Validator:
             else:
                 warnings.extend(errs)
                 warnings.extend(w for w in warns if w.code != "missing-recommended")
-        said = {i.path for i in (*errors, *warnings) if i.code in ("bad-format", "wrong-type")}
+        said = {(i.path, i.code) for i in (*errors, *warnings)}
         warnings.extend(
-            i for i in written_issues(record, path, self.vocabulary) if i.path not in said
+            i
+            for i in written_issues(record, path, self.vocabulary)
+            if (i.path, i.code) not in said and (i.path, "wrong-type") not in said
         )
         declared = self._declared(checks)
         for key, value in props.items():

@@ -14,14 +14,22 @@ record's provenance (the text or attribute value as written) and reports ``bad-f
 * a property whose only schema.org range is ``Duration`` (``cookTime``, ``prepTime``,
   ``totalTime``) is not an ISO 8601 duration (``PT20M``).
 
+and ``unknown-enumeration-member`` (warning) where a property whose ranges are enumerations
+(``availability``, ``itemCondition``, ``eventStatus``) is written as something that is not a
+member (``"Available"``, ``"in stock"``), even when normalization mapped it to one.
+
 Numbers written as JSON numbers pass; values the markup gives as nested records or
 references are not judged here.
 
->>> from structcrawl.validate.vocabulary import Vocabulary
+>>> from structcrawl.validate.vocabulary import Vocabulary, is_schema_term
 >>> record = {"properties": {"price": "29.00", "cookTime": "PT20M"}, "provenance": {"fields": {
 ...     "price": [{"path": "/p", "raw": "29,00 EUR"}], "cookTime": [{"raw": "20 minutes"}]}}}
 >>> [(i.path, i.code) for i in written_issues(record, "offers", Vocabulary.default())]
 [('offers.price', 'bad-format'), ('offers.cookTime', 'bad-format')]
+>>> record = {"properties": {"availability": "https://schema.org/InStock"},
+...           "provenance": {"fields": {"availability": [{"raw": "Available"}]}}}
+>>> [(i.path, i.code) for i in written_issues(record, "", Vocabulary.default())]
+[('availability', 'unknown-enumeration-member')]
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from typing import Any
 
 from structcrawl.core.records import short_schema_name
 from structcrawl.validate._issues import Issue, join_path, short_repr
-from structcrawl.validate.vocabulary import Vocabulary
+from structcrawl.validate.vocabulary import Vocabulary, is_schema_term
 
 __all__ = ["written_issues"]
 
@@ -70,12 +78,33 @@ def _written(sightings: Any) -> Iterator[tuple[int, str]]:
     """``(index, text as written)`` of the sightings that are text."""
     for i, sighting in enumerate(sightings if isinstance(sightings, list) else []):
         raw = sighting.get("raw") if isinstance(sighting, dict) else None
+        if isinstance(raw, dict):  # an RDFa literal with its language or datatype
+            raw = raw.get("@value")
         if isinstance(raw, str) and raw.strip():
             yield i, raw
 
 
+def _members_issues(
+    prop: str, sightings: Any, many: bool, path: str, vocab: Vocabulary
+) -> list[Issue]:
+    members = vocab.enumeration_members(prop) if vocab.is_property(prop) else None
+    if not members:
+        return []
+    out = []
+    for i, raw in _written(sightings):
+        if is_schema_term(raw.strip()) and short_schema_name(raw.strip()) not in members:
+            where = join_path(join_path(path, prop), i) if many else join_path(path, prop)
+            message = (
+                f"{prop} is written {short_repr(raw)}: not a member of "
+                f"{'/'.join(vocab.properties[short_schema_name(prop)][1])} "
+                "(write the member's URL, e.g. https://schema.org/InStock)"
+            )
+            out.append(Issue(where, "unknown-enumeration-member", message))
+    return out
+
+
 def written_issues(record: dict[str, Any], path: str, vocab: Vocabulary) -> list[Issue]:
-    """The ``bad-format`` warnings of one node's values as written (see the module doc)."""
+    """The warnings of one node's values as written (see the module doc)."""
     provenance = record.get("provenance")
     fields = provenance.get("fields") if isinstance(provenance, dict) else None
     props = record.get("properties")
@@ -85,11 +114,12 @@ def written_issues(record: dict[str, Any], path: str, vocab: Vocabulary) -> list
     for prop, sightings in fields.items():
         if not isinstance(prop, str) or prop not in props:
             continue
+        many = isinstance(props[prop], list)
+        out.extend(_members_issues(prop, sightings, many, path, vocab))
         rule = _rule(prop, vocab)
         if rule is None:
             continue
         pattern, expected = rule
-        many = isinstance(props[prop], list)
         for i, raw in _written(sightings):
             if not pattern.match(raw):
                 where = join_path(join_path(path, prop), i) if many else join_path(path, prop)
