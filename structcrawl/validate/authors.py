@@ -4,9 +4,11 @@ For an article (``Article`` or a subtype: ``NewsArticle``, ``BlogPosting``, ...)
 names its authors (``author`` as a name, a Person/Organization record with a ``name``, or a
 list of them), the page's byline is read (:func:`structcrawl.articles.shown.shown_byline`: a
 ``rel="author"`` link, else an element whose class says author or byline, outside comment
-threads). When the page shows a byline and none of the markup's names is in it (word for
-word, :func:`structcrawl.visible.compare.agrees`), the record gets one conflict naming both.
-No byline on the page, or authors given only as references: nothing is compared.
+threads). When the page shows a byline naming a person (a name of two words or more) and
+none of the markup's names is in it (word for word, :func:`structcrawl.visible.compare.agrees`),
+the record gets one conflict naming both. Only the page's article is compared: when its
+article records carry different headlines (a list of teasers), none is. No byline on the page,
+or authors given only as references: nothing is compared.
 
 >>> from structcrawl.core.document import parse_html
 >>> doc = parse_html(b'<p class="byline">By John Smith</p>', "https://n.example/a")
@@ -23,12 +25,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from structcrawl.articles.people import clean_byline
 from structcrawl.articles.shown import shown_byline
 from structcrawl.core.document import Document
 from structcrawl.validate.vocabulary import Vocabulary
 from structcrawl.visible.compare import agrees
 
-__all__ = ["check_authors", "markup_authors"]
+__all__ = ["article_subjects", "check_authors", "markup_authors"]
 
 
 def _name(value: Any) -> str | None:
@@ -49,11 +52,25 @@ def _is_article(record: dict[str, Any]) -> bool:
 
 
 def markup_authors(record: dict[str, Any]) -> list[str]:
-    """The author names a record states (references without a name are left out)."""
+    """The author names a record states, cleaned as bylines are (``"by Ann Lee"`` is Ann
+    Lee; references without a name are left out)."""
     props = record.get("properties")
     value = props.get("author") if isinstance(props, dict) else None
     items = value if isinstance(value, list) else [value]
-    return [n for n in map(_name, items) if n is not None and not n.startswith(("http", "_:"))]
+    return [n for name in map(_name, items) if name is not None for n in clean_byline(name)]
+
+
+def _headline(record: dict[str, Any]) -> str | None:
+    props = record.get("properties") or {}
+    return _name({"properties": {"name": props.get("headline") or props.get("name")}})
+
+
+def article_subjects(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The page's article records when they are about one article (one headline, or none):
+    a list of teasers, each with its own author, is not compared with the page's byline."""
+    found = [r for r in records if r.get("kind") == "entity" and _is_article(r)]
+    headlines = {h.casefold() for h in map(_headline, found) if h is not None}
+    return found if len(headlines) <= 1 else []
 
 
 def check_authors(record: dict[str, Any], document: Document | None) -> list[dict[str, Any]]:
@@ -64,9 +81,9 @@ def check_authors(record: dict[str, Any], document: Document | None) -> list[dic
     if not names:
         return []
     byline = shown_byline(document)
-    if not byline:
-        return []
-    shown = byline[0].value
+    shown = byline[0].value if byline else ""
+    if not any(len(name.split()) > 1 for name in clean_byline(shown)):
+        return []  # no byline, or one that names no person ("Features", "Staff")
     if any(agrees(name, shown) for name in names):
         return []
     said = ", ".join(names)

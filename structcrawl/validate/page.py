@@ -22,7 +22,7 @@ from typing import Any
 
 from structcrawl.core.document import Document
 from structcrawl.core.records import short_schema_name
-from structcrawl.validate.authors import check_authors
+from structcrawl.validate.authors import article_subjects, check_authors
 from structcrawl.validate.availability import check_availability, visible_availability
 from structcrawl.validate.syntaxes import syntax_conflicts
 from structcrawl.validate.validator import Validator
@@ -88,7 +88,7 @@ def check_page(
                 record["conflicts"] = check_visible(record, facts) if facts is not None else []
     entities = [r for r in records if isinstance(r, dict) and r.get("kind") == "entity"]
     if document is not None:
-        for record in entities:
+        for record in article_subjects(entities):
             record["conflicts"].extend(check_authors(record, document))
         subjects = _product_subjects(entities, validator)
         if subjects:
