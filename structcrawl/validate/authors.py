@@ -4,7 +4,8 @@ For an article (``Article`` or a subtype: ``NewsArticle``, ``BlogPosting``, ...)
 names its authors (``author`` as a name, a Person/Organization record with a ``name``, or a
 list of them), the page's byline is read (:func:`structcrawl.articles.shown.shown_byline`: a
 ``rel="author"`` link, else an element whose class says author or byline, outside comment
-threads). When the page shows a byline naming a person (a name of two words or more) and
+threads; without one, the first short visible text that reads "By <name>"). When the page
+shows a byline naming a person (a name of two words or more) and
 none of the markup's names is in it (word for word, :func:`structcrawl.visible.compare.agrees`),
 the record gets one conflict naming both. Only the page's article is compared: when its
 article records carry different headlines (a list of teasers), none is. No byline on the page,
@@ -23,6 +24,7 @@ or authors given only as references: nothing is compared.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from structcrawl.articles.people import clean_byline
@@ -30,8 +32,12 @@ from structcrawl.articles.shown import shown_byline
 from structcrawl.core.document import Document
 from structcrawl.validate.vocabulary import Vocabulary
 from structcrawl.visible.compare import agrees
+from structcrawl.visible.tree import rendered
 
 __all__ = ["article_subjects", "check_authors", "markup_authors"]
+
+_BY = re.compile(r"^(?:by|von|par|por|di|door|av|af)\s+\S", re.I)
+_BY_TAGS = ("p", "span", "div", "address", "li", "small", "strong", "em", "a")
 
 
 def _name(value: Any) -> str | None:
@@ -42,6 +48,29 @@ def _name(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("@value")
     return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _person(name: str) -> bool:
+    """A name that reads as a person's: two to five capitalized words, no digits."""
+    words = name.split()
+    return 2 <= len(words) <= 5 and not re.search(r"\d", name) and name[:1].isupper()
+
+
+def _by_line(document: Document) -> tuple[str, str]:
+    """``(text, element path)`` of the first short visible text that reads "By <name>" when the
+    page marks no byline (``<p>By John Smith, staff writer</p>``); ``("", "")`` without one."""
+    body = document.root.find("body")
+    for el in body.iter(*_BY_TAGS) if body is not None else ():
+        if not _BY.match((el.text or "").lstrip()):  # its own text begins "By ..."
+            continue
+        text = " ".join(" ".join(el.itertext()).split())
+        if len(text) > 80 or not all(rendered(a) for a in (el, *el.iterancestors())):
+            continue
+        if any("comment" in f"{a.get('class') or ''} {a.get('id') or ''}".lower()
+               for a in (el, *el.iterancestors())):  # fmt: skip
+            continue
+        return text, document.path_of(el)
+    return "", ""
 
 
 def _is_article(record: dict[str, Any]) -> bool:
@@ -81,9 +110,9 @@ def check_authors(record: dict[str, Any], document: Document | None) -> list[dic
     if not names:
         return []
     byline = shown_byline(document)
-    shown = byline[0].value if byline else ""
-    if not any(len(name.split()) > 1 for name in clean_byline(shown)):
-        return []  # no byline, or one that names no person ("Features", "Staff")
+    shown, element = (byline[0].value, byline[0].path) if byline else _by_line(document)
+    if not any(map(_person, clean_byline(shown))):
+        return []  # no byline, or one that names no person ("Features", "Anton692 um 21:02")
     if any(agrees(name, shown) for name in names):
         return []
     said = ", ".join(names)
@@ -93,7 +122,7 @@ def check_authors(record: dict[str, Any], document: Document | None) -> list[dic
             "record_value": names if len(names) > 1 else names[0],
             "visible_value": shown,
             "visible_source": "byline",
-            "visible_element": byline[0].path,
+            "visible_element": element,
             "code": "author-vs-byline",
             "message": f"author: the markup says {said!r}, the page's byline says {shown!r}",
         }

@@ -9,8 +9,9 @@ Checked per node (the validator walks nested records), each only when the values
   ``reviewCount`` (those given) are all zero: a rating of no ratings, which Google rejects;
 * ``negative-price`` (error): ``price``, ``lowPrice``, ``highPrice`` below zero;
 * ``date-in-past`` (warning): a date after which Google no longer shows the result
-  (``priceValidUntil`` of an offer, ``validThrough`` of a JobPosting) lies before the page's
-  retrieval time; not checked without one;
+  (``priceValidUntil`` of an offer, ``validThrough`` of a JobPosting, the ``endDate`` of an
+  Event, else its ``startDate``: an event that is over) lies before the page's retrieval
+  time; not checked without one;
 * ``value-not-in-range`` (warning): a value that is none of the schema.org ranges of its
   property: a nested record of an unrelated type (``offers`` holding a Person), or a literal
   where every range is a datatype it does not match (``ratingCount: "many"``, Integer).
@@ -150,7 +151,10 @@ def _expired(
     if at is None:
         return
     today = (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(UTC)
-    for name, only_on in _EXPIRES.items():
+    names = list(_EXPIRES.items())
+    if "Event" in types:  # an event is over after its end (its start when no end is given)
+        names.append(("endDate" if "endDate" in props else "startDate", "Event"))
+    for name, only_on in names:
         if name not in props or (only_on is not None and only_on not in types):
             continue
         day = _day(_single(props[name]))
