@@ -95,6 +95,11 @@ bench-render: venv browser
 bench-validate: venv
 	$(PY) -m bench.bench_validate
 
+# schema.org Microdata and RDFa facts through the records, beside extruct (issue 23).
+.PHONY: bench-fidelity
+bench-fidelity: venv
+	$(PY) -m bench.bench_fidelity
+
 # Normalization and validation per page, in process, on the shared real pages.
 .PHONY: bench-stages
 bench-stages: venv

@@ -13,7 +13,7 @@ from structcrawl.core.payload import classify
 from structcrawl.extract import extract_payload
 from structcrawl.extract.options import ExtractOptions
 from structcrawl.validate.page import check_page
-from structcrawl.validate.problems import annotate
+from structcrawl.validate.problems import annotate, page_problems
 from structcrawl.visible.facts import visible_facts
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures"
@@ -67,6 +67,11 @@ class Case:
             check_page(records, facts=facts, document=doc, retrieved_at=check.get("retrieved_at"))
             annotate({"records": records})
         return records
+
+    def problems(self) -> list[dict[str, Any]]:
+        """The problems ``structcrawl check`` names on the case's page (code, severity, path,
+        element, fix), as :func:`structcrawl.validate.problems.page_problems` lists them."""
+        return page_problems(self.extract())
 
 
 def cases(root: Path = ROOT) -> list[Case]:

@@ -151,3 +151,16 @@ def test_site_summary_by_code_and_template():
     assert "negative-price: 2 on 2 page(s)" in render_text(summary)
     assert "<code>negative-price</code>" in render_html(summary)
     assert summarize([])["exit"] == 2
+
+
+def test_the_text_report_lists_each_problem_with_its_element_and_fix():
+    from structcrawl.validate.problems import problem_lines
+
+    page = checked(ld({**PRODUCT, "offers": {**PRODUCT["offers"], "price": "-1"}}))
+    text = "\n".join(problem_lines(page))
+    assert (
+        'error   negative-price  [json-ld] Product "K1" offers.price at /html/head/script' in text
+    )
+    assert "fix: Give price a price of zero or more" in text
+    assert "missing-recommended" not in text
+    assert problem_lines(checked("<p>nothing</p>")) == []

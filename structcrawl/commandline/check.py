@@ -32,7 +32,7 @@ from typing import Any
 
 from structcrawl.commandline._feeds import crawl_feeds
 from structcrawl.commandline._input import InputError, is_url, read_input
-from structcrawl.validate.problems import annotate, record_lines
+from structcrawl.validate.problems import annotate, problem_lines, record_lines
 
 __all__ = [
     "PAGE_PIPELINES_SKIPPED",
@@ -302,6 +302,7 @@ def render_text(page: dict[str, Any], summary: dict[str, Any]) -> str:
                 f"  [{record.get('format')}] {record['kind']} {error.get('code')}: "
                 f"{error.get('message')}"
             )
+    lines += problem_lines(page)
     return "\n".join(lines) + "\n"
 
 

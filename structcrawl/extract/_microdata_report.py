@@ -21,6 +21,7 @@ _CODES = (
     "microdata-itemprop-outside-item",
     "microdata-itemref-missing",
     "microdata-nested-scope-without-itemprop",
+    "microdata-itemtype-not-absolute",
 )
 
 
@@ -29,11 +30,14 @@ def page_warnings(
     outside: list[tuple[str, str]],
     missing: list[tuple[str, str]],
     nested: Sequence[tuple[str, str]] = (),
+    relative: Sequence[tuple[str, str]] = (),
 ) -> list[Record]:
     """Warning records: ``outside`` lists ``(itemprop, element path)`` of properties outside
     any item, ``missing`` ``(id, element path)`` of ``itemref`` tokens naming no element,
     ``nested`` ``(itemtype, element path)`` of items inside another item's element that
-    carry no ``itemprop`` (a separate top-level item, not a property of the outer one)."""
+    carry no ``itemprop`` (a separate top-level item, not a property of the outer one),
+    ``relative`` ``(itemtype token, element path)`` of item types that are not absolute URLs
+    (``itemtype="Product"``: Microdata types are URLs, a vocabulary is not guessed)."""
     found = [
         (
             "microdata-itemprop-outside-item",
@@ -54,6 +58,15 @@ def page_warnings(
             path,
         )
         for itemtype, path in nested
+    ]
+    found += [
+        (
+            "microdata-itemtype-not-absolute",
+            f"itemtype {token!r} is not an absolute URL: Microdata types are URLs "
+            "(https://schema.org/...), so consumers read no known type here",
+            path,
+        )
+        for token, path in relative
     ]
     out: list[Record] = []
     for code in _CODES:

@@ -8,7 +8,8 @@ any element carrying ``itemprop`` gives the value (``<span itemprop="price" cont
 beside it), and an element with ``itemscope`` and ``itemprop`` inside no item is still an item
 (labelled ``microdata-orphan-itemprop`` in ``repairs``). ``strict`` follows the text to the
 letter. In both modes ``itemprop`` outside any item (``microdata-itemprop-outside-item``) and
-``itemref`` naming a missing id (``microdata-itemref-missing``) are ``warning`` records.
+``itemref`` naming a missing id (``microdata-itemref-missing``) are ``warning`` records, and
+so is an ``itemtype`` that is not an absolute URL (``microdata-itemtype-not-absolute``).
 
 Values follow :mod:`structcrawl.core.values`: a URL attribute (``href``, ``src``...) gives a
 reference ``{"@id": url}``, except under schema.org properties whose range includes ``URL``
@@ -37,6 +38,7 @@ items are not read (``microdata-too-many-items`` / ``microdata-too-complex``).
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from lxml import etree
@@ -81,6 +83,7 @@ _URL_ATTRS = frozenset(("href", "src", "data"))
 _string = etree.XPath("string()")
 # Attribute nodes, then their elements: libxml2 answers //@a far faster than //*[@a].
 _IDS = etree.XPath("//@id")
+_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 class Sighting(NamedTuple):
@@ -354,7 +357,13 @@ def _warnings(
             outside.append((names, doc.path_of(el)))
     missing = [(ref, doc.path_of(el)) for el, ref in ex.missing_refs]
     nested = [(el.get("itemtype") or "", doc.path_of(el)) for el in tops if in_item(el)]
-    return page_warnings(doc, outside, missing, nested)
+    relative = [
+        (token, doc.path_of(el))
+        for el in item_scopes(doc)
+        for token in (el.get("itemtype") or "").split()
+        if not _ABSOLUTE.match(token)
+    ]
+    return page_warnings(doc, outside, missing, nested, relative)
 
 
 def _bound_errors(

@@ -15,15 +15,18 @@ True
 'json-ld-unknown-context'
 >>> context_problem({"@context": {"@vocab": "https://schema.org/"}, "@type": "Product"}) is None
 True
+>>> context_problem({"@context": "https://schema.org.example/", "@type": "Product"})[0]
+'json-ld-unknown-context'
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from structcrawl.core.records import short_schema_name
 
-__all__ = ["NO_CONTEXT", "UNKNOWN_CONTEXT", "context_problem"]
+__all__ = ["NO_CONTEXT", "UNKNOWN_CONTEXT", "context_problem", "is_schema_org"]
 
 NO_CONTEXT = "json-ld-no-context"
 UNKNOWN_CONTEXT = "json-ld-unknown-context"
@@ -35,6 +38,28 @@ def _nodes(value: Any) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
+_SCHEMA_HOSTS = frozenset({"schema.org", "www.schema.org"})
+
+
+def is_schema_org(iri: Any) -> bool:
+    """Whether an IRI (or a bare ``schema.org/...``) is on schema.org's own host.
+
+    >>> is_schema_org("https://schema.org/"), is_schema_org("http://www.schema.org")
+    (True, True)
+    >>> is_schema_org("https://schema.org.example.com/"), is_schema_org("https://myschema.org")
+    (False, False)
+    """
+    if not isinstance(iri, str) or not iri.strip():
+        return False
+    text = iri.strip()
+    parts = urlsplit(text if "//" in text else f"//{text}")
+    try:
+        host = (parts.hostname or "").rstrip(".")
+    except ValueError:
+        return False
+    return host in _SCHEMA_HOSTS
+
+
 def _names_schema(context: Any) -> bool | None:
     """True when the context is (or includes) schema.org's, False when it names only other
     remote contexts, None when it is inline only (its own term definitions)."""
@@ -42,13 +67,13 @@ def _names_schema(context: Any) -> bool | None:
     remote = False
     for item in items:
         if isinstance(item, str):
-            if "schema.org" in item:
+            if is_schema_org(item):
                 return True
             remote = True
         elif isinstance(item, dict):
-            if "schema.org" in str(item.get("@vocab", "")):
+            if is_schema_org(item.get("@vocab")):
                 return True
-            if any(isinstance(v, str) and "schema.org" in v for v in item.values()):
+            if any(is_schema_org(v) for v in item.values()):
                 return True
     return False if remote else None
 

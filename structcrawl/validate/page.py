@@ -1,6 +1,7 @@
 """One page's records checked together: each record against its schemas, the vocabulary and
 the visible page, then the page-wide checks that need more than one record or the parsed
-page (availability against what the page shows, two syntaxes disagreeing on one entity).
+page (availability and the byline against what the page shows, two syntaxes disagreeing on
+one entity).
 
 :func:`check_page` is what the validation pipeline runs on each page item, and what the
 fixture corpus runs for the cases that ask for it (``"check"`` in ``meta.json``). It writes
@@ -16,19 +17,24 @@ something to compare with (visible facts or the parsed page).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from structcrawl.core.document import Document
 from structcrawl.core.records import short_schema_name
+from structcrawl.validate.authors import article_subjects, check_authors
 from structcrawl.validate.availability import check_availability, visible_availability
 from structcrawl.validate.syntaxes import syntax_conflicts
 from structcrawl.validate.validator import Validator
-from structcrawl.validate.visible import FactsLike, check_visible
+from structcrawl.validate.visible import FactsLike, VisibleFacts, check_visible
+from structcrawl.visible.prices import find_prices
+from structcrawl.visible.tree import rendered
 
-__all__ = ["check_page", "retrieval_time"]
+__all__ = ["PagePrices", "check_page", "retrieval_time"]
 
 _PRODUCT_TYPES = frozenset({"Product", "Offer", "AggregateOffer"})
+_MAX_TEXT_PRICES = 50
 
 
 def retrieval_time(value: Any) -> datetime | None:
@@ -67,6 +73,65 @@ def _product_subjects(records: list[dict[str, Any]], validator: Validator) -> li
     return found if len(names - {None}) <= 1 else []
 
 
+def _visible_pieces(root: Any) -> list[str]:
+    """The visible text of ``root`` piece by piece (each element's own text and each tail
+    apart: ``<b>K1</b>€5`` is not read as ``K1€5``), hidden and non-rendered subtrees left out."""
+    pieces: list[str] = []
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        if not rendered(el):
+            continue
+        if el.text and el.text.strip():
+            pieces.append(el.text)
+        children = list(el)
+        for child in children:
+            if child.tail and child.tail.strip():
+                pieces.append(child.tail)
+        stack.extend(reversed(children))
+    return pieces
+
+
+class PagePrices(Mapping[str, Any]):
+    """The page's visible facts, where no price container shows a price: the prices of the
+    body's visible text instead (read the first time a record's price is compared), so an
+    offer is compared with what the page shows even when its price sits in an unmarked
+    ``<strong>`` or ``<p>Price: ...</p>``.
+
+    >>> from structcrawl.core.document import parse_html
+    >>> doc = parse_html("<p>Price: <b>EUR 29.00</b></p><i>K1</i>€".encode(), "https://s.example/")
+    >>> PagePrices({"prices": []}, doc)["prices"]
+    ['EUR 29.00']
+    """
+
+    def __init__(self, facts: FactsLike, document: Document) -> None:
+        self._facts, self._document = facts, document
+        self._prices: list[Any] | None = None
+
+    def _get(self, name: str) -> Any:
+        if isinstance(self._facts, VisibleFacts):
+            return getattr(self._facts, name, None)
+        return self._facts.get(name)
+
+    def __getitem__(self, name: str) -> Any:
+        if name != "prices":
+            return self._get(name)
+        if self._prices is None:
+            shown = self._get("prices") or []
+            if not shown:
+                body = self._document.root.find("body")
+                texts = _visible_pieces(body) if body is not None else []
+                shown = [p for text in texts for p in find_prices(text)][:_MAX_TEXT_PRICES]
+            self._prices = list(shown)
+        return self._prices
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(VisibleFacts.__dataclass_fields__)
+
+    def __len__(self) -> int:
+        return len(VisibleFacts.__dataclass_fields__)
+
+
 def check_page(
     records: list[dict[str, Any]],
     *,
@@ -79,6 +144,8 @@ def check_page(
     validator = validator or Validator.default()
     at = retrieval_time(retrieved_at)
     compared = facts is not None or document is not None
+    if facts is not None and document is not None:
+        facts = PagePrices(facts, document)
     for record in records:
         if isinstance(record, dict) and record.get("kind") == "entity":
             record["validation"] = validator.validate(record, at).as_dict()
@@ -86,6 +153,8 @@ def check_page(
                 record["conflicts"] = check_visible(record, facts) if facts is not None else []
     entities = [r for r in records if isinstance(r, dict) and r.get("kind") == "entity"]
     if document is not None:
+        for record in article_subjects(entities):
+            record["conflicts"].extend(check_authors(record, document))
         subjects = _product_subjects(entities, validator)
         if subjects:
             shown = visible_availability(document)

@@ -173,14 +173,19 @@ def record_lines(record: dict[str, Any]) -> list[str]:
 
 
 def problem_lines(page: dict[str, Any]) -> list[str]:
-    """The page's problems that are not about a record's values: what a layer could not
-    read or had to ignore, with their element and fix."""
-    lines = []
-    for problem in page.get("problems") or []:
-        if problem["item"] is None:
-            lines.append(
-                f"  [{problem['format']}] {problem['severity']} {problem['code']} at "
-                f"{problem['element'] or '(page)'}: {problem['message']}"
-            )
-            lines.append(f"      fix: {problem['fix']}")
+    """The page's problems to fix, for people: each with its code, item, path, element and
+    fix (``missing-recommended`` is left to the lines under each record)."""
+    shown = [p for p in page.get("problems") or [] if p["code"] != "missing-recommended"]
+    if not shown:
+        return []
+    lines = [f"{len(shown)} problem(s) to fix:"]
+    for problem in shown:
+        where = " ".join(
+            part
+            for part in (problem["item"] or "(page)", problem["path"], f"at {problem['element']}")
+            if part and part != "at "
+        )
+        lines.append(f"  {problem['severity']:<7} {problem['code']}  [{problem['format']}] {where}")
+        lines.append(f"      {problem['message']}")
+        lines.append(f"      fix: {problem['fix']}")
     return lines

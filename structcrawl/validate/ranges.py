@@ -5,10 +5,13 @@ Checked per node (the validator walks nested records), each only when the values
 * ``rating-out-of-range`` (error): ``ratingValue`` above ``bestRating`` or below
   ``worstRating`` (Google assumes 5 and 1 when they are not given), or ``bestRating`` below
   ``worstRating``;
+* ``rating-count-zero`` (error): an ``AggregateRating`` whose ``ratingCount`` and
+  ``reviewCount`` (those given) are all zero: a rating of no ratings, which Google rejects;
 * ``negative-price`` (error): ``price``, ``lowPrice``, ``highPrice`` below zero;
 * ``date-in-past`` (warning): a date after which Google no longer shows the result
-  (``priceValidUntil`` of an offer, ``validThrough`` of a JobPosting) lies before the page's
-  retrieval time; not checked without one;
+  (``priceValidUntil`` of an offer, ``validThrough`` of a JobPosting, the ``endDate`` of an
+  Event, else its ``startDate``: an event that is over) lies before the page's retrieval
+  time; not checked without one;
 * ``value-not-in-range`` (warning): a value that is none of the schema.org ranges of its
   property: a nested record of an unrelated type (``offers`` holding a Person), or a literal
   where every range is a datatype it does not match (``ratingCount: "many"``, Integer).
@@ -122,6 +125,16 @@ def _rating(props: dict[str, Any], path: str) -> Iterator[Finding]:
         yield Issue(join_path(path, "ratingValue"), "rating-out-of-range", message), True
 
 
+def _counts(props: dict[str, Any], path: str) -> Iterator[Finding]:
+    counts = {n: _decimal(_single(props.get(n))) for n in ("ratingCount", "reviewCount")}
+    given = {n: c for n, c in counts.items() if c is not None}
+    if given and all(c <= 0 for c in given.values()):
+        name = "ratingCount" if "ratingCount" in given else "reviewCount"
+        said = " and ".join(f"{n} {c}" for n, c in given.items())
+        message = f"{said}: an aggregate rating must count at least one rating or review"
+        yield Issue(join_path(path, name), "rating-count-zero", message), True
+
+
 def _prices(props: dict[str, Any], path: str) -> Iterator[Finding]:
     for name in _PRICES:
         values = props.get(name)
@@ -138,7 +151,10 @@ def _expired(
     if at is None:
         return
     today = (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(UTC)
-    for name, only_on in _EXPIRES.items():
+    names = list(_EXPIRES.items())
+    if "Event" in types:  # an event is over after its end (its start when no end is given)
+        names.append(("endDate" if "endDate" in props else "startDate", "Event"))
+    for name, only_on in names:
         if name not in props or (only_on is not None and only_on not in types):
             continue
         day = _day(_single(props[name]))
@@ -203,6 +219,8 @@ def value_issues(
     found: list[Finding] = []
     if known & _RATING_TYPES or "ratingValue" in props:
         found.extend(_rating(props, path))
+    if "AggregateRating" in known:
+        found.extend(_counts(props, path))
     found.extend(_prices(props, path))
     found.extend(_expired(known, props, path, at))
     found.extend(_types_found(props, path, vocab))

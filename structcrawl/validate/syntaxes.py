@@ -5,8 +5,9 @@ share an ``id`` (``@id``, ``itemid``, ``about``), or, without ids, when each lay
 one top-level record of that schema.org type on the page (the usual product page that carries
 its product twice). Compared, each only when both sides state it: ``name``/``headline``
 (normalized: case, accents as written, punctuation and runs of spaces), the offer prices (as
-decimals: they disagree when the two sets share no price), ``priceCurrency``,
-``availability`` (schema.org short names), ``sku``, ``gtin*``, ``mpn``. Each difference is a
+decimals: they disagree when the two sets share no price), ``priceCurrency`` (of the
+entity, or of its offers: the sets of codes, case-insensitive), ``availability`` (schema.org
+short names), ``sku``, ``gtin*``, ``mpn``. Each difference is a
 ``syntax-disagreement`` conflict on both records, naming the other layer and its value.
 
 >>> a = {"kind": "entity", "format": "json-ld", "type": ["Product"], "id": None,
@@ -91,11 +92,10 @@ def _facts(record: dict[str, Any]) -> dict[str, tuple[str, Any]]:
     prices = _prices(props)
     if prices:
         facts["offers.price"] = (",".join(sorted(map(str, prices))), sorted(map(str, prices)))
-    found = sorted(
-        {short_schema_name(t) for o in _offers(props) for t in _texts(o.get("availability"))}
-    )
-    if found:
-        facts["offers.availability"] = (",".join(found), found)
+    for name, norm in (("availability", short_schema_name), ("priceCurrency", str.upper)):
+        found = sorted({norm(t) for o in _offers(props) for t in _texts(o.get(name))})
+        if found:
+            facts[f"offers.{name}"] = (",".join(found), found)
     return facts
 
 

@@ -12,7 +12,10 @@ What is checked, per record:
   schema of its type; a type without a schema file uses its nearest schema.org supertype
   that has one (``SportingGoodsStore`` -> ``LocalBusiness``, ``IndividualProduct`` ->
   ``Product``); a type with none (``Thing``, ``ImageObject``) gets the vocabulary check only;
-* types, property names, property domains and enumeration values against schema.org.
+* types, property names, property domains and enumeration values against schema.org;
+* values outside their range (:mod:`structcrawl.validate.ranges`), values as the page wrote
+  them in a format Google does not read (:mod:`structcrawl.validate.written`), and top-level
+  items the markup gives no type (:mod:`structcrawl.validate.markup`).
 
 Which records: JSON-LD, Microdata and RDFa records are checked in full (a JSON-LD record
 under a non-schema.org ``@context`` is skipped). JSON, data-block and network-JSON records
@@ -34,8 +37,10 @@ from structcrawl.core.records import short_schema_name
 from structcrawl.validate._context import context_problem
 from structcrawl.validate._issues import Issue, join_path
 from structcrawl.validate._schemas import SchemaCheck, compile_checks, load_schemas
+from structcrawl.validate.markup import untyped_issue
 from structcrawl.validate.ranges import value_issues
 from structcrawl.validate.vocabulary import Vocabulary, is_schema_term
+from structcrawl.validate.written import written_issues
 
 __all__ = ["NOT_SCHEMA_ORG_FORMATS", "TYPED_ONLY_FORMATS", "ValidationResult", "Validator"]
 
@@ -137,6 +142,8 @@ class Validator:
             errors: list[Issue] = []
             warnings: list[Issue] = []
             self._walk(record, "", 0, True, _Walk(set(), errors, warnings, at))
+            untyped = untyped_issue(record)
+            warnings.extend([untyped] if untyped is not None else [])
             warnings.extend(_repair_issues(record))
         except Exception as exc:  # a bug or a pathological input: reported, never raised
             return ValidationResult(
@@ -194,6 +201,12 @@ class Validator:
             else:
                 warnings.extend(errs)
                 warnings.extend(w for w in warns if w.code != "missing-recommended")
+        said = {(i.path, i.code) for i in (*errors, *warnings)}
+        warnings.extend(
+            i
+            for i in written_issues(record, path, self.vocabulary)
+            if (i.path, i.code) not in said and (i.path, "wrong-type") not in said
+        )
         declared = self._declared(checks)
         for key, value in props.items():
             if isinstance(value, list):

@@ -114,6 +114,14 @@ class Vocabulary:
             seen.update(nxt)
             level = list(dict.fromkeys(nxt))
 
+    def enumeration_members(self, prop: str) -> frozenset[str] | None:
+        """Members allowed for a property whose every range is an enumeration, else None.
+
+        >>> "InStock" in Vocabulary.default().enumeration_members("availability")
+        True
+        """
+        return self._enumeration_members(short_schema_name(prop))
+
     def _enumeration_members(self, prop: str) -> frozenset[str] | None:
         """Members allowed for a property whose every range is an enumeration, else None."""
         if prop not in self._enum_props:

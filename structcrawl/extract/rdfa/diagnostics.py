@@ -5,11 +5,14 @@ without a word; a publisher needs to hear of it. This pass reads the same attrib
 same resolution (:meth:`PrefixMap.tokens`, the prefixes and ``vocab`` in scope of each
 element) and reports:
 
-* ``rdfa-undefined-prefix``: a ``property``/``typeof`` token ``pfx:name`` whose prefix is
-  declared nowhere in scope (nor in the RDFa initial context), and which is not an absolute
-  IRI either (:func:`._context.is_absolute_iri`): ``undefinedpfx:colour``;
-* ``rdfa-unresolved-term``: a term (``property="name"``, ``typeof="Product"``) with no
-  ``vocab`` in scope and not one of the initial context's terms;
+* ``rdfa-undefined-prefix``: a ``property``/``typeof``/``rel``/``rev``/``datatype`` token
+  ``pfx:name`` whose prefix is declared nowhere in scope (nor in the RDFa initial context),
+  and which is not an absolute IRI either (:func:`._context.is_absolute_iri`):
+  ``undefinedpfx:colour``;
+* ``rdfa-unresolved-term``: a term (``property="name"``, ``typeof="Product"``,
+  ``datatype="Date"``) with no ``vocab`` in scope and not one of the initial context's terms
+  (``rel``/``rev`` terms are not reported: HTML link types such as ``rel="nofollow"`` are
+  meant for browsers, not for RDFa);
 * ``rdfa-unresolved-subject``: a safe CURIE in ``about``/``resource`` (``[pfx:x]``) whose
   prefix is not declared: the subject it should name cannot be resolved, so the attribute is
   ignored and the statements go to another subject.
@@ -49,6 +52,9 @@ _META_PREFIXES = re.compile(
     re.I,
 )
 _Scope = tuple[str | None, PrefixMap]
+_TERM = "rdfa-unresolved-term"
+_READ = etree.XPath("//*[@typeof or @property or @about or @resource or @datatype or @rel or @rev]")
+_LINKS = frozenset({"rel", "rev"})
 
 
 class _Scopes:
@@ -89,7 +95,7 @@ def _token_problem(token: str, vocab: str | None, prefixes: PrefixMap) -> str | 
     if prefixes.tokens(token, vocab) or _META_PREFIXES.match(token):
         return None
     if ":" not in token:
-        return "rdfa-unresolved-term"
+        return _TERM
     prefix = token.partition(":")[0]
     return None if prefix == "_" else "rdfa-undefined-prefix"
 
@@ -98,10 +104,10 @@ def _attribute_problems(el: etree._Element, scope: _Scope) -> list[tuple[str, st
     """``(code, attribute, token)`` for what does not resolve on one element."""
     vocab, prefixes = scope
     found = []
-    for attribute in ("typeof", "property"):
+    for attribute in ("typeof", "property", "datatype", "rel", "rev"):
         for token in (el.get(attribute) or "").split():
             code = _token_problem(token, vocab, prefixes)
-            if code is not None:
+            if code is not None and not (attribute in _LINKS and code == _TERM):
                 found.append((code, attribute, token))
     for attribute in ("about", "resource"):
         value = (el.get(attribute) or "").strip()
@@ -139,7 +145,7 @@ def diagnostics(doc: Document) -> list[Record]:
     scopes = _Scopes()
     out: list[Record] = []
     counts: dict[str, int] = {}
-    for el in doc.root.xpath("//*[@typeof or @property or @about or @resource]"):
+    for el in _READ(doc.root):
         for code, attribute, token in _attribute_problems(el, scopes.of(el)):
             counts[code] = counts.get(code, 0) + 1
             if counts[code] <= _MAX_PER_CODE:
