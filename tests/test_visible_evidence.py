@@ -249,3 +249,39 @@ def test_a_pre_order_button_overrules_a_markup_in_stock_in_the_item_and_the_chec
         "type": ["Offer"], "properties": {"availability": "https://schema.org/InStock"}}}}  # fmt: skip
     shown = visible_availability(parse_html(body, url))
     assert [c["code"] for c in check_availability(record, shown)] == ["availability-vs-visible"]
+
+
+@pytest.mark.parametrize(
+    ("url", "repeat", "sku"),
+    [
+        ("https://deals.example/store/36064?pid=262388", "262388", "262388"),
+        ("https://shop.example/pc/all-in-one/imac-pro-27-112949990", "112949990", "112949990"),
+        ("https://ads.example/boats/c5780a200532255/calypso.html", "200532255", "200532255"),
+        ("https://shop.example/pc/imac-pro-27-112949990", "", None),  # the page never says it
+    ],
+)
+def test_the_urls_product_id_is_the_last_sku_candidate(url, repeat, sku):
+    said = f'<form><input type="hidden" name="pid" value="{repeat}"></form><p>No. {repeat}</p>'
+    body = (
+        "<html><head><title>Calypso slatted frame kit</title>"
+        '<meta property="og:type" content="product"></head><body>'
+        f"<h1>Calypso slatted frame kit</h1><p>€ 89,00</p>{said if repeat else ''}"
+        "<button>In den Warenkorb</button></body></html>"
+    ).encode()
+    (item,) = [i for i in page_items(body, url, "text/html") if i["type"] == "Product"]
+    assert item.get("sku") == sku
+    if sku:
+        assert item["provenance"]["sku"]["rule"] == "url-id" and item["flags"]["sku"] == [
+            "fallback"
+        ]
+
+
+def test_a_layers_sku_wins_over_the_urls_id():
+    body = (
+        b'<script type="application/ld+json">{"@context": "https://schema.org", "@type":'
+        b' "Product", "name": "Lamp", "sku": "LMP-7", "offers": {"@type": "Offer", "price":'
+        b' "12.00", "priceCurrency": "EUR"}}</script><h1>Lamp</h1><p>Art. 4455667 4455667</p>'
+    )
+    (item,) = [i for i in page_items(body, "https://s.example/p/4455667", "text/html")
+               if i["type"] == "Product"]  # fmt: skip
+    assert item["sku"] == "LMP-7"

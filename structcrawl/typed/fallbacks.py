@@ -12,13 +12,20 @@ which arrive as ``selector`` records). In order:
   recognizable product fields (a name or title with a price, SKU or variants); integer prices
   in a block shaped like a Shopify product (``handle``, ``compare_at_price``, ``price_min``)
   or matching a visible price once divided by 100 are read as minor units;
-* ``visible-page``: :mod:`structcrawl.visible.evidence`.
+* ``visible-page``: :mod:`structcrawl.visible.evidence`;
+* ``url-id``: the product's id as its URL writes it (a ``pid=``-like query parameter, a last
+  path segment of digits, a long digit run ending it: ``.../lamp-112949990``), read as the
+  SKU only where nothing else gives one and only when the page itself repeats it outside
+  links (in its text, scripts or non-URL attributes).
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from lxml import etree
 
 import structcrawl.typed._norm as _norm
 from structcrawl.core.document import Document
@@ -26,6 +33,7 @@ from structcrawl.core.readers import props, text, values
 from structcrawl.typed.fields import Candidate
 
 __all__ = [
+    "url_id_candidates",
     "data_block_candidates",
     "fallback",
     "itemprop_candidates",
@@ -292,3 +300,45 @@ def data_block_candidates(
 def _plain_words(value: str | None) -> str:
     """Letters and digits only, case-folded, single-spaced; ``""`` for nothing."""
     return " ".join(re.sub(r"[\W_]+", " ", (value or "").casefold()).split())
+
+
+#: query parameters that name a product's id
+_ID_PARAMS = frozenset({
+    "pid", "productid", "product_id", "product", "itemid", "item_id", "item", "sku", "id",
+    "articleid", "article_id", "goodsno", "goods_no", "prdid", "prd_id",
+})  # fmt: skip
+_ID_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{3,30}")
+_ID_TAIL = re.compile(r"(?:^|[-_a-z])(\d{6,})$", re.I)
+_PAGE_SUFFIX = re.compile(r"\.(?:html?|php|aspx?|jsp)$", re.I)
+#: occurrences of a text in the page outside URLs: text (scripts included) and attributes
+#: other than links, sources and meta contents
+_SAID = etree.XPath(
+    "count(//text()[contains(., $id)]) + count(//@*[not(name()='href' or name()='src'"
+    " or name()='srcset' or name()='content' or name()='action')][contains(., $id)])"
+)
+
+
+def _url_ids(url: str) -> list[str]:
+    parts = urlsplit(url)
+    out = [
+        v
+        for k, v in parse_qsl(parts.query)
+        if k.casefold() in _ID_PARAMS and _ID_VALUE.fullmatch(v) and any(c.isdigit() for c in v)
+    ]
+    for segment in reversed([s for s in parts.path.split("/") if s][-2:]):
+        stem = _PAGE_SUFFIX.sub("", segment)
+        if stem.isdigit() and len(stem) >= 5:
+            out.append(stem)
+        elif found := _ID_TAIL.search(stem):
+            out.append(found.group(1))
+    return out
+
+
+def url_id_candidates(doc: Document) -> list[Candidate]:
+    """The page's URL id as a last SKU candidate, when the page repeats it (module doc)."""
+    for found in _url_ids(doc.url):
+        said = _SAID(doc.root, id=found)
+        if isinstance(said, float) and said >= 2:
+            why = f"the page's URL names it and the page repeats it ({int(said)} times)"
+            return [fallback("sku", found, "url-id", "", doc.url, why)]
+    return []

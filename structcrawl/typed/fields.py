@@ -18,7 +18,7 @@ from structcrawl.entities.sameness import same
 __all__ = ["FALLBACK_RULES", "Candidate", "choose", "layer_rank"]
 
 #: Generic fallbacks, best first; they rank below every structured layer.
-FALLBACK_RULES = ("meta-tags", "itemprop-loose", "data-block-product", "visible-page")
+FALLBACK_RULES = ("meta-tags", "itemprop-loose", "data-block-product", "visible-page", "url-id")
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from structcrawl.typed.fallbacks import (
     itemprop_candidates,
     meta_candidates,
     shape,
+    url_id_candidates,
 )
 from structcrawl.typed.fields import Candidate
 from structcrawl.visible.evidence import Evidence
@@ -140,7 +141,7 @@ def product_fallbacks(
 ) -> list[Candidate]:
     out = meta_candidates(records) + data_block_candidates(records, shown, ev.heading)
     if doc is not None:
-        out += itemprop_candidates(doc) + visible_candidates(ev)
+        out += itemprop_candidates(doc) + visible_candidates(ev) + url_id_candidates(doc)
     return out
 
 
