@@ -95,6 +95,20 @@ def test_check_a_page_without_structured_data_says_so(tmp_path, capsys):
     assert "no structured data records on this page" in capsys.readouterr().out
 
 
+def test_check_a_page_whose_json_ld_cannot_be_read_exits_one(tmp_path, capsys):
+    page = tmp_path / "broken.html"
+    page.write_text(
+        '<script type="application/ld+json">{"@context": "https://schema.org", "@type":'
+        ' "Product", "name": "Lamp",</script><h1>Lamp</h1>'
+    )
+    assert (
+        main(["check", str(page), "--base-url", "https://shop.example/p", "--format", "json"]) == 1
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["errors"] == 1
+    assert [p["code"] for p in report["problems"]] == ["json-ld-invalid"]
+
+
 def test_check_unreadable_input_exits_two(tmp_path, capsys):
     assert main(["check", str(tmp_path / "missing.html")]) == 2
     assert "cannot read" in capsys.readouterr().err

@@ -214,7 +214,8 @@ def check_items(items: list[dict[str, Any]]) -> None:
 
 
 def verdict(page: dict[str, Any]) -> dict[str, Any]:
-    """Counts and the exit status of a checked page."""
+    """Counts and the exit status of a checked page: 1 when a record or an item is invalid or
+    any problem of severity ``error`` is named (JSON-LD that cannot be read, ...), else 0."""
     entities = [r for r in page["records"] if r.get("kind") == "entity"]
     invalid = [r for r in entities if (r.get("validation") or {}).get("valid") is False]
     missing = [
@@ -224,6 +225,7 @@ def verdict(page: dict[str, Any]) -> dict[str, Any]:
     ]
     skipped = [r for r in entities if "skipped" in (r.get("validation") or {})]
     bad_items = [i for i in page["items"] if (i.get("check") or {}).get("valid") is False]
+    errors = [p for p in page.get("problems") or [] if p.get("severity") == "error"]
     return {
         "records": len(entities),
         "valid": len(entities) - len(invalid) - len(skipped),
@@ -233,7 +235,10 @@ def verdict(page: dict[str, Any]) -> dict[str, Any]:
         "extraction_errors": sum(1 for r in page["records"] if r.get("kind") == "error"),
         "items": len(page["items"]),
         "invalid_items": len(bad_items),
-        "exit": 1 if invalid or bad_items else 0,
+        "errors": len(errors),
+        # any error named fails the page: a record that cannot be read is as bad as an
+        # invalid one
+        "exit": 1 if invalid or bad_items or errors else 0,
     }
 
 

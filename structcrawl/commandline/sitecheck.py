@@ -12,7 +12,8 @@ pages into one summary:
 * ``by_template``: per URL template (:func:`structcrawl.render.templates.url_template`:
   ``shop.example/products/{slug}.html``), its pages, the pages with errors, its codes with
   counts, three example pages;
-* ``exit``: 1 when a page has an invalid record (as for one page), 2 when nothing was read.
+* ``exit``: 1 when a page has an invalid record or names an error (as for one page), 2 when
+  nothing was read.
 
 :func:`render_text` is the terminal's summary, :func:`render_html` a self-contained HTML page
 (:func:`html_section` its body, for the quality report). :func:`run_sitemap` is what the
@@ -122,13 +123,15 @@ def summarize(pages: Iterable[dict[str, Any]]) -> dict[str, Any]:
     for t in by_template:
         t["codes"] = dict(t["codes"].most_common())
     invalid = sum(1 for p in pages if _invalid(p))
+    with_errors = sum(1 for p in pages if any(x["severity"] == "error" for x in p["problems"]))
     return {
         "pages": len(pages),
         "pages_with_problems": sum(1 for p in pages if p["problems"]),
         "pages_with_invalid_records": invalid,
         "by_code": by_code,
         "by_template": by_template,
-        "exit": 2 if not pages else (1 if invalid else 0),
+        "pages_with_errors": with_errors,
+        "exit": 2 if not pages else (1 if invalid or with_errors else 0),
     }
 
 
