@@ -9,7 +9,39 @@ import json
 import pytest
 
 from structcrawl.dev.demo import run_crawl
+from structcrawl.entities import store as entity_store
+from structcrawl.entities.store import SqliteEntityStore
 from tests.faultserver import FaultServer
+
+
+def _big_state(key: str, fields: int) -> dict:
+    return {"key": key, "fields": {f"{key}-f{i}": [{"value": "v" * 40}] for i in range(fields)}}
+
+
+def test_the_entity_store_cache_is_bounded_by_bytes_not_only_by_count(tmp_path, monkeypatch):
+    # states of a page with thousands of names are megabytes each: far fewer than
+    # CACHE_STATES of them must already be forgotten (written, then read back when needed)
+    monkeypatch.setattr(entity_store, "CACHE_BYTES", 1_000_000)
+    store = SqliteEntityStore(tmp_path / "e.sqlite")
+    written = {}
+    for n in range(40):
+        key = f"k{n}"
+        state = store.load([key]).get(key) or _big_state(key, 1000)
+        written[key] = state
+        store.save({key: state}, [(key, "http://a.example/", "json-ld", "", None)])
+        states, size = store.cached()
+        assert size <= 1_000_000 + len(json.dumps(state)), (n, size)
+        assert states < entity_store.CACHE_STATES
+    assert store.cached()[1] < 1_000_000 + 100_000
+    # nothing forgotten is lost: every state comes back, whole, in the order of its change
+    assert len(store) == 40
+    assert [s["key"] for s in store.states()] == list(written)
+    assert store.load(["k3"])["k3"] == written["k3"]
+    # a state handed out is the caller's: changing it changes nothing until it is saved
+    mine = store.load(["k39"])["k39"]
+    mine["fields"].clear()
+    assert store.load(["k39"])["k39"]["fields"]
+    store.close()
 
 
 @pytest.mark.crawl

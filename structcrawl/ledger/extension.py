@@ -21,8 +21,9 @@ to their last committed outcome.
 
 Stats: ``structcrawl/ledger/requested``, ``/accounted``, ``/outcome/<outcome>``,
 ``/filtered/dupefilter``, ``/filtered/offsite``, ``/filtered/journal``, ``/resumed``,
-``/recovered/pending``, ``/recovered/feed_bytes_cut``, ``/unaccounted``,
-``/duplicate``, ``/unrequested``; and ``structcrawl/failure/ledger/unaccounted``,
+``/recovered/pending``, ``/recovered/feed_bytes_cut``, ``/unaccounted``, ``/kept`` (fetched,
+not in the feeds, kept in a local file the ledger line names),
+``/duplicate``, ``/unrequested``; and ``structcrawl/failure/ledger/unaccounted``, ``/kept``,
 ``/duplicate``, ``/unrequested``, which make ``scrapy crawl`` exit 1
 (:mod:`structcrawl.crawl.health`).
 The extension runs before the quality report (``EXTENSIONS`` order), which shows its figures.
@@ -44,7 +45,7 @@ from scrapy.http import Response
 
 from structcrawl.core.redact import redact_url
 from structcrawl.crawl.config import DEFAULTS
-from structcrawl.crawl.feedstorage import feed_failure
+from structcrawl.crawl.feedstorage import feed_failure, feed_rescued, keep_failed_page
 from structcrawl.crawl.health import FAILURE_PREFIX
 from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.middlewares import offsite_filtered
@@ -214,17 +215,20 @@ class PageLedger:
         if "records" in adapter.field_names():
             lost = feed_failure(self.crawler)  # the feeds ran before: is the page in them?
             if lost is not None:
-                self._unwritten(str(adapter["url"]), lost)
+                kept = feed_rescued(self.crawler)  # or lost with the rescue file
+                self._unwritten(str(adapter["url"]), lost, kept=kept)
                 return
             self._account(page_line(adapter))
         elif self.journal is not None:  # entity items: emitted at the end, all at once
             self.journal.entities_started()
 
-    def _unwritten(self, url: str, why: str) -> None:
-        """A page whose feed lines could not be written: unaccounted, saying where they are."""
-        line = self.ledger.unwritten(url, why)
-        self.stats.inc_value("structcrawl/ledger/unaccounted")
-        self.stats.inc_value("structcrawl/ledger/unwritten")
+    def _unwritten(
+        self, url: str, why: str, outcome: str = "unwritten:feed", kept: bool = True
+    ) -> None:
+        """A fetched page that is not in the feeds: kept in the local file ``why`` names
+        (``kept=False``: that file failed too, the page is lost)."""
+        line = self.ledger.unwritten(url, why, outcome, kept)
+        self.stats.inc_value(f"structcrawl/ledger/{line['problem']}")
         self._write(line)
 
     def page_accounted(self, url: str, outcome: str, message: str | None = None) -> None:
@@ -240,6 +244,10 @@ class PageLedger:
         adapter = ItemAdapter(item)
         if "records" in adapter.field_names():
             message = f"{getattr(failure, 'type', Exception).__name__}: {failure.value}"
+            kept = keep_failed_page(self.crawler, item, failure)  # e.g. a Redis outage file
+            if kept is not None:
+                self._unwritten(str(adapter["url"]), f"{message}; {kept}", "unwritten:item-failed")
+                return
             self._account(ledger_only_line(str(adapter["url"]), "error:item-failed", message))
 
     def spider_error(self, failure: Any, response: Any) -> None:
@@ -278,13 +286,15 @@ class PageLedger:
         if self.journal is not None:
             self.journal.closed(reason)
         summary = self.ledger.summary()
-        for problem in ("unaccounted", "duplicate", "unrequested"):
+        for problem in ("unaccounted", "kept", "duplicate", "unrequested"):
             if summary[problem]:
                 self.stats.set_value(f"{FAILURE_PREFIX}ledger/{problem}", summary[problem])
         logger.info(
-            "page ledger: requested %d, accounted %d, unaccounted %d (%s)",
+            "page ledger: requested %d, accounted %d, kept outside the feeds %d, "
+            "unaccounted %d (%s)",
             summary["requested"],
             summary["accounted"],
+            summary["kept"],
             summary["unaccounted"],
             self.config.path,
         )
