@@ -253,6 +253,45 @@ def test_a_failed_page_a_keeper_kept_is_counted_as_kept_not_accounted_nor_lost(t
     assert check.problems[0].startswith("not in the feeds, kept in a local file: http://a.exa")
 
 
+def test_a_sitemap_crawl_of_mostly_404s_fails(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    for i in range(2):
+        (site / f"p{i}.html").write_text(f"<html><title>p{i}</title><p>{i}</p></html>")
+    with BackgroundServer(site) as server:
+        locs = "".join(f"<url><loc>{server.url}/p{i}.html</loc></url>" for i in range(10))
+        (site / "sitemap.xml").write_text(
+            '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            f"{locs}</urlset>"
+        )
+        out = tmp_path / "out"
+        code = run_crawl(
+            None, out, "-a", f"sitemap={server.url}/sitemap.xml",
+            "-s", "STRUCTCRAWL_RENDER_ENABLED=False", "-s", "ROBOTSTXT_OBEY=False",
+        )  # fmt: skip
+    assert code == 1  # 8 of 10 pages are 404: not a crawl that went well
+    stats = json.loads((out / "report" / "report.json").read_text())["stats"]
+    assert stats["structcrawl/failure/ledger/http_errors"] == 8
+    assert stats["structcrawl/ledger/outcome/error:http-404"] == 8
+    assert "8 of 10 fetched pages ended in an HTTP error" in (out / "crawl.log").read_text()
+
+
+def test_a_few_http_errors_do_not_fail_the_crawl(tmp_path):
+    ext, stats = _extension(tmp_path)
+    for i in range(4):
+        ext.request_scheduled(Request(f"http://a.example/{i}"))
+        ext.item_scraped(_item(f"http://a.example/{i}"))
+    ext.request_scheduled(Request("http://a.example/gone"))
+    gone = _item("http://a.example/gone")
+    gone.status = 404
+    gone.records = [{"kind": "error", "format": "page", "error": {"code": "http-404"}}]
+    ext.item_scraped(gone)
+    ext.spider_closed("finished")
+    values = stats.get_stats()
+    assert values["structcrawl/ledger/outcome/error:http-404"] == 1
+    assert crawl_failures({**values, "finish_reason": "finished"}) == []
+
+
 def test_a_stopped_job_keeps_its_pending_urls_for_the_resumed_run(tmp_path):
     jobdir = tmp_path / "job"
     ext, stats = _extension(tmp_path, JOBDIR=str(jobdir))

@@ -262,6 +262,11 @@ DEFAULTS.update(
             "Where the ledger's JSON lines go (one per requested URL); None = "
             "<STRUCTCRAWL_REPORT_DIR>/ledger.jsonl.",
         ),
+        "STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS": Setting(
+            0.5,
+            "Share of the fetched pages that may end in an HTTP error (4xx, 5xx: a sitemap of "
+            "404s) before the crawl fails; 1 = never.",
+        ),
     }
 )
 

@@ -24,8 +24,10 @@ Stats: ``structcrawl/ledger/requested``, ``/accounted``, ``/outcome/<outcome>``,
 ``/recovered/pending``, ``/recovered/feed_bytes_cut``, ``/unaccounted``, ``/kept`` (fetched,
 not in the feeds, kept in a local file the ledger line names),
 ``/duplicate``, ``/unrequested``; and ``structcrawl/failure/ledger/unaccounted``, ``/kept``,
-``/duplicate``, ``/unrequested``, which make ``scrapy crawl`` exit 1
-(:mod:`structcrawl.crawl.health`).
+``/duplicate``, ``/unrequested``, ``/http_errors`` (more than
+``STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS`` of the fetched pages, half by default, ended in an HTTP
+error: a sitemap whose URLs are gone is not a crawl that went well), which make
+``scrapy crawl`` exit 1 (:mod:`structcrawl.crawl.health`).
 The extension runs before the quality report (``EXTENSIONS`` order), which shows its figures.
 """
 
@@ -49,7 +51,7 @@ from structcrawl.crawl.feedstorage import feed_failure, feed_rescued, keep_faile
 from structcrawl.crawl.health import FAILURE_PREFIX
 from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.middlewares import offsite_filtered
-from structcrawl.ledger.pages import Ledger, ledger_only_line, page_line
+from structcrawl.ledger.pages import Ledger, http_errors, ledger_only_line, page_line
 from structcrawl.ledger.resume import JobJournal
 
 __all__ = ["LEDGER_META", "LedgerConfig", "PageLedger", "page_accounted"]
@@ -70,6 +72,7 @@ class LedgerConfig:
     enabled: bool
     path: str
     jobdir: str | None
+    max_http_errors: float = 0.5  # STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS
 
     @classmethod
     def from_settings(cls, settings: Any) -> LedgerConfig:
@@ -81,6 +84,12 @@ class LedgerConfig:
             enabled=settings.getbool("STRUCTCRAWL_LEDGER_ENABLED", True),
             path=str(path),
             jobdir=settings.get("JOBDIR") or None,
+            max_http_errors=float(
+                settings.get(
+                    "STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS",
+                    DEFAULTS["STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS"].default,
+                )
+            ),
         )
 
 
@@ -260,6 +269,20 @@ class PageLedger:
 
     # -- the end -----------------------------------------------------------------------------
 
+    def _check_http_errors(self, outcomes: dict[str, int]) -> None:
+        """A crawl whose pages are mostly HTTP errors (a sitemap of 404s) failed."""
+        errors, pages = http_errors(outcomes)
+        if pages and errors / pages > self.config.max_http_errors:
+            self.stats.set_value(f"{FAILURE_PREFIX}ledger/http_errors", errors)
+            logger.error(
+                "%d of %d fetched pages ended in an HTTP error, more than "
+                "STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS (%s): the crawl failed; see %s",
+                errors,
+                pages,
+                self.config.max_http_errors,
+                self.config.path,
+            )
+
     def spider_closed(self, reason: str) -> None:
         pending = dict(self.ledger.pending)
         for line in self.ledger.close(reason):
@@ -289,6 +312,7 @@ class PageLedger:
         for problem in ("unaccounted", "kept", "duplicate", "unrequested"):
             if summary[problem]:
                 self.stats.set_value(f"{FAILURE_PREFIX}ledger/{problem}", summary[problem])
+        self._check_http_errors(summary["by_outcome"])
         logger.info(
             "page ledger: requested %d, accounted %d, kept outside the feeds %d, "
             "unaccounted %d (%s)",

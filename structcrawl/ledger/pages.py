@@ -48,6 +48,7 @@ __all__ = [
     "add_arguments",
     "check_ledger",
     "combine_runs",
+    "http_errors",
     "ledger_only_line",
     "page_line",
     "read_jsonl",
@@ -210,6 +211,25 @@ class Ledger:
             "unrequested": self.problems["unrequested"],
             "by_outcome": dict(self.outcomes.most_common()),
         }
+
+
+def http_errors(outcomes: Mapping[str, int]) -> tuple[int, int]:
+    """(pages that ended in an HTTP error, fetched pages) of a ledger's outcome counts: the
+    outcomes of page items, which a sitemap, a dropped or an unfinished URL is not.
+
+    >>> http_errors({"records": 2, "error:http-404": 5, "error:http-503": 1, "sitemap": 1,
+    ...              "error:fetch-TimeoutError": 1, "dropped:offsite": 3})
+    (6, 9)
+    """
+    errors = pages = 0
+    for outcome, count in outcomes.items():
+        if outcome == "sitemap" or outcome.startswith(("dropped:", "unfinished:", "unwritten:")):
+            continue
+        pages += count
+        code = outcome.removeprefix("error:http-")
+        if code != outcome and code.isdigit() and int(code) >= 400:
+            errors += count
+    return errors, pages
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
