@@ -69,8 +69,10 @@ def test_sixty_pages_of_twenty_thousand_property_names(tmp_path):
     assert len(stats) < 2_000, len(stats)  # 1.2 million keys before the caps
     assert len(report) < 5_000_000, len(report)  # 207 MB before
     assert len(log) < 5_000_000, len(log)  # 118 MB before
-    # 2.9 GB before; measured 368-385 MB now: the budget cuts after extraction, so each page
-    # is still extracted whole (the 300 MB target is not met yet: docs/security.md)
+    # 2.9 GB before the caps, 368-385 MB with them; 281-286 MB since the entity store's cache
+    # is bounded by bytes and change detection batches entities by size (bench.bench_names,
+    # docs/security.md). Asserted loosely: memory on a shared machine varies; the bounds
+    # themselves are asserted exactly (test_the_entity_store_cache_is_bounded_by_bytes...)
     assert stats["memusage/max"] < 1024 * 1024 * 1024, stats["memusage/max"]
     pages = [json.loads(x) for x in (tmp_path / "pages.jsonl").read_text().splitlines()]
     assert len(pages) == 60
