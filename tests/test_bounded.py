@@ -9,7 +9,39 @@ import json
 import pytest
 
 from structcrawl.dev.demo import run_crawl
+from structcrawl.entities import store as entity_store
+from structcrawl.entities.store import SqliteEntityStore
 from tests.faultserver import FaultServer
+
+
+def _big_state(key: str, fields: int) -> dict:
+    return {"key": key, "fields": {f"{key}-f{i}": [{"value": "v" * 40}] for i in range(fields)}}
+
+
+def test_the_entity_store_cache_is_bounded_by_bytes_not_only_by_count(tmp_path, monkeypatch):
+    # states of a page with thousands of names are megabytes each: far fewer than
+    # CACHE_STATES of them must already be forgotten (written, then read back when needed)
+    monkeypatch.setattr(entity_store, "CACHE_BYTES", 1_000_000)
+    store = SqliteEntityStore(tmp_path / "e.sqlite")
+    written = {}
+    for n in range(40):
+        key = f"k{n}"
+        state = store.load([key]).get(key) or _big_state(key, 1000)
+        written[key] = state
+        store.save({key: state}, [(key, "http://a.example/", "json-ld", "", None)])
+        states, size = store.cached()
+        assert size <= 1_000_000 + len(json.dumps(state)), (n, size)
+        assert states < entity_store.CACHE_STATES
+    assert store.cached()[1] < 1_000_000 + 100_000
+    # nothing forgotten is lost: every state comes back, whole, in the order of its change
+    assert len(store) == 40
+    assert [s["key"] for s in store.states()] == list(written)
+    assert store.load(["k3"])["k3"] == written["k3"]
+    # a state handed out is the caller's: changing it changes nothing until it is saved
+    mine = store.load(["k39"])["k39"]
+    mine["fields"].clear()
+    assert store.load(["k39"])["k39"]["fields"]
+    store.close()
 
 
 @pytest.mark.crawl
@@ -37,8 +69,10 @@ def test_sixty_pages_of_twenty_thousand_property_names(tmp_path):
     assert len(stats) < 2_000, len(stats)  # 1.2 million keys before the caps
     assert len(report) < 5_000_000, len(report)  # 207 MB before
     assert len(log) < 5_000_000, len(log)  # 118 MB before
-    # 2.9 GB before; measured 368-385 MB now: the budget cuts after extraction, so each page
-    # is still extracted whole (the 300 MB target is not met yet: docs/security.md)
+    # 2.9 GB before the caps, 368-385 MB with them; 281-286 MB since the entity store's cache
+    # is bounded by bytes and change detection batches entities by size (bench.bench_names,
+    # docs/security.md). Asserted loosely: memory on a shared machine varies; the bounds
+    # themselves are asserted exactly (test_the_entity_store_cache_is_bounded_by_bytes...)
     assert stats["memusage/max"] < 1024 * 1024 * 1024, stats["memusage/max"]
     pages = [json.loads(x) for x in (tmp_path / "pages.jsonl").read_text().splitlines()]
     assert len(pages) == 60

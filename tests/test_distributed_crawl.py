@@ -10,6 +10,7 @@ id) finds every entity unchanged through the change state kept in Redis.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -297,8 +298,20 @@ def test_a_worker_that_loses_redis_fails_loudly(tmp_path, site):
     }
     assert fetched and fetched <= in_feed | kept_pages, sorted(fetched - in_feed - kept_pages)
     failed = {line["url"] for line in ledger if line["outcome"] == "error:item-failed"}
-    assert failed <= kept_pages  # what failed on Redis is kept whole, records included
+    assert not failed  # what failed on Redis is kept whole, records included, and said so:
     assert all("records" in line["page"] for line in kept if line["kind"] == "page")
+    # the ledger and the report count what the feeds hold: a page in the outage file is kept
+    # there (named), not accounted as in the feed, not lost
+    in_outage = [line for line in ledger if line["outcome"] == "unwritten:item-failed"]
+    assert {line["url"] for line in in_outage} <= kept_pages
+    assert all(line["problem"] == "kept" and named.group(1) in line["message"]
+               for line in in_outage)  # fmt: skip
+    accounted = {line["url"] for line in ledger if line["problem"] is None and line["in_pages"]}
+    assert accounted <= in_feed
+    report = json.loads((tmp_path / "w" / "report" / "report.json").read_text())
+    assert report["ledger"]["kept"] == len(in_outage)
+    done = [line for line in ledger if not line["outcome"].startswith("unfinished:")]
+    assert report["ledger"]["accounted"] == sum(1 for line in done if line["problem"] is None)
 
 
 def test_a_crashed_worker_does_not_block_the_other(tmp_path, site):

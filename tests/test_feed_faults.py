@@ -101,10 +101,13 @@ def test_a_disk_that_fills_loses_no_page_unseen(tmp_path):
     assert all(str(kept) in line["message"] for line in ledger if line["url"] in unwritten)
     report = json.loads((out / "report" / "report.json").read_text())
     assert report["stats"]["structcrawl/failure/feed/write"] == 1  # what makes it exit 1
+    assert all(line["problem"] == "kept" for line in ledger if line["url"] in unwritten)
     figures = report["ledger"]
-    assert figures["accounted"] == len(in_feed)
-    assert figures["unaccounted"] == len(in_rescue)
+    assert figures["accounted"] == len(in_feed)  # what the feed holds
+    assert figures["kept"] == len(in_rescue)  # in the rescue file: not in the feed, not lost
+    assert figures["unaccounted"] == 0
     assert figures["requested"] == len(fetched)
+    assert report["stats"]["structcrawl/failure/ledger/kept"] == len(in_rescue)
 
 
 def test_a_failed_s3_upload_keeps_the_feed_in_a_named_file(tmp_path):

@@ -18,6 +18,7 @@ from twisted.python.failure import Failure
 
 from structcrawl.commandline import main as cli_main
 from structcrawl.crawl.addon import ITEM_PIPELINES
+from structcrawl.crawl.feedstorage import add_page_keeper, keep_failed_page
 from structcrawl.crawl.health import crawl_failures
 from structcrawl.crawl.items import PageItem
 from structcrawl.dev.demo import run_crawl
@@ -207,6 +208,88 @@ def test_a_url_without_an_outcome_is_a_crawl_failure(tmp_path):
         json.loads(x)["outcome"] for x in (tmp_path / "ledger.jsonl").read_text().split("\n") if x
     ]
     assert sorted(outcomes) == ["error:spider-error", "sitemap", "unaccounted"]
+
+
+def test_a_failed_page_a_keeper_kept_is_counted_as_kept_not_accounted_nor_lost(tmp_path):
+    # a worker that lost Redis keeps a failed page item in its outage file: the ledger says
+    # it is there (not in the feeds, not lost), whichever item_error handler runs first
+    ext, stats = _extension(tmp_path)
+    calls = []
+
+    def keeper(item, failure):
+        calls.append(item.url)
+        if "kept" not in item.url:
+            return None
+        return f"the page is kept in {tmp_path / 'outage.jsonl'}"
+
+    add_page_keeper(ext.crawler, keeper)
+    for url in ("http://a.example/kept", "http://a.example/failed"):
+        ext.request_scheduled(Request(url))
+    kept, failed = _item("http://a.example/kept"), _item("http://a.example/failed")
+    boom = Failure(ConnectionError("Redis went away"))
+    assert keep_failed_page(ext.crawler, kept, boom)  # the keeper's own component asked first
+    ext.item_error(kept, boom)
+    ext.item_error(failed, Failure(ValueError("a bug")))
+    assert keep_failed_page(ext.crawler, failed, boom) is None  # asked after the ledger
+    assert calls == ["http://a.example/kept", "http://a.example/failed"]  # once per item
+    ext.spider_closed("finished")
+    lines = {
+        line["url"]: line
+        for line in map(json.loads, (tmp_path / "ledger.jsonl").read_text().splitlines())
+    }
+    assert lines["http://a.example/kept"]["outcome"] == "unwritten:item-failed"
+    assert lines["http://a.example/kept"]["problem"] == "kept"
+    assert str(tmp_path / "outage.jsonl") in lines["http://a.example/kept"]["message"]
+    assert lines["http://a.example/failed"]["outcome"] == "error:item-failed"
+    values = stats.get_stats()
+    assert values["structcrawl/ledger/kept"] == 1
+    assert values["structcrawl/ledger/accounted"] == 1
+    assert "structcrawl/ledger/unaccounted" not in values
+    assert crawl_failures({**values, "finish_reason": "finished"}) == [
+        "structcrawl/failure/ledger/kept: 1"
+    ]
+    check = check_ledger(list(lines.values()), None)
+    assert (check.requested, check.accounted) == (2, 1)
+    assert check.problems[0].startswith("not in the feeds, kept in a local file: http://a.exa")
+
+
+def test_a_sitemap_crawl_of_mostly_404s_fails(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    for i in range(2):
+        (site / f"p{i}.html").write_text(f"<html><title>p{i}</title><p>{i}</p></html>")
+    with BackgroundServer(site) as server:
+        locs = "".join(f"<url><loc>{server.url}/p{i}.html</loc></url>" for i in range(10))
+        (site / "sitemap.xml").write_text(
+            '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            f"{locs}</urlset>"
+        )
+        out = tmp_path / "out"
+        code = run_crawl(
+            None, out, "-a", f"sitemap={server.url}/sitemap.xml",
+            "-s", "STRUCTCRAWL_RENDER_ENABLED=False", "-s", "ROBOTSTXT_OBEY=False",
+        )  # fmt: skip
+    assert code == 1  # 8 of 10 pages are 404: not a crawl that went well
+    stats = json.loads((out / "report" / "report.json").read_text())["stats"]
+    assert stats["structcrawl/failure/ledger/http_errors"] == 8
+    assert stats["structcrawl/ledger/outcome/error:http-404"] == 8
+    assert "8 of 10 fetched pages ended in an HTTP error" in (out / "crawl.log").read_text()
+
+
+def test_a_few_http_errors_do_not_fail_the_crawl(tmp_path):
+    ext, stats = _extension(tmp_path)
+    for i in range(4):
+        ext.request_scheduled(Request(f"http://a.example/{i}"))
+        ext.item_scraped(_item(f"http://a.example/{i}"))
+    ext.request_scheduled(Request("http://a.example/gone"))
+    gone = _item("http://a.example/gone")
+    gone.status = 404
+    gone.records = [{"kind": "error", "format": "page", "error": {"code": "http-404"}}]
+    ext.item_scraped(gone)
+    ext.spider_closed("finished")
+    values = stats.get_stats()
+    assert values["structcrawl/ledger/outcome/error:http-404"] == 1
+    assert crawl_failures({**values, "finish_reason": "finished"}) == []
 
 
 def test_a_stopped_job_keeps_its_pending_urls_for_the_resumed_run(tmp_path):

@@ -258,9 +258,10 @@ DEFAULTS.update(
             True, "Account for every requested URL (the page ledger); a mismatch fails the crawl."
         ),
         "STRUCTCRAWL_LEDGER_FILE": Setting(
-            None,
-            "Where the ledger's JSON lines go (one per requested URL); None = "
-            "<STRUCTCRAWL_REPORT_DIR>/ledger.jsonl.",
+            None, "The ledger's JSON lines (one per URL); None = <REPORT_DIR>/ledger.jsonl."
+        ),
+        "STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS": Setting(
+            0.5, "Share of fetched pages ending in HTTP 4xx/5xx past which the crawl fails."
         ),
     }
 )

@@ -20,8 +20,11 @@ copy of the feed (its temporary file). Here every feed file is a :class:`Guarded
 
 :func:`feed_failure` tells the page ledger whether the pages feeds still hold what is written
 to them: once a ``pages`` or ``records`` feed failed, the pages that follow are not in it, and
-the ledger counts them unaccounted (with the rescue file in its message), so the ledger and the
-report say what the feeds really hold.
+the ledger counts them as kept outside the feeds (with the rescue file in its message), so the
+ledger and the report say what the feeds really hold. :func:`keep_failed_page` does the same
+for a page item whose processing failed (``item_error``): the keepers a component added
+(:func:`add_page_keeper`; a distributed worker that lost Redis keeps the page in its outage
+file) keep it once, and say where.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ import io
 import logging
 import os
 import tempfile
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -42,7 +47,11 @@ __all__ = [
     "GuardedFile",
     "GuardedFileFeedStorage",
     "GuardedS3FeedStorage",
+    "PageKeeper",
+    "add_page_keeper",
     "feed_failure",
+    "feed_rescued",
+    "keep_failed_page",
     "rescue_path",
 ]
 
@@ -52,11 +61,20 @@ logger = logging.getLogger(__name__)
 PAGE_FORMATS = frozenset({"pages", "records"})
 
 
+#: ``(item, failure) -> where`` for a page item whose processing failed: a sentence naming the
+#: local file the keeper wrote the page item to, or None when it did not keep it.
+PageKeeper = Callable[[Any, Any], "str | None"]
+
+
 @dataclass
 class _Losses:
-    """The crawl's feed failures (one per crawler, :func:`_losses`)."""
+    """The crawl's feed failures and page keepers (one per crawler, :func:`_losses`)."""
 
     failures: list[str] = field(default_factory=list)
+    failed: list[GuardedFile] = field(default_factory=list)  # the page feeds' files
+    keepers: list[PageKeeper] = field(default_factory=list)
+    #: id(item) -> (a weak reference to the item, where it is kept): forgotten with the item
+    kept: dict[int, tuple[weakref.ref[Any], str | None]] = field(default_factory=dict)
 
 
 def _losses(crawler: Any) -> _Losses:
@@ -71,6 +89,44 @@ def feed_failure(crawler: Any) -> str | None:
     """Why the page feeds no longer hold the pages written to them (None: they do)."""
     failures = _losses(crawler).failures
     return failures[0] if failures else None
+
+
+def feed_rescued(crawler: Any) -> bool:
+    """Whether what the failed page feeds no longer take still goes to their rescue files."""
+    return all(guarded.rescuing for guarded in _losses(crawler).failed)
+
+
+def add_page_keeper(crawler: Any, keeper: PageKeeper) -> None:
+    """Ask ``keeper`` to keep the page items whose processing fails in this crawl."""
+    _losses(crawler).keepers.append(keeper)
+
+
+def keep_failed_page(crawler: Any, item: Any, failure: Any) -> str | None:
+    """Where a page item whose processing failed is kept (the first keeper's answer), None
+    when no keeper kept it. The keepers see each item once, whoever asks first (the page
+    ledger, the component that added them), so its outcome does not depend on the order of
+    the ``item_error`` handlers; an item that cannot be weakly referenced (a plain dict) is
+    offered to the keepers at each call."""
+    losses = _losses(crawler)
+    seen = losses.kept.get(id(item))
+    if seen is not None and seen[0]() is item:
+        return seen[1]
+    where = None
+    for keeper in losses.keepers:
+        where = keeper(item, failure)
+        if where is not None:
+            break
+    marker, kept = id(item), losses.kept
+
+    def forget(_: weakref.ref[Any]) -> None:
+        kept.pop(marker, None)
+
+    try:
+        ref = weakref.ref(item, forget)
+    except TypeError:  # not weakly referenceable
+        return where
+    kept[marker] = (ref, where)
+    return where
 
 
 def rescue_path(settings: Any, uri: str, kind: str) -> Path:
@@ -107,6 +163,11 @@ class GuardedFile(io.RawIOBase):
 
     def writable(self) -> bool:
         return True
+
+    @property
+    def rescuing(self) -> bool:
+        """Whether the lines the feed does not take go to the rescue file (none lost)."""
+        return self._rescue_fd is not None
 
     def fileno(self) -> int:
         return self._fd
@@ -149,6 +210,7 @@ class GuardedFile(io.RawIOBase):
         logger.error("%s", self.failed)
         if self.format in PAGE_FORMATS:
             _losses(self.crawler).failures.append(self.failed)
+            _losses(self.crawler).failed.append(self)
 
     def _to_rescue(self, chunk: bytes) -> None:
         if self._rescue_fd is not None:

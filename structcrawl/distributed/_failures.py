@@ -113,24 +113,39 @@ class Failures:
         if engine is not None and getattr(engine, "spider", None) is not None:
             deferred_from_coro(engine.close_spider_async(reason="redis-unavailable"))
 
-    def keep(self, line: dict[str, Any]) -> None:
+    def keep(self, line: dict[str, Any]) -> bool:
         """One line (``{"kind": "page" | "request", ...}``) of the outage file; when the file
-        cannot be written, the line is logged instead (nothing goes unseen)."""
+        cannot be written, the line is logged instead (nothing goes unseen). Whether the file
+        holds it."""
         text = json.dumps(line, ensure_ascii=False, default=str)
         try:
             assert self.outage_file is not None
             with self.outage_file.open("a", encoding="utf-8") as fh:
                 fh.write(text + "\n")
             self.stats.inc_value(f"structcrawl/distributed/outage/{line['kind']}s")
+            return True
         except (AssertionError, OSError) as exc:
             logger.error("not kept (%s): %s", exc, text[:2000])
+            return False
 
-    def keep_page(self, item: Any, failure: Any) -> None:
+    def keep_page(self, item: Any, failure: Any) -> bool:
         """A fetched page whose processing failed on Redis: its page item, records included."""
         adapter = ItemAdapter(item)
         page = {k: v for k, v in adapter.items() if k not in _TRANSIENT}
         why = f"{getattr(failure, 'type', Exception).__name__}: {getattr(failure, 'value', '')}"
-        self.keep({"kind": "page", "url": adapter.get("url"), "why": why, "page": page})
+        return self.keep({"kind": "page", "url": adapter.get("url"), "why": why, "page": page})
+
+    def keep_failed(self, item: Any, failure: Any) -> str | None:
+        """The page keeper (:func:`structcrawl.crawl.feedstorage.keep_failed_page`): a page
+        item whose processing failed on Redis goes to the outage file; where it is."""
+        if not failure.check(redis.RedisError):
+            return None
+        if "records" not in ItemAdapter(item).field_names():
+            return None
+        self.redis_failed(failure.value, "processing an item")
+        if not self.keep_page(item, failure):
+            return None
+        return f"Redis failed: the page is kept in {self.outage_file}"
 
     def spider_error(self, failure: Any) -> None:
         if failure.check(redis.RedisError):

@@ -38,13 +38,13 @@ from time import monotonic
 from typing import Any
 
 import redis
-from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 from scrapy.utils.asyncio import call_later
 from twisted.internet.task import LoopingCall
 
+from structcrawl.crawl.feedstorage import add_page_keeper, keep_failed_page
 from structcrawl.crawl.health import crawl_failures
 from structcrawl.distributed._failures import Failures, as_text, engine_of
 from structcrawl.distributed._scripts import CHECK_BODY, REGISTER
@@ -120,6 +120,7 @@ class Coordinator(Failures):
         connect_signal(coordinator.spider_idle, signal=signals.spider_idle)
         connect_signal(coordinator.spider_closed, signal=signals.spider_closed)
         connect_signal(coordinator.item_error, signal=signals.item_error)
+        add_page_keeper(crawler, coordinator.keep_failed)
         connect_signal(coordinator.page_finished, signal=signals.item_scraped)
         connect_signal(coordinator.page_finished, signal=signals.item_dropped)
         connect_signal(coordinator.spider_error, signal=signals.spider_error)
@@ -374,6 +375,6 @@ class Coordinator(Failures):
     def item_error(self, item: Any, response: Any, failure: Any) -> None:
         self.leases.finished(response)
         if failure.check(redis.RedisError):
+            # a fetched page goes to the outage file, once, whether the page ledger asked first
+            keep_failed_page(self.crawler, item, failure)
             self.redis_failed(failure.value, "processing an item")
-            if "records" in ItemAdapter(item).field_names():
-                self.keep_page(item, failure)  # fetched: kept in the outage file

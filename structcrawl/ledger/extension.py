@@ -21,10 +21,13 @@ to their last committed outcome.
 
 Stats: ``structcrawl/ledger/requested``, ``/accounted``, ``/outcome/<outcome>``,
 ``/filtered/dupefilter``, ``/filtered/offsite``, ``/filtered/journal``, ``/resumed``,
-``/recovered/pending``, ``/recovered/feed_bytes_cut``, ``/unaccounted``,
-``/duplicate``, ``/unrequested``; and ``structcrawl/failure/ledger/unaccounted``,
-``/duplicate``, ``/unrequested``, which make ``scrapy crawl`` exit 1
-(:mod:`structcrawl.crawl.health`).
+``/recovered/pending``, ``/recovered/feed_bytes_cut``, ``/unaccounted``, ``/kept`` (fetched,
+not in the feeds, kept in a local file the ledger line names),
+``/duplicate``, ``/unrequested``; and ``structcrawl/failure/ledger/unaccounted``, ``/kept``,
+``/duplicate``, ``/unrequested``, ``/http_errors`` (more than
+``STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS`` of the fetched pages, half by default, ended in an HTTP
+error: a sitemap whose URLs are gone is not a crawl that went well), which make
+``scrapy crawl`` exit 1 (:mod:`structcrawl.crawl.health`).
 The extension runs before the quality report (``EXTENSIONS`` order), which shows its figures.
 """
 
@@ -44,11 +47,11 @@ from scrapy.http import Response
 
 from structcrawl.core.redact import redact_url
 from structcrawl.crawl.config import DEFAULTS
-from structcrawl.crawl.feedstorage import feed_failure
+from structcrawl.crawl.feedstorage import feed_failure, feed_rescued, keep_failed_page
 from structcrawl.crawl.health import FAILURE_PREFIX
 from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.middlewares import offsite_filtered
-from structcrawl.ledger.pages import Ledger, ledger_only_line, page_line
+from structcrawl.ledger.pages import Ledger, http_errors, ledger_only_line, page_line
 from structcrawl.ledger.resume import JobJournal
 
 __all__ = ["LEDGER_META", "LedgerConfig", "PageLedger", "page_accounted"]
@@ -69,6 +72,7 @@ class LedgerConfig:
     enabled: bool
     path: str
     jobdir: str | None
+    max_http_errors: float = 0.5  # STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS
 
     @classmethod
     def from_settings(cls, settings: Any) -> LedgerConfig:
@@ -80,6 +84,12 @@ class LedgerConfig:
             enabled=settings.getbool("STRUCTCRAWL_LEDGER_ENABLED", True),
             path=str(path),
             jobdir=settings.get("JOBDIR") or None,
+            max_http_errors=float(
+                settings.get(
+                    "STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS",
+                    DEFAULTS["STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS"].default,
+                )
+            ),
         )
 
 
@@ -214,17 +224,20 @@ class PageLedger:
         if "records" in adapter.field_names():
             lost = feed_failure(self.crawler)  # the feeds ran before: is the page in them?
             if lost is not None:
-                self._unwritten(str(adapter["url"]), lost)
+                kept = feed_rescued(self.crawler)  # or lost with the rescue file
+                self._unwritten(str(adapter["url"]), lost, kept=kept)
                 return
             self._account(page_line(adapter))
         elif self.journal is not None:  # entity items: emitted at the end, all at once
             self.journal.entities_started()
 
-    def _unwritten(self, url: str, why: str) -> None:
-        """A page whose feed lines could not be written: unaccounted, saying where they are."""
-        line = self.ledger.unwritten(url, why)
-        self.stats.inc_value("structcrawl/ledger/unaccounted")
-        self.stats.inc_value("structcrawl/ledger/unwritten")
+    def _unwritten(
+        self, url: str, why: str, outcome: str = "unwritten:feed", kept: bool = True
+    ) -> None:
+        """A fetched page that is not in the feeds: kept in the local file ``why`` names
+        (``kept=False``: that file failed too, the page is lost)."""
+        line = self.ledger.unwritten(url, why, outcome, kept)
+        self.stats.inc_value(f"structcrawl/ledger/{line['problem']}")
         self._write(line)
 
     def page_accounted(self, url: str, outcome: str, message: str | None = None) -> None:
@@ -240,6 +253,10 @@ class PageLedger:
         adapter = ItemAdapter(item)
         if "records" in adapter.field_names():
             message = f"{getattr(failure, 'type', Exception).__name__}: {failure.value}"
+            kept = keep_failed_page(self.crawler, item, failure)  # e.g. a Redis outage file
+            if kept is not None:
+                self._unwritten(str(adapter["url"]), f"{message}; {kept}", "unwritten:item-failed")
+                return
             self._account(ledger_only_line(str(adapter["url"]), "error:item-failed", message))
 
     def spider_error(self, failure: Any, response: Any) -> None:
@@ -251,6 +268,20 @@ class PageLedger:
         self.ledger.hint(ledger_only_line(_origin(request), "error:spider-error", message))
 
     # -- the end -----------------------------------------------------------------------------
+
+    def _check_http_errors(self, outcomes: dict[str, int]) -> None:
+        """A crawl whose pages are mostly HTTP errors (a sitemap of 404s) failed."""
+        errors, pages = http_errors(outcomes)
+        if pages and errors / pages > self.config.max_http_errors:
+            self.stats.set_value(f"{FAILURE_PREFIX}ledger/http_errors", errors)
+            logger.error(
+                "%d of %d fetched pages ended in an HTTP error, more than "
+                "STRUCTCRAWL_LEDGER_MAX_HTTP_ERRORS (%s): the crawl failed; see %s",
+                errors,
+                pages,
+                self.config.max_http_errors,
+                self.config.path,
+            )
 
     def spider_closed(self, reason: str) -> None:
         pending = dict(self.ledger.pending)
@@ -278,13 +309,16 @@ class PageLedger:
         if self.journal is not None:
             self.journal.closed(reason)
         summary = self.ledger.summary()
-        for problem in ("unaccounted", "duplicate", "unrequested"):
+        for problem in ("unaccounted", "kept", "duplicate", "unrequested"):
             if summary[problem]:
                 self.stats.set_value(f"{FAILURE_PREFIX}ledger/{problem}", summary[problem])
+        self._check_http_errors(summary["by_outcome"])
         logger.info(
-            "page ledger: requested %d, accounted %d, unaccounted %d (%s)",
+            "page ledger: requested %d, accounted %d, kept outside the feeds %d, "
+            "unaccounted %d (%s)",
             summary["requested"],
             summary["accounted"],
+            summary["kept"],
             summary["unaccounted"],
             self.config.path,
         )

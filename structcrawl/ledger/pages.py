@@ -15,6 +15,10 @@ requested URL then ends in one outcome:
   the page item), ``error:item-failed`` (a pipeline raised), ``error:spider-error`` (the
   callback raised before yielding the page), ``dropped:redirect-duplicate`` (a redirect to a
   URL that was already requested: that URL has its own outcome), ``dropped:offsite``;
+* or, fetched but not in the feeds, *kept* in a local file the line names (problem
+  ``kept``, a failure, neither accounted nor lost): ``unwritten:feed`` (the feed could not be
+  written: its lines are in the rescue file), ``unwritten:item-failed`` (a worker that lost
+  Redis kept the page item in its outage file);
 * at the end, a URL still without one is ``unaccounted`` (a failure), or
   ``unfinished:<finish_reason>`` when the crawl was stopped early (``closespider_*``).
 
@@ -44,6 +48,7 @@ __all__ = [
     "add_arguments",
     "check_ledger",
     "combine_runs",
+    "http_errors",
     "ledger_only_line",
     "page_line",
     "read_jsonl",
@@ -147,17 +152,32 @@ class Ledger:
             self.problems[problem] += 1
         return {**line, "problem": problem}
 
-    def unwritten(self, url: str, why: str) -> dict[str, Any]:
-        """``url`` was fetched but its feed lines could not be written (``why``): it leaves
-        the pending URLs as ``unaccounted``, since the feeds do not hold it."""
+    def unwritten(
+        self, url: str, why: str, outcome: str = "unwritten:feed", kept: bool = True
+    ) -> dict[str, Any]:
+        """``url`` was fetched but is not in the feeds: it is kept in the local file ``why``
+        names. It leaves the pending URLs as ``kept``: not accounted (the feeds do not hold
+        it), not lost (``kept=False``: lost too, ``unaccounted``).
+
+        >>> ledger = Ledger(); ledger.request("http://a.example/")
+        >>> ledger.unwritten("http://a.example/", "kept in /tmp/f")["problem"]
+        'kept'
+        >>> s = ledger.summary(); s["accounted"], s["kept"], s["unaccounted"]
+        (0, 1, 0)
+        """
+        problem = "kept" if kept else "unaccounted"
         if self.pending.get(url):
             self.pending[url] -= 1
             if not self.pending[url]:
                 del self.pending[url]
                 self.hints.pop(url, None)
             self._done.add(_digest(url))
-        self.problems["unaccounted"] += 1
-        return {**ledger_only_line(url, "unwritten:feed", why), "problem": "unaccounted"}
+        elif _digest(url) in self._done:
+            problem = "duplicate"
+        else:
+            problem = "unrequested"
+        self.problems[problem] += 1
+        return {**ledger_only_line(url, outcome, why), "problem": problem}
 
     def close(self, finish_reason: str) -> list[dict[str, Any]]:
         """Lines for the URLs still pending when the crawl ends: their hint, else
@@ -186,10 +206,30 @@ class Ledger:
             "requested": self.requested,
             "accounted": self.accounted,
             "unaccounted": self.problems["unaccounted"],
+            "kept": self.problems["kept"],
             "duplicate": self.problems["duplicate"],
             "unrequested": self.problems["unrequested"],
             "by_outcome": dict(self.outcomes.most_common()),
         }
+
+
+def http_errors(outcomes: Mapping[str, int]) -> tuple[int, int]:
+    """(pages that ended in an HTTP error, fetched pages) of a ledger's outcome counts: the
+    outcomes of page items, which a sitemap, a dropped or an unfinished URL is not.
+
+    >>> http_errors({"records": 2, "error:http-404": 5, "error:http-503": 1, "sitemap": 1,
+    ...              "error:fetch-TimeoutError": 1, "dropped:offsite": 3})
+    (6, 9)
+    """
+    errors = pages = 0
+    for outcome, count in outcomes.items():
+        if outcome == "sitemap" or outcome.startswith(("dropped:", "unfinished:", "unwritten:")):
+            continue
+        pages += count
+        code = outcome.removeprefix("error:http-")
+        if code != outcome and code.isdigit() and int(code) >= 400:
+            errors += count
+    return errors, pages
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -242,7 +282,8 @@ def check_ledger(
 ) -> LedgerCheck:
     """Compare a ledger file's lines with the pages feed's (either may be None).
 
-    Problems: a requested URL without an outcome (``unaccounted``), a second outcome for a URL
+    Problems: a requested URL without an outcome (``unaccounted``), one kept in a local file
+    instead of the feeds (``kept``), a second outcome for a URL
     (``duplicate``) or one that was never requested (``unrequested``), a page outcome missing
     from the pages feed, a pages-feed line the ledger does not know, a page without outcomes.
 
@@ -262,6 +303,12 @@ def check_ledger(
             if problem == "unaccounted":
                 check.requested += 1
                 check.problems.append(f"unaccounted: {line.get('url')} (no outcome)")
+            elif problem == "kept":
+                check.requested += 1
+                check.problems.append(
+                    f"not in the feeds, kept in a local file: {line.get('url')} "
+                    f"({line.get('outcome')}: {line.get('message')})"
+                )
             elif problem in ("duplicate", "unrequested"):
                 check.problems.append(
                     f"{problem}: {line.get('url')} (another outcome: {line.get('outcome')})"

@@ -64,12 +64,12 @@ def ledger_figures(stats: Mapping[str, Any]) -> dict[str, Any]:
     >>> ledger_figures({"structcrawl/ledger/requested": 3, "structcrawl/ledger/accounted": 2,
     ...     "structcrawl/ledger/unaccounted": 1, "structcrawl/ledger/outcome/records": 2})
     ... # doctest: +NORMALIZE_WHITESPACE
-    {'requested': 3, 'accounted': 2, 'unaccounted': 1, 'unfinished': 0, 'duplicate': 0,
-     'unrequested': 0, 'filtered': {}, 'by_outcome': {'records': 2}}
+    {'requested': 3, 'accounted': 2, 'unaccounted': 1, 'unfinished': 0, 'kept': 0,
+     'duplicate': 0, 'unrequested': 0, 'filtered': {}, 'by_outcome': {'records': 2}}
     """
     figures: dict[str, Any] = {
         name: int(stats.get(_LEDGER + name, 0) or 0)
-        for name in ("requested", "accounted", "unaccounted", "unfinished", "duplicate")
+        for name in ("requested", "accounted", "unaccounted", "unfinished", "kept", "duplicate")
     }
     figures["unrequested"] = int(stats.get(_LEDGER + "unrequested", 0) or 0)
     for group in ("filtered", "outcome"):

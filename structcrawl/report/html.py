@@ -38,10 +38,10 @@ def _ledger_section(ledger: Mapping[str, Any]) -> list[str]:
     """The page ledger: every requested URL and its one outcome (structcrawl.ledger.pages)."""
     rows = [
         [name, ledger.get(name, 0)]
-        for name in ("requested", "accounted", "unfinished", "unaccounted", "duplicate")
+        for name in ("requested", "accounted", "unfinished", "kept", "unaccounted", "duplicate")
     ]
     rows += [[f"filtered ({k}, not requested)", v] for k, v in ledger.get("filtered", {}).items()]
-    problems = sum(ledger.get(k, 0) for k in ("unaccounted", "duplicate", "unrequested"))
+    problems = sum(ledger.get(k, 0) for k in ("unaccounted", "kept", "duplicate", "unrequested"))
     verdict = (
         f'<p class="bad">{problems} URL outcome(s) do not match the requests: the crawl failed '
         "(see <code>structcrawl ledger</code>).</p>"
@@ -84,7 +84,7 @@ def _cards(report: Mapping[str, Any]) -> list[tuple[str, Any]]:
         )
     ledger = report.get("ledger") or {}
     if ledger.get("requested"):
-        lost = sum(ledger.get(k, 0) for k in ("unaccounted", "duplicate", "unrequested"))
+        lost = sum(ledger.get(k, 0) for k in ("unaccounted", "kept", "duplicate", "unrequested"))
         cards.append(
             (
                 "page ledger",

@@ -44,6 +44,9 @@ __all__ = ["ChangeDetector", "default_scope"]
 
 logger = logging.getLogger(__name__)
 _BATCH = 500
+#: Properties (and their provenance entries) a batch of entity items holds at most: entities
+#: of thousands of properties each (a page of 20,000 names) go a few at a time, not 500.
+_BATCH_WEIGHT = 50_000
 _ENTITY_FIELDS = (
     "key",
     "id",
@@ -83,13 +86,26 @@ def _split(url: Any) -> SplitResult | None:
     return parts
 
 
-def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+def _weight(item: Any) -> int:
+    adapter = ItemAdapter(item)
+    return 1 + sum(len(adapter.get(k) or ()) for k in ("properties", "provenance", "sources"))
+
+
+def _batches(items: Iterable[Any], size: int, weight: int = _BATCH_WEIGHT) -> Iterator[list[Any]]:
+    """``items`` in lists of at most ``size`` items and ``weight`` properties, provenance
+    entries and sources (an item heavier than that alone).
+
+    >>> [len(b) for b in _batches([{"properties": {"a": 1, "b": 2}}] * 5, 3, weight=5)]
+    [2, 2, 1]
+    """
     batch: list[Any] = []
+    held = 0
     for item in items:
         batch.append(item)
-        if len(batch) >= size:
+        held += _weight(item)
+        if len(batch) >= size or held >= weight:
             yield batch
-            batch = []
+            batch, held = [], 0
     if batch:
         yield batch
 
