@@ -69,6 +69,13 @@ DEFAULTS: dict[str, Setting] = {
         list(DEFAULT_PRECEDENCE),
         "Layer precedence when sources disagree, highest first.",
     ),
+    "STRUCTCRAWL_PAGES_VISIBLE_FACTS": Setting(
+        "read",
+        "The visible facts a line of the pages feed carries: 'read' (the facts the crawl's "
+        "checks already read from the page, e.g. the prices of a page whose records carry a "
+        "price) or 'all' (every fact, read from the page for the feed: a walk of the whole "
+        "visible page per page).",
+    ),
     "STRUCTCRAWL_FEED_RESCUE_DIR": Setting(
         None,
         "Where a feed's lines go when its file cannot be written (a full disk), and where "
