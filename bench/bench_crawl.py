@@ -125,8 +125,11 @@ def _run(
 
 
 def _command(
-    crawl: str, sitemap: str, out: Path, before: str | None = None
+    crawl: str, sitemap: str, out: Path, before: str | None = None, extra: tuple[str, ...] = ()
 ) -> tuple[list[str], Path, dict[str, str]]:
+    """The command line, folder and environment of one crawl; ``extra`` settings
+    (``NAME=VALUE``) go to structcrawl's crawls only."""
+    settings = [part for pair in extra for part in ("-s", pair)]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCRAPY_", "STRUCTCRAWL_"))}
     root = ROOT
     if crawl == "before" and before:
@@ -138,7 +141,7 @@ def _command(
         crawl = "pipeline"
     if crawl == "cli":  # the command people run, its own process included
         cmd = [sys.executable, "-m", "structcrawl.commandline", "crawl", "--sitemap", sitemap,
-               "-o", str(out / "cli"), "--depth", "1", *COMMON]  # fmt: skip
+               "-o", str(out / "cli"), "--depth", "1", *COMMON, *settings]  # fmt: skip
         return cmd, root, env
     if crawl != "pipeline":  # outside the project: an empty folder, no settings module
         cwd = out / f"{crawl}-cwd"
@@ -179,18 +182,25 @@ def _command(
         "-s",
         f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
         *COMMON,
+        *settings,
     ]
     return cmd, root, env
 
 
 def measure_round(
-    crawls: list[str], sitemap: str, tmp: Path, r: int, before: str | None = None, tag: str = ""
+    crawls: list[str],
+    sitemap: str,
+    tmp: Path,
+    r: int,
+    before: str | None = None,
+    tag: str = "",
+    extra: tuple[str, ...] = (),
 ) -> dict[str, tuple[float, int, float]]:
     results = {}
     for crawl in crawls:
         out = tmp / f"{tag}{crawl}-{r}"
         out.mkdir()
-        cmd, cwd, env = _command(crawl, sitemap, out, before)
+        cmd, cwd, env = _command(crawl, sitemap, out, before, extra)
         stats = out / "cli" / "crawl.log" if crawl == "cli" else None
         results[crawl] = _run(cmd, cwd, env, tmp / f"{tag}{crawl}-{r}.log", stats)
         pps, pages, rss = results[crawl]
@@ -250,7 +260,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpora", default="small,large", help="small, large or both")
     parser.add_argument("--keep", help="keep logs and outputs in this folder")
     parser.add_argument("--before", help="another checkout (a folder) to crawl with too")
+    parser.add_argument(
+        "-s", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+        help="a setting for structcrawl's crawls (pipeline, cli, before)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    extra = tuple(args.settings)
     corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
     plan = {
         "small": (args.pages, None, "", CRAWLS),
@@ -267,7 +282,9 @@ def main(argv: list[str] | None = None) -> int:
                     _, _, tag, names = plan[corpus]
                     names = (*names, "before") if args.before else names
                     crawls = [c for c in names if c != "extruct" or r < args.extruct_rounds]
-                    done = measure_round(crawls, servers[corpus][1], tmp, r, args.before, tag)
+                    done = measure_round(
+                        crawls, servers[corpus][1], tmp, r, args.before, tag, extra
+                    )
                     for crawl, result in done.items():
                         runs.setdefault(corpus, {}).setdefault(crawl, []).append(result)
         finally:
