@@ -33,7 +33,9 @@ tree (the ``structcrawl crawl`` parent, browser and driver included), sampled ev
 /proc. Medians over rounds; the machine is shared and noisy, so compare the figures of one run.
 ``--before DIR`` adds the pipeline crawl of another checkout (``git archive main | tar -x -C
 DIR``: run from DIR, so its ``scrapy.cfg`` and ``structcrawl/`` are the ones imported) to each
-round, for before/after figures side by side (``before_pps=`` then follows the final line).
+round, for before/after figures side by side, and its ``structcrawl crawl`` (``before_pps=
+before_peak_rss_mb= before_cli_pps= before_cli_peak_rss_mb=`` then follow each corpus's part of
+the final line, ``large_``-prefixed for the large pages).
 Ends with one line:
 ``bare_pps= jsonld_pps= extruct_pps= pipeline_pps= ratio_jsonld= peak_rss_mb= cli_pps=
 cli_ratio_jsonld= cli_peak_rss_mb= pages= large_jsonld_pps= large_pps= large_ratio_jsonld=
@@ -132,13 +134,13 @@ def _command(
     settings = [part for pair in extra for part in ("-s", pair)]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCRAPY_", "STRUCTCRAWL_"))}
     root = ROOT
-    if crawl == "before" and before:
+    if crawl in ("before", "before_cli") and before:
         # run from the other checkout: `python -m` puts the working folder first on sys.path
         root = Path(before).resolve()
         env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")]).rstrip(
             os.pathsep
         )
-        crawl = "pipeline"
+        crawl = "cli" if crawl == "before_cli" else "pipeline"
     if crawl == "cli":  # the command people run, its own process included
         cmd = [sys.executable, "-m", "structcrawl.commandline", "crawl", "--sitemap", sitemap,
                "-o", str(out / "cli"), "--depth", "1", *COMMON, *settings]  # fmt: skip
@@ -201,7 +203,7 @@ def measure_round(
         out = tmp / f"{tag}{crawl}-{r}"
         out.mkdir()
         cmd, cwd, env = _command(crawl, sitemap, out, before, extra)
-        stats = out / "cli" / "crawl.log" if crawl == "cli" else None
+        stats = out / "cli" / "crawl.log" if crawl in ("cli", "before_cli") else None
         results[crawl] = _run(cmd, cwd, env, tmp / f"{tag}{crawl}-{r}.log", stats)
         pps, pages, rss = results[crawl]
         print(
@@ -239,7 +241,12 @@ def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
             f"cli_peak_rss_mb={peak['cli']:.0f} pages={pages}"
         )
     if "before" in runs:
-        line += f" {prefix}before_pps={med['before']:.1f}"
+        line += (
+            f" {prefix}before_pps={med['before']:.1f}"
+            f" {prefix}before_peak_rss_mb={peak['before']:.0f}"
+            f" {prefix}before_cli_pps={med['before_cli']:.1f}"
+            f" {prefix}before_cli_peak_rss_mb={peak['before_cli']:.0f}"
+        )
     print(f"\n{prefix or 'small_'}pages: {pages}, medians of the rounds:")
     print("| crawl | pages/s | vs jsonld | peak RSS of the process tree (highest) |")
     print("|---|---|---|---|")
@@ -280,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
             for r in range(args.rounds):  # the corpora take turns: a change of load hits both
                 for corpus in corpora:
                     _, _, tag, names = plan[corpus]
-                    names = (*names, "before") if args.before else names
+                    names = (*names, "before", "before_cli") if args.before else names
                     crawls = [c for c in names if c != "extruct" or r < args.extruct_rounds]
                     done = measure_round(
                         crawls, servers[corpus][1], tmp, r, args.before, tag, extra
