@@ -18,6 +18,7 @@ from structcrawl.changes.config import SETTINGS as CHANGE_SETTINGS
 from structcrawl.changes.config import ChangeConfig
 from structcrawl.core.hosts import host_matches
 from structcrawl.core.setting import Setting
+from structcrawl.crawl.feedformats import SETTINGS as FEED_SETTINGS
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.extract.config import SETTINGS as EXTRACT_SETTINGS
 from structcrawl.extract.config import ExtractConfig
@@ -39,6 +40,7 @@ __all__ = [
 
 DEFAULTS: dict[str, Setting] = {
     **EXTRACT_SETTINGS,  # STRUCTCRAWL_EXTRACT_ENABLED, STRUCTCRAWL_SYNTAXES
+    **FEED_SETTINGS,  # STRUCTCRAWL_PAGES_VISIBLE_FACTS
     "STRUCTCRAWL_BODY_STORE_ENABLED": Setting(True, "Keep raw response bodies in the body store."),
     "STRUCTCRAWL_BODY_STORE": Setting(
         "output/bodies", "Where raw bodies go: a path or file:// URI (gzip files by SHA-256)."
@@ -68,13 +70,6 @@ DEFAULTS: dict[str, Setting] = {
     "STRUCTCRAWL_FORMAT_PRECEDENCE": Setting(
         list(DEFAULT_PRECEDENCE),
         "Layer precedence when sources disagree, highest first.",
-    ),
-    "STRUCTCRAWL_PAGES_VISIBLE_FACTS": Setting(
-        "read",
-        "The visible facts a line of the pages feed carries: 'read' (the facts the crawl's "
-        "checks already read from the page, e.g. the prices of a page whose records carry a "
-        "price) or 'all' (every fact, read from the page for the feed: a walk of the whole "
-        "visible page per page).",
     ),
     "STRUCTCRAWL_FEED_RESCUE_DIR": Setting(
         None,

@@ -5,7 +5,9 @@ process then holds ~20 MB instead of ~70 MB)."""
 
 from __future__ import annotations
 
-__all__ = ["FEED_EXPORTERS"]
+from structcrawl.core.setting import Setting
+
+__all__ = ["FEED_EXPORTERS", "SETTINGS"]
 
 FEED_EXPORTERS = {
     "records": "structcrawl.crawl.exporters.RecordsJsonLinesExporter",
@@ -17,4 +19,15 @@ FEED_EXPORTERS = {
     "items-csv": "structcrawl.crawl.exporters.ItemsCsvExporter",
     "items-merged": "structcrawl.crawl.exporters.MergedItemsJsonLinesExporter",
     "graph": "structcrawl.crawl.exporters.GraphNQuadsExporter",
+}
+
+#: The feeds' settings (gathered into :data:`structcrawl.crawl.config.DEFAULTS`).
+SETTINGS: dict[str, Setting] = {
+    "STRUCTCRAWL_PAGES_VISIBLE_FACTS": Setting(
+        "read",
+        "The visible facts a line of the pages feed carries: 'read' (the facts the crawl's "
+        "checks already read from the page, e.g. the prices of a page whose records carry a "
+        "price) or 'all' (every fact, read from the page for the feed: a walk of the whole "
+        "visible page per page).",
+    ),
 }
