@@ -1,29 +1,46 @@
-"""Crawl throughput and memory over the real pages: three anchor spiders a user would write
-instead (run outside the project) and structcrawl's full pipeline, side by side in one run.
+"""Crawl throughput and memory over real pages: the anchor spiders a user would write instead
+(run outside the project), structcrawl's ``scrapy crawl site`` pipeline and the ``structcrawl
+crawl`` command, side by side in one run, on two corpora.
 
-    python -m bench.bench_crawl [--pages 654] [--rounds 3] [--extruct-rounds 1] [--before SRC]
+    python -m bench.bench_crawl [--pages 654] [--large-pages 644] [--rounds 3]
+        [--extruct-rounds 1] [--corpora small,large] [--before SRC] [--keep DIR]
 
-The corpus is the 109 real pages of ``../shared/corpus/pages`` repeated and varied to
-``--pages`` (bench/realpages.py), served by a threaded static server on 127.0.0.1. The crawls:
+The corpora (bench/realpages.py: the saved pages in turn, each copy made distinct by a
+trailing comment), each served by a threaded static server on 127.0.0.1:
+
+- ``small``: the 109 real pages of ``../shared/corpus/pages`` (mean 125 KB) to ``--pages``;
+- ``large``: the 70 real product pages of ``../shared/corpus/products/pages`` (median ~440 KB,
+  up to 2 MB) to ``--large-pages``.
+
+The crawls:
 
 - ``bare``: Scrapy alone, one tiny item per page, no parsing (bench/spiders/bare_spider.py);
 - ``jsonld``: the minimal JSON-LD scraper, one XPath and ``json.loads`` (bench/spiders/jsonld_spider.py);
-- ``extruct``: Scrapy + extruct, json-ld, microdata, opengraph, rdfa (bench/spiders/extruct_spider.py);
+- ``extruct``: Scrapy + extruct, json-ld, microdata, opengraph, rdfa (bench/spiders/extruct_spider.py;
+  small corpus only, it is slow);
 - ``pipeline``: ``scrapy crawl site -a sitemap=URL -a depth=1`` with every structcrawl pipeline,
-  the records and entities feeds, the body, entity and change stores and the report.
+  the records and entities feeds, the body, entity and change stores and the report;
+- ``cli``: ``structcrawl crawl --sitemap URL -o DIR --depth 1``, the command people run: every
+  default feed (items included), the job state, the report, the bodies, its own process and
+  the ``scrapy crawl`` child it runs.
 
 The anchors run with ``scrapy runspider`` from an empty temporary folder with
 ``SCRAPY_SETTINGS_MODULE`` unset: Scrapy's defaults and its own download handler, nothing of the
 project. Every crawl gets the same ``-s`` settings (16 concurrent requests, 8 per domain, no
-throttle, no delay, no robots.txt, LOG_LEVEL=INFO). Pages/s is pages over Scrapy's
-``elapsed_time_seconds``; peak RSS is the highest sum of RSS over the crawl's process tree
-(browser and driver included), sampled every 0.1 s from /proc. Medians over rounds; the
-machine is shared and noisy, so compare the figures of one run. ``--before DIR`` adds the
-pipeline crawl of another checkout (``git archive main | tar -x -C DIR``: run from DIR, so its
-``scrapy.cfg`` and ``structcrawl/`` are the ones imported) to each round, for
-before/after figures side by side (``before_pps=`` then follows the final line). Ends with
-one line:
-``bare_pps= jsonld_pps= extruct_pps= pipeline_pps= ratio_jsonld= peak_rss_mb= pages=``.
+throttle, no delay, no robots.txt, LOG_LEVEL=INFO, the asyncio reactor). Pages/s is pages over
+Scrapy's ``elapsed_time_seconds``; peak RSS is the highest sum of RSS over the crawl's process
+tree (the ``structcrawl crawl`` parent, browser and driver included), sampled every 0.1 s from
+/proc. Medians over rounds; the machine is shared and noisy, so compare the figures of one run.
+``--before DIR`` adds the pipeline crawl of another checkout (``git archive main | tar -x -C
+DIR``: run from DIR, so its ``scrapy.cfg`` and ``structcrawl/`` are the ones imported) to each
+round, for before/after figures side by side, and its ``structcrawl crawl`` (``before_pps=
+before_peak_rss_mb= before_cli_pps= before_cli_peak_rss_mb=`` then follow each corpus's part of
+the final line, ``large_``-prefixed for the large pages).
+Ends with one line:
+``bare_pps= jsonld_pps= extruct_pps= pipeline_pps= ratio_jsonld= peak_rss_mb= cli_pps=
+cli_ratio_jsonld= cli_peak_rss_mb= pages= large_jsonld_pps= large_pps= large_ratio_jsonld=
+large_peak_rss_mb= large_cli_pps= large_cli_ratio_jsonld= large_cli_peak_rss_mb= large_pages=``
+(``large_`` without ``cli``: the pipeline crawl; peaks are the highest of the rounds).
 """
 
 from __future__ import annotations
@@ -40,6 +57,7 @@ import time
 from pathlib import Path
 
 from bench._proctree import TreeSampler
+from bench.realpages import large_corpus_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDERS = Path(__file__).resolve().parent / "spiders"
@@ -62,24 +80,24 @@ COMMON = [
     "LOG_LEVEL=INFO",
     "-s",
     "TELNETCONSOLE_ENABLED=False",
+    "-s",
+    "TWISTED_REACTOR=twisted.internet.asyncioreactor.AsyncioSelectorReactor",
 ]
-CRAWLS = ("bare", "jsonld", "extruct", "pipeline")
+CRAWLS = ("bare", "jsonld", "extruct", "pipeline", "cli")
+#: The crawls of the large pages (extruct takes minutes there and is no anchor of the issue).
+LARGE_CRAWLS = ("bare", "jsonld", "pipeline", "cli")
 
 
-def _server(pages: int, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
-    portfile = tmp / "port"
+def _server(
+    pages: int, tmp: Path, corpus: Path | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    portfile = tmp / f"port-{corpus.name if corpus else 'small'}"
+    extra = ["--corpus", str(corpus)] if corpus else []
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "bench.realpages_server",
-            "--pages",
-            str(pages),
-            "--portfile",
-            str(portfile),
-        ],
+        [sys.executable, "-m", "bench.realpages_server", "--pages", str(pages),
+         "--portfile", str(portfile), *extra],
         cwd=ROOT,
-    )
+    )  # fmt: skip
     deadline = time.monotonic() + 60
     while not (portfile.exists() and portfile.read_text()):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -88,13 +106,16 @@ def _server(pages: int, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
     return proc, f"http://127.0.0.1:{portfile.read_text()}/sitemap.xml"
 
 
-def _run(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> tuple[float, int, float]:
-    """(pages/s, pages, peak RSS MB of the process tree) of one crawl."""
+def _run(
+    cmd: list[str], cwd: Path, env: dict[str, str], log: Path, stats: Path | None = None
+) -> tuple[float, int, float]:
+    """(pages/s, pages, peak RSS MB of the process tree) of one crawl; Scrapy's stats are read
+    from ``stats`` (the crawl's own log file) when given, else from its output."""
     with log.open("wb") as fh:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
         with TreeSampler(proc.pid) as sampler:
             code = proc.wait()
-    text = log.read_text(errors="replace")
+    text = (stats or log).read_text(errors="replace")
     if code != 0:
         raise RuntimeError(f"{' '.join(cmd[:5])} exited {code}; see {log}")
     elapsed = float(_ELAPSED.findall(text)[-1])
@@ -106,17 +127,24 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> tuple[flo
 
 
 def _command(
-    crawl: str, sitemap: str, out: Path, before: str | None = None
+    crawl: str, sitemap: str, out: Path, before: str | None = None, extra: tuple[str, ...] = ()
 ) -> tuple[list[str], Path, dict[str, str]]:
+    """The command line, folder and environment of one crawl; ``extra`` settings
+    (``NAME=VALUE``) go to structcrawl's crawls only."""
+    settings = [part for pair in extra for part in ("-s", pair)]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCRAPY_", "STRUCTCRAWL_"))}
     root = ROOT
-    if crawl == "before" and before:
+    if crawl in ("before", "before_cli") and before:
         # run from the other checkout: `python -m` puts the working folder first on sys.path
         root = Path(before).resolve()
         env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")]).rstrip(
             os.pathsep
         )
-        crawl = "pipeline"
+        crawl = "cli" if crawl == "before_cli" else "pipeline"
+    if crawl == "cli":  # the command people run, its own process included
+        cmd = [sys.executable, "-m", "structcrawl.commandline", "crawl", "--sitemap", sitemap,
+               "-o", str(out / "cli"), "--depth", "1", *COMMON, *settings]  # fmt: skip
+        return cmd, root, env
     if crawl != "pipeline":  # outside the project: an empty folder, no settings module
         cwd = out / f"{crawl}-cwd"
         cwd.mkdir(exist_ok=True)
@@ -156,65 +184,122 @@ def _command(
         "-s",
         f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
         *COMMON,
+        *settings,
     ]
     return cmd, root, env
 
 
 def measure_round(
-    crawls: list[str], sitemap: str, tmp: Path, r: int, before: str | None = None
+    crawls: list[str],
+    sitemap: str,
+    tmp: Path,
+    r: int,
+    before: str | None = None,
+    tag: str = "",
+    extra: tuple[str, ...] = (),
 ) -> dict[str, tuple[float, int, float]]:
     results = {}
     for crawl in crawls:
-        out = tmp / f"{crawl}-{r}"
+        out = tmp / f"{tag}{crawl}-{r}"
         out.mkdir()
-        cmd, cwd, env = _command(crawl, sitemap, out, before)
-        results[crawl] = _run(cmd, cwd, env, tmp / f"{crawl}-{r}.log")
+        cmd, cwd, env = _command(crawl, sitemap, out, before, extra)
+        stats = out / "cli" / "crawl.log" if crawl in ("cli", "before_cli") else None
+        results[crawl] = _run(cmd, cwd, env, tmp / f"{tag}{crawl}-{r}.log", stats)
         pps, pages, rss = results[crawl]
         print(
-            f"  round {r + 1} {crawl:8s} {pps:7.1f} pages/s  {rss:6.0f} MB peak  ({pages} pages)",
+            f"  round {r + 1} {tag}{crawl:8s} {pps:7.1f} pages/s  {rss:6.0f} MB peak  "
+            f"({pages} pages)",
             flush=True,
         )
     return results
 
 
+Runs = dict[str, list[tuple[float, int, float]]]
+
+
+def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
+    """The medians of ``runs`` (one corpus) and their part of the final line."""
+    nan = float("nan")
+    med = {c: statistics.median(p for p, _, _ in v) if v else nan for c, v in runs.items()}
+    peak = {c: max(m for _, _, m in v) if v else nan for c, v in runs.items()}
+    pages = runs["pipeline"][-1][1] if runs.get("pipeline") else 0
+    ratio = {c: med[c] / med["jsonld"] for c in ("pipeline", "cli")}
+    if prefix:  # the large pages: large_pps is the pipeline crawl's
+        line = (
+            f"large_jsonld_pps={med['jsonld']:.1f} large_pps={med['pipeline']:.1f} "
+            f"large_ratio_jsonld={ratio['pipeline']:.2f} "
+            f"large_peak_rss_mb={peak['pipeline']:.0f} large_cli_pps={med['cli']:.1f} "
+            f"large_cli_ratio_jsonld={ratio['cli']:.2f} "
+            f"large_cli_peak_rss_mb={peak['cli']:.0f} large_pages={pages}"
+        )
+    else:
+        line = (
+            f"bare_pps={med['bare']:.1f} jsonld_pps={med['jsonld']:.1f} "
+            f"extruct_pps={med.get('extruct', nan):.1f} pipeline_pps={med['pipeline']:.1f} "
+            f"ratio_jsonld={ratio['pipeline']:.2f} peak_rss_mb={peak['pipeline']:.0f} "
+            f"cli_pps={med['cli']:.1f} cli_ratio_jsonld={ratio['cli']:.2f} "
+            f"cli_peak_rss_mb={peak['cli']:.0f} pages={pages}"
+        )
+    if "before" in runs:
+        line += (
+            f" {prefix}before_pps={med['before']:.1f}"
+            f" {prefix}before_peak_rss_mb={peak['before']:.0f}"
+            f" {prefix}before_cli_pps={med['before_cli']:.1f}"
+            f" {prefix}before_cli_peak_rss_mb={peak['before_cli']:.0f}"
+        )
+    print(f"\n{prefix or 'small_'}pages: {pages}, medians of the rounds:")
+    print("| crawl | pages/s | vs jsonld | peak RSS of the process tree (highest) |")
+    print("|---|---|---|---|")
+    for crawl in runs:
+        print(
+            f"| {crawl} | {med[crawl]:.1f} | {med[crawl] / med['jsonld']:.2f} "
+            f"| {peak[crawl]:.0f} MB |"
+        )
+    return med, line
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=654, help="6 copies of the 109 real pages")
+    parser.add_argument("--large-pages", type=int, default=644, help="the 70 large pages, ~9x")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--extruct-rounds", type=int, default=1, help="extruct is slow")
+    parser.add_argument("--corpora", default="small,large", help="small, large or both")
     parser.add_argument("--keep", help="keep logs and outputs in this folder")
     parser.add_argument("--before", help="another checkout (a folder) to crawl with too")
+    parser.add_argument(
+        "-s", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+        help="a setting for structcrawl's crawls (pipeline, cli, before)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    names = (*CRAWLS, "before") if args.before else CRAWLS
-    runs: dict[str, list[tuple[float, int, float]]] = {c: [] for c in names}
+    extra = tuple(args.settings)
+    corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
+    plan = {
+        "small": (args.pages, None, "", CRAWLS),
+        "large": (args.large_pages, large_corpus_dir(), "large_", LARGE_CRAWLS),
+    }
+    runs: dict[str, Runs] = {}
     with tempfile.TemporaryDirectory(prefix="bench-crawl-") as scratch:
         tmp = Path(args.keep or scratch)
         tmp.mkdir(parents=True, exist_ok=True)
-        server, sitemap = _server(args.pages, tmp)
+        servers = {c: _server(plan[c][0], tmp, plan[c][1]) for c in corpora}
         try:
-            for r in range(args.rounds):
-                crawls = [c for c in names if c != "extruct" or r < args.extruct_rounds]
-                for crawl, result in measure_round(crawls, sitemap, tmp, r, args.before).items():
-                    runs[crawl].append(result)
+            for r in range(args.rounds):  # the corpora take turns: a change of load hits both
+                for corpus in corpora:
+                    _, _, tag, names = plan[corpus]
+                    names = (*names, "before", "before_cli") if args.before else names
+                    crawls = [c for c in names if c != "extruct" or r < args.extruct_rounds]
+                    done = measure_round(
+                        crawls, servers[corpus][1], tmp, r, args.before, tag, extra
+                    )
+                    for crawl, result in done.items():
+                        runs.setdefault(corpus, {}).setdefault(crawl, []).append(result)
         finally:
-            os.kill(server.pid, signal.SIGTERM)
-            server.wait()
-    nan = float("nan")
-    med = {c: statistics.median(p for p, _, _ in v) if v else nan for c, v in runs.items()}
-    rss = {c: statistics.median(m for _, _, m in v) if v else nan for c, v in runs.items()}
-    peak = max(m for _, _, m in runs["pipeline"])
-    pages = runs["pipeline"][-1][1]
-    print(f"\n{pages} pages, medians of {args.rounds} rounds (extruct: {args.extruct_rounds}):")
-    print("| crawl | pages/s | peak RSS of the process tree (median) |\n|---|---|---|")
-    for crawl in names:
-        print(f"| {crawl} | {med[crawl]:.1f} | {rss[crawl]:.0f} MB |")
-    extra = f" before_pps={med['before']:.1f}" if args.before else ""
-    print(
-        f"bare_pps={med['bare']:.1f} jsonld_pps={med['jsonld']:.1f} "
-        f"extruct_pps={med['extruct']:.1f} pipeline_pps={med['pipeline']:.1f} "
-        f"ratio_jsonld={med['pipeline'] / med['jsonld']:.2f} peak_rss_mb={peak:.0f} pages={pages}"
-        + extra
-    )
+            for server, _ in servers.values():
+                os.kill(server.pid, signal.SIGTERM)
+                server.wait()
+    line = " ".join(_figures(runs[c], plan[c][2])[1] for c in corpora)
+    print(line)
     return 0
 
 

@@ -2,11 +2,15 @@
 (a sampling profiler: it slows Python code by a few percent, where cProfile doubles it), its
 main-thread samples split by stage.
 
-    python -m bench.profile_crawl [--pages 654] [--rate 200] [--keep DIR]
+    python -m bench.profile_crawl [--corpus small|large] [--crawl pipeline|cli] [--pages N]
+        [--rate 200] [--keep DIR] [-s NAME=VALUE ...]
 
-The same corpus, server and command as bench/bench_crawl.py (``scrapy crawl site -a sitemap=URL
--a depth=1`` with the records and entities feeds, the body, entity and change stores and the
-report). Each sample of the crawl's main thread is given to the first stage, in the order of
+The same corpora, server and commands as bench/bench_crawl.py: ``--corpus large`` the 70 large
+product pages (to 644 URLs), else the shared pages (to 654); ``--crawl pipeline`` is ``scrapy
+crawl site -a sitemap=URL -a depth=1`` with the records and entities feeds, the body, entity
+and change stores and the report, ``--crawl cli`` is ``structcrawl crawl --sitemap URL -o DIR
+--depth 1`` (py-spy follows its ``scrapy crawl`` child; the parent only waits). ``-s`` adds a
+setting to the crawl (``-s STRUCTCRAWL_RENDER_AUDIT=False``, say, to see it without). Each sample of the crawl's main thread is given to the first stage, in the order of
 :data:`STAGES`, one of whose functions is on its stack; start-up (imports, building the
 components) is left out; of the other threads, the body store's compression (gzip, in a thread
 pool, beside the main thread) is counted apart. Prints a table of milliseconds per page and
@@ -28,6 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench.bench_crawl import _ELAPSED, _RESPONSES, _command, _server
+from bench.realpages import large_corpus_dir
 
 #: (stage, pattern of a function on the stack); the first that matches takes the sample.
 STAGES: tuple[tuple[str, str], ...] = (
@@ -61,6 +66,8 @@ def split(folded: Path) -> tuple[Counter[str], int]:
         stack, _, count = line.rpartition(" ")
         if not count.isdigit():
             continue
+        if "run_child (" in stack:  # the structcrawl crawl parent, waiting for its child
+            continue
         if "Thread._bootstrap" in stack:  # a worker thread: waiting, or compressing a body
             threads += int(count) if "BodyStore.put" in stack else 0
             continue
@@ -71,7 +78,10 @@ def split(folded: Path) -> tuple[Counter[str], int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pages", type=int, default=654)
+    parser.add_argument("--corpus", choices=("small", "large"), default="small")
+    parser.add_argument("--crawl", choices=("pipeline", "cli"), default="pipeline")
+    parser.add_argument("--pages", type=int, help="default: 654 small, 644 large")
+    parser.add_argument("-s", dest="settings", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--rate", type=int, default=200, help="samples per second")
     parser.add_argument("--keep", help="keep the profile, logs and outputs in this folder")
     args = parser.parse_args(argv)
@@ -82,23 +92,29 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="profile-crawl-") as scratch:
         tmp = Path(args.keep or scratch)
         tmp.mkdir(parents=True, exist_ok=True)
-        server, sitemap = _server(args.pages, tmp)
+        large = args.corpus == "large"
+        pages = args.pages or (644 if large else 654)
+        server, sitemap = _server(pages, tmp, large_corpus_dir() if large else None)
         try:
-            out = tmp / "pipeline"
+            out = tmp / args.crawl
             out.mkdir(exist_ok=True)
-            cmd, cwd, env = _command("pipeline", sitemap, out)
+            cmd, cwd, env = _command(args.crawl, sitemap, out)
+            for pair in args.settings:
+                cmd += ["-s", pair]
             folded = tmp / "profile.txt"
-            log = tmp / "pipeline.log"
+            log = tmp / f"{args.crawl}.log"
+            follow = ["--subprocesses"] if args.crawl == "cli" else []
             with log.open("wb") as fh:
                 code = subprocess.call(
                     [pyspy, "record", "-r", str(args.rate), "-f", "raw", "-o", str(folded),
-                     "--", *cmd],
+                     *follow, "--", *cmd],
                     cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT,
                 )  # fmt: skip
         finally:
             os.kill(server.pid, signal.SIGTERM)
             server.wait()
-        text = log.read_text(errors="replace")
+        stats = out / "cli" / "crawl.log" if args.crawl == "cli" else log
+        text = stats.read_text(errors="replace")
         if code != 0 or not _ELAPSED.findall(text):
             print(f"the profiled crawl failed ({code}); see {log}", file=sys.stderr)
             return 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["corpus_dir", "load_pages", "varied_pages"]
+__all__ = ["corpus_dir", "large_corpus_dir", "load_pages", "varied_pages"]
 
 ENV = "STRUCTCRAWL_BENCH_CORPUS"
 
@@ -31,6 +31,12 @@ def corpus_dir() -> Path:
     raise FileNotFoundError(
         f"no shared/corpus/pages beside the checkout; set {ENV} to the folder of real pages"
     )
+
+
+def large_corpus_dir() -> Path:
+    """The large real pages: the 70 saved product pages of ``shared/corpus/products/pages``
+    (median ~440 KB, up to 2 MB), beside :func:`corpus_dir`."""
+    return corpus_dir().parent / "products" / "pages"
 
 
 def load_pages(folder: Path | None = None) -> list[tuple[str, bytes]]:

@@ -231,3 +231,34 @@ def test_check_renders_a_url_that_needs_javascript(capsys):
     assert report["fetched_with"] == "browser" and report["fetch_reason"]
     assert report["summary"]["records"] >= 1  # captured from the app's JSON requests
     assert code == report["summary"]["exit"]
+
+
+def test_crawl_parent_process_never_imports_scrapy(tmp_path):
+    """``structcrawl crawl`` only runs ``scrapy crawl`` as a child: its own process stays free
+    of Scrapy and Twisted (about 50 MB of the crawl's process tree, issue 24)."""
+    script = f"""
+import sys
+import structcrawl.commandline.crawl as crawl
+from structcrawl.commandline import main
+from structcrawl.commandline._child import ChildRun
+seen = []
+crawl.run_child = lambda cmd, *a, **k: seen.append(cmd) or ChildRun(code=0)
+code = main(["crawl", "--sitemap", "http://127.0.0.1:9/sitemap.xml", "-o", {str(tmp_path / "out")!r},
+             "--depth", "1", "-s", 'STRUCTCRAWL_QUALITY_THRESHOLDS={{"max_page_error_rate": 0.5}}'])
+assert code == 0 and seen, code
+assert any(part.endswith(":items") for part in seen[0]), seen[0]
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("scrapy", "twisted"))
+print(loaded)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+
+
+def test_feed_formats_are_the_addons():
+    from structcrawl.commandline.crawl import feed_formats
+    from structcrawl.crawl.addon import FEED_EXPORTERS
+
+    assert feed_formats() == FEED_EXPORTERS and "items" in FEED_EXPORTERS

@@ -128,16 +128,31 @@ def test_items_without_a_document_pass_through():
     assert SelectorPipeline.from_crawler(c).process_item(other) == {"not": "a page"}
 
 
+def _pages_line(item, **settings):
+    out = io.BytesIO()
+    exporter = PagesJsonLinesExporter.from_crawler(crawler(**settings), out)
+    exporter.start_exporting()
+    exporter.export_item(item)
+    exporter.finish_exporting()
+    return json.loads(out.getvalue())
+
+
 def test_visible_facts_are_exported_in_the_pages_feed():
     c = crawler()
     path = "products/gipfelstuermer-touring-set.html"
     item = run(c, page_item((SITE / path).read_bytes(), BASE + path))
-    out = io.BytesIO()
-    exporter = PagesJsonLinesExporter(out)
-    exporter.start_exporting()
-    exporter.export_item(item)
-    exporter.finish_exporting()
-    row = json.loads(out.getvalue())
+    row = _pages_line(item, STRUCTCRAWL_PAGES_VISIBLE_FACTS="all")
     assert row["visible"]["prices"] == ["1.299,00 €"]
     assert row["visible"]["times"] == ["2026-03-14T10:00"]
     assert "document" not in row and "body" not in row
+
+
+def test_the_pages_feed_writes_only_the_facts_already_read_by_default():
+    c = crawler()
+    path = "products/gipfelstuermer-touring-set.html"
+    item = run(c, page_item((SITE / path).read_bytes(), BASE + path))
+    assert _pages_line(item)["visible"] == {}  # nothing asked for a fact: none read for it
+    assert item.visible["h1"]  # a check reads the h1
+    row = _pages_line(item)
+    assert list(row["visible"]) == ["h1"] and row["visible"]["h1"] == item.visible["h1"]
+    assert "prices" not in item.visible._values  # the feed did not read the rest

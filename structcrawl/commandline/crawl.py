@@ -88,8 +88,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def feed_formats() -> dict[str, str]:
     """The feed formats a crawl of this project knows (the add-on's, which
-    ``structcrawl/settings.py`` names for ``-o`` too)."""
-    from structcrawl.crawl.addon import FEED_EXPORTERS
+    ``structcrawl/settings.py`` names for ``-o`` too). Read from a module without Scrapy:
+    this process only runs ``scrapy crawl`` as a child and never imports Scrapy."""
+    from structcrawl.crawl.feedformats import FEED_EXPORTERS
 
     return dict(FEED_EXPORTERS)
 

@@ -10,8 +10,9 @@ from lxml import etree
 __all__ = ["INDEXED_ATTRIBUTES", "INDEXED_TAGS", "ElementIndex"]
 
 #: Attributes whose elements the layers look for: microformats (``class``), RDFa (the ones
-#: that generate triples), Microdata; and the render judgement's application mount points
-#: (``id``, React's ``data-reactroot``).
+#: that generate triples, and the subjects its diagnostics check: ``about``, ``resource``),
+#: Microdata; and the render judgement's application mount points (``id``, React's
+#: ``data-reactroot``).
 INDEXED_ATTRIBUTES: Final = (
     "class",
     "property",
@@ -19,6 +20,9 @@ INDEXED_ATTRIBUTES: Final = (
     "rev",
     "typeof",
     "vocab",
+    "about",
+    "resource",
+    "datatype",
     "itemscope",
     "itemprop",
     "id",

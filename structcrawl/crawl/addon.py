@@ -42,6 +42,7 @@ from scrapy.utils.misc import load_object
 from structcrawl import __version__
 from structcrawl.core import logsafety
 from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.feedformats import FEED_EXPORTERS
 
 __all__ = [
     "DOWNLOADER_MIDDLEWARES",
@@ -102,17 +103,6 @@ FEED_STORAGES = {
     "": "structcrawl.crawl.feedstorage.GuardedFileFeedStorage",
     "file": "structcrawl.crawl.feedstorage.GuardedFileFeedStorage",
     "s3": "structcrawl.crawl.feedstorage.GuardedS3FeedStorage",
-}
-FEED_EXPORTERS = {
-    "records": "structcrawl.crawl.exporters.RecordsJsonLinesExporter",
-    "pages": "structcrawl.crawl.exporters.PagesJsonLinesExporter",
-    "entities": "structcrawl.crawl.exporters.EntitiesJsonLinesExporter",
-    "entities-csv": "structcrawl.crawl.exporters.EntitiesCsvExporter",
-    "entities-delta": "structcrawl.crawl.exporters.EntitiesDeltaJsonLinesExporter",
-    "items": "structcrawl.crawl.exporters.ItemsJsonLinesExporter",
-    "items-csv": "structcrawl.crawl.exporters.ItemsCsvExporter",
-    "items-merged": "structcrawl.crawl.exporters.MergedItemsJsonLinesExporter",
-    "graph": "structcrawl.crawl.exporters.GraphNQuadsExporter",
 }
 #: Polite crawling (docs/politeness.md). Benchmarks turn it off on the command line:
 #: ``-s AUTOTHROTTLE_ENABLED=False -s DOWNLOAD_DELAY=0 -s ROBOTSTXT_OBEY=False``.

@@ -18,6 +18,7 @@ from structcrawl.changes.config import SETTINGS as CHANGE_SETTINGS
 from structcrawl.changes.config import ChangeConfig
 from structcrawl.core.hosts import host_matches
 from structcrawl.core.setting import Setting
+from structcrawl.crawl.feedformats import SETTINGS as FEED_SETTINGS
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.extract.config import SETTINGS as EXTRACT_SETTINGS
 from structcrawl.extract.config import ExtractConfig
@@ -39,6 +40,7 @@ __all__ = [
 
 DEFAULTS: dict[str, Setting] = {
     **EXTRACT_SETTINGS,  # STRUCTCRAWL_EXTRACT_ENABLED, STRUCTCRAWL_SYNTAXES
+    **FEED_SETTINGS,  # STRUCTCRAWL_PAGES_VISIBLE_FACTS
     "STRUCTCRAWL_BODY_STORE_ENABLED": Setting(True, "Keep raw response bodies in the body store."),
     "STRUCTCRAWL_BODY_STORE": Setting(
         "output/bodies", "Where raw bodies go: a path or file:// URI (gzip files by SHA-256)."
@@ -251,8 +253,7 @@ DEFAULTS.update(
         ),
         "STRUCTCRAWL_RETRY_BACKOFF_MAX": Setting(30.0, "Longest backoff before a retry, seconds."),
         "STRUCTCRAWL_RETRY_AFTER_MAX": Setting(
-            60.0,
-            "Longest Retry-After (429, 503) honoured, seconds; a longer one is not retried.",
+            60.0, "Longest Retry-After (429, 503) honoured, seconds; a longer one is not retried."
         ),
         "STRUCTCRAWL_LEDGER_ENABLED": Setting(
             True, "Account for every requested URL (the page ledger); a mismatch fails the crawl."

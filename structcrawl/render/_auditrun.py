@@ -6,7 +6,8 @@ Stats: ``structcrawl/render/audit/pages``, ``/sampled/<why>``, ``/gained``, ``/w
 ``/learned_templates``, ``/learned_sites`` (sites whose every page goes to the browser),
 ``/rerendered`` (pages fetched without the browser before their
 template was learned, fetched again in it), ``/sites_stopped``, ``/failed``,
-``/skipped/budget``, ``/skipped/no_browser`` and ``/browser_ms``.
+``/skipped/budget``, ``/skipped/no_browser``, ``/skipped/no_scripts`` (a page without
+JavaScript: no script could add anything, so it is not audited) and ``/browser_ms``.
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ class AuditRun:
             learned = Route("browser", "learned", route.rule, route.plan)
             return await core.render(request, learned, http_response=response, verdict=verdict)
         if not self.audit.config.enabled:
+            return response
+        if "no-scripts" in verdict.signals:  # no JavaScript to run: rendering adds nothing
+            self._count("skipped/no_scripts")
             return response
         if self.browser_problem or (core.pool is not None and core.pool.launch_error):
             self._count("skipped/no_browser")

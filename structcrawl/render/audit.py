@@ -159,8 +159,8 @@ class RenderAudit(Generic[T]):
         site = self._sites[host]
         site.outcomes += 1
         if gain <= 0:
-            if not site.gained and site.audited >= self.config.give_up:
-                self._stop(host, site)
+            if not site.gained and not site.stopped and site.audited >= self.config.give_up:
+                self._stop(host, site)  # once: audits in flight end after the stop too
             return False
         self.gained += 1
         site.gained += 1

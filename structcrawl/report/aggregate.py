@@ -110,6 +110,7 @@ def render_figures(stats: Mapping[str, Any], by_reason: Mapping[str, int]) -> di
             "failed",
             "skipped/budget",
             "skipped/no_browser",
+            "skipped/no_scripts",
         )
     }
     audit["browser_seconds"] = round(get("browser_ms") / 1000, 1)

@@ -196,6 +196,7 @@ def _render_section(render: Mapping[str, Any]) -> list[str]:
         ["sites no longer audited (no gain)", audit.get("sites_stopped", 0)],
         ["audits skipped: budget spent", audit.get("skipped_budget", 0)],
         ["audits skipped: no browser", audit.get("skipped_no_browser", 0)],
+        ["audits skipped: no scripts", audit.get("skipped_no_scripts", 0)],
         ["audits failed", audit.get("failed", 0)],
         ["audit browser seconds", audit.get("browser_seconds", 0)],
         ["rendered snapshots reused from the cache", render.get("snapshot_cache_hits", 0)],

@@ -313,6 +313,16 @@ class LazyVisibleFacts(Mapping[str, Any]):
     def __iter__(self) -> Iterator[str]:
         return iter(_FACTS)
 
+    def read_so_far(self) -> dict[str, Any]:
+        """The facts already read, in the order of the fields, none read now.
+
+        >>> from structcrawl.core.document import parse_html
+        >>> facts = LazyVisibleFacts(parse_html(b"<title>T</title><h1>Shoe</h1>", "http://a.test/"))
+        >>> facts.read_so_far(), facts["h1"], facts.read_so_far()
+        ({}, ['Shoe'], {'h1': ['Shoe']})
+        """
+        return {name: self._values[name] for name in _FACTS if name in self._values}
+
     def __len__(self) -> int:
         return len(_FACTS)
 

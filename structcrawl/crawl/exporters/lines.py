@@ -19,6 +19,7 @@ from structcrawl.crawl.exporters._base import (
     _is_page,
 )
 from structcrawl.crawl.items import TRANSIENT_FIELDS
+from structcrawl.visible.facts import LazyVisibleFacts
 
 
 class RecordsJsonLinesExporter(FastJsonLinesExporter):
@@ -38,17 +39,37 @@ class RecordsJsonLinesExporter(FastJsonLinesExporter):
 
 
 class PagesJsonLinesExporter(FastJsonLinesExporter):
-    """One line per page: fetch facts and a summary of its records, without bodies."""
+    """One line per page: fetch facts and a summary of its records, without bodies.
+
+    Its ``visible`` facts are those the crawl already read (``STRUCTCRAWL_PAGES_VISIBLE_FACTS
+    = "read"``, the default), or every fact (``"all"``: the feed reads the rest from the page,
+    a walk of the whole visible page on each page, which on large pages cost more than the
+    feed's own work)."""
+
+    all_facts: bool = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> Any:
+        exporter = cls(*args, **kwargs)
+        mode = str(crawler.settings.get("STRUCTCRAWL_PAGES_VISIBLE_FACTS") or "read")
+        exporter.all_facts = mode.strip().lower() == "all"
+        return exporter
+
+    def _value(self, value: Any) -> Any:
+        if isinstance(value, LazyVisibleFacts) and not self.all_facts:
+            return value.read_so_far()
+        return dict(value) if isinstance(value, Mapping) and not isinstance(value, dict) else value
 
     def export_item(self, item: Any) -> None:
         if not _is_page(item):
             return
         adapter = ItemAdapter(item)
+        value = self._value
         row = {
-            k: dict(v) if isinstance(v, Mapping) and not isinstance(v, dict) else v
+            k: value(v)
             for k, v in adapter.items()
             if k not in TRANSIENT_FIELDS and k not in ("records", "typed_items")
-        }  # lazily read visible facts are read in full here
+        }
         records = adapter.get("records") or []
         row["record_count"] = sum(1 for r in records if r.get("kind") == "entity")
         row["outcomes"] = sorted(

@@ -53,7 +53,8 @@ _META_PREFIXES = re.compile(
 )
 _Scope = tuple[str | None, PrefixMap]
 _TERM = "rdfa-unresolved-term"
-_READ = etree.XPath("//*[@typeof or @property or @about or @resource or @datatype or @rel or @rev]")
+#: attributes read besides typeof and property (each from the page's element index)
+_ALSO_READ = ("about", "resource", "datatype", "rel", "rev")
 _LINKS = frozenset({"rel", "rev"})
 
 
@@ -138,15 +139,32 @@ def _message(code: str, attribute: str, token: str) -> str:
 
 def diagnostics(doc: Document) -> list[Record]:
     """Warning records for the RDFa attributes of ``doc`` that do not resolve, in document
-    order (at most 20 per code; one more record counts the rest)."""
+    order (at most 20 per code; one more record counts the rest).
+
+    The elements come from the page's element index (no walk of the tree: on a large page the
+    XPath ``//*[@typeof or @property or @about or @resource ...]`` cost more than the rest of the
+    RDFa layer); only the elements with a problem, few on most pages, are put in document
+    order."""
     index = doc.index()
-    if not (index.having("typeof") or index.having("property") or index.having("vocab")):
+    typeof, prop = index.having("typeof"), index.having("property")
+    if not (typeof or prop or index.having("vocab")):
         return []
     scopes = _Scopes()
+    found: list[tuple[etree._Element, list[tuple[str, str, str]]]] = []
+    read = [*typeof, *prop]
+    for attribute in _ALSO_READ:
+        read.extend(index.having(attribute))
+    for el in dict.fromkeys(read):
+        problems = _attribute_problems(el, scopes.of(el))
+        if problems:
+            found.append((el, problems))
+    if len(found) > 1:
+        order = _DocumentOrder()
+        found.sort(key=lambda pair: order.key(pair[0]))
     out: list[Record] = []
     counts: dict[str, int] = {}
-    for el in _READ(doc.root):
-        for code, attribute, token in _attribute_problems(el, scopes.of(el)):
+    for el, problems in found:
+        for code, attribute, token in problems:
             counts[code] = counts.get(code, 0) + 1
             if counts[code] <= _MAX_PER_CODE:
                 out.append(_warning(doc, code, _message(code, attribute, token), doc.path_of(el)))
@@ -155,6 +173,26 @@ def diagnostics(doc: Document) -> list[Record]:
             more = f"{count - _MAX_PER_CODE:,} more like the above (not listed)"
             out.append(_warning(doc, code, more, ""))
     return out
+
+
+class _DocumentOrder:
+    """A sort key giving elements of one tree their document order: the positions of the
+    element and its ancestors among their siblings, root first (memoized up the tree)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[etree._Element, tuple[int, ...]] = {}
+
+    def key(self, el: etree._Element) -> tuple[int, ...]:
+        chain = []
+        node: etree._Element | None = el
+        while node is not None and node not in self._memo:
+            chain.append(node)
+            node = node.getparent()
+        key = self._memo[node] if node is not None else ()
+        for item in reversed(chain):
+            parent = item.getparent()
+            key = self._memo[item] = (*key, parent.index(item) if parent is not None else 0)
+        return key
 
 
 def _warning(doc: Document, code: str, message: str, element: str) -> Record:
