@@ -240,7 +240,7 @@ def test_crawl_parent_process_never_imports_scrapy(tmp_path):
 import sys
 import structcrawl.commandline.crawl as crawl
 from structcrawl.commandline import main
-from structcrawl.commandline._child import ChildRun
+from structcrawl.crawl.child import ChildRun
 seen = []
 crawl.run_child = lambda cmd, *a, **k: seen.append(cmd) or ChildRun(code=0)
 code = main(["crawl", "--sitemap", "http://127.0.0.1:9/sitemap.xml", "-o", {str(tmp_path / "out")!r},

@@ -33,8 +33,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from structcrawl.commandline._child import ProgressTail, run_child, stderr_notice
 from structcrawl.commandline._summary import summary
+from structcrawl.crawl.child import ProgressTail, run_child
 
 __all__ = ["FEEDS", "add_arguments", "crawl_command", "feed_formats", "run", "start_problem"]
 
@@ -271,3 +271,10 @@ def run(args: argparse.Namespace) -> int:
     if child.code != 0:
         stderr_notice(f"structcrawl crawl: the crawl failed (exit {child.code}); log: {log}")
     return child.code
+
+
+def stderr_notice(text: str) -> None:
+    """One line on stderr, on a line of its own even after a live progress line."""
+    prefix = "\n" if getattr(sys.stderr, "isatty", lambda: False)() else ""
+    sys.stderr.write(f"{prefix}{text}\n")
+    sys.stderr.flush()

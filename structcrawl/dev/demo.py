@@ -82,7 +82,7 @@ def run_crawl(
         "LOG_LEVEL=INFO",
         *extra,
     ]
-    return run_child(cmd, timeout=timeout)  # ends with this process (structcrawl.crawl.child)
+    return run_child(cmd, timeout=timeout).code  # ends with this process (structcrawl.crawl.child)
 
 
 def _layered_product(items: list[dict[str, object]]) -> dict[str, object] | None:
