@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["free_port", "moto_s3", "require"]
+__all__ = ["free_port", "moto_s3", "real_pages_corpus", "require"]
 
 
 def require(condition: bool, reason: str) -> None:
@@ -29,6 +29,19 @@ def require(condition: bool, reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"required service missing in CI: {reason}", pytrace=False)
     pytest.skip(reason)
+
+
+def real_pages_corpus() -> Path:
+    """The shared corpus of real pages (``bench.realpages.corpus_dir``): missing, the test
+    skips, or fails under CI=true as a missing service does."""
+    from bench.realpages import corpus_dir
+
+    try:
+        return corpus_dir()
+    except FileNotFoundError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
 
 
 def free_port() -> int:

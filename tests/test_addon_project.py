@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from structcrawl.dev.devserver import BackgroundServer
+from tests.servers import real_pages_corpus
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 pytestmark = pytest.mark.crawl
@@ -208,15 +209,7 @@ def test_a_huge_entity_keeps_its_csv_cells_under_the_reader_limit():
 
 
 def _corpus() -> Path:
-    """The shared corpus of real pages (bench.realpages.corpus_dir); missing fails under CI."""
-    from bench.realpages import corpus_dir
-
-    try:
-        return corpus_dir()
-    except FileNotFoundError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(str(exc), pytrace=False)
-        pytest.skip(str(exc))
+    return real_pages_corpus()
 
 
 CORPUS_SPIDER = """

@@ -6,20 +6,19 @@ publisher printed as an IRI on the shared real pages where the page's graph name
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from itemadapter import ItemAdapter
 
-from bench.realpages import corpus_dir
 from structcrawl.articles import complete_articles
 from structcrawl.articles._shingles import f1, scores
 from structcrawl.articles.people import clean_byline, graph_names, is_iri
 from structcrawl.core.document import parse_html
 from structcrawl.extract import extract_payload
 from structcrawl.typed import page_items
+from tests.servers import real_pages_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = sorted((ROOT / "fixtures" / "articles").glob("*/article.json"))
@@ -285,13 +284,7 @@ def test_the_crawl_reads_the_body_unless_the_setting_is_off(setting: bool) -> No
 
 
 def _corpus() -> Path:
-    try:
-        folder = corpus_dir()
-    except FileNotFoundError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(str(exc), pytrace=False)
-        pytest.skip(str(exc))
-    return folder
+    return real_pages_corpus()
 
 
 def _case_items(case: dict[str, Any]) -> dict[str, Any]:

@@ -6,17 +6,15 @@ summarized by code and by URL template, in text, JSON and an HTML page; one URL 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.validate.problems import fixes
+from tests.servers import real_pages_corpus
 
 SITE = Path(__file__).resolve().parents[1] / "fixtures" / "site"
 CLI = [sys.executable, "-m", "structcrawl.commandline", "check"]
@@ -50,15 +48,7 @@ def test_check_takes_one_source_or_a_sitemap():
 
 
 def _corpus() -> Path:
-    """The shared corpus of real pages (bench.realpages.corpus_dir); missing fails under CI."""
-    from bench.realpages import corpus_dir
-
-    try:
-        return corpus_dir()
-    except FileNotFoundError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(str(exc), pytrace=False)
-        pytest.skip(str(exc))
+    return real_pages_corpus()
 
 
 def test_check_sitemap_over_the_real_pages(tmp_path):
