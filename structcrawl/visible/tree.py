@@ -44,16 +44,17 @@ REGIONS = {
     "option": "control", "svg": "svg",
 }  # fmt: skip
 _TEXT = etree.XPath(".//text()[not(ancestor::script) and not(ancestor::style)]")
-_NS = re.compile(r"^\{[^}]*\}")
 
 
 def hidden(el: etree._Element) -> bool:
     """Whether ``el`` is marked hidden (not whether an ancestor is)."""
-    if el.get("hidden") is not None:
+    get = el.get
+    if get("hidden") is not None:
         return True
-    if el.tag == "input" and (el.get("type") or "").lower() == "hidden":
+    if el.tag == "input" and (get("type") or "").lower() == "hidden":
         return True
-    return bool(HIDDEN_STYLE.search(el.get("style") or ""))
+    style = get("style")
+    return bool(style and HIDDEN_STYLE.search(style))
 
 
 def rendered(el: etree._Element) -> bool:
@@ -67,17 +68,19 @@ def region_of(el: etree._Element) -> str:
     tag = el.tag
     if not isinstance(tag, str):
         return ""
-    return REGIONS.get(_NS.sub("", tag), "")
+    return REGIONS.get(tag.rpartition("}")[2] if tag[:1] == "{" else tag, "")
 
 
 def struck(el: etree._Element) -> bool:
     """Whether ``el`` strikes its text through or names it an old, compare-at or unrelated
     price (``del``/``s``/``strike``, such a class or id, a ``line-through`` style)."""
-    return (
-        el.tag in STRUCK
-        or bool(OLD_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}"))
-        or bool(STRUCK_STYLE.search(el.get("style") or ""))
-    )
+    if el.tag in STRUCK:
+        return True
+    get = el.get
+    names, ident, style = get("class"), get("id"), get("style")
+    if (names or ident) and OLD_CLASS.search(f"{names or ''} {ident or ''}"):
+        return True
+    return bool(style and STRUCK_STYLE.search(style))
 
 
 def element_text(element: etree._Element) -> str:
