@@ -19,8 +19,6 @@ of it sits in navigation, an aside, a footer, a form control or an SVG drawing
 
 from __future__ import annotations
 
-import re
-
 from lxml import etree
 
 from structcrawl.visible.words import HIDDEN_STYLE, OLD_CLASS, STRUCK, STRUCK_STYLE
