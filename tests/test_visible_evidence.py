@@ -285,3 +285,16 @@ def test_a_layers_sku_wins_over_the_urls_id():
     (item,) = [i for i in page_items(body, "https://s.example/p/4455667", "text/html")
                if i["type"] == "Product"]  # fmt: skip
     assert item["sku"] == "LMP-7"
+
+
+def test_a_related_products_sold_out_in_an_aside_overrules_nothing():
+    body = (
+        b'<script type="application/ld+json">{"@context": "https://schema.org", "@type":'
+        b' "Product", "name": "Kettle", "offers": {"@type": "Offer", "price": "39.00",'
+        b' "priceCurrency": "EUR", "availability": "https://schema.org/InStock"}}</script>'
+        b"<h1>Kettle</h1><p>39,00 \xe2\x82\xac</p>"
+        b"<aside><p>Teapot</p><p>Sold out</p></aside>"
+    )
+    (item,) = [i for i in page_items(body, "https://s.example/k", "text/html")
+               if i["type"] == "Product"]  # fmt: skip
+    assert item["availability"] == "InStock" and "availability" not in item["conflicts"]

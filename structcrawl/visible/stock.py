@@ -7,8 +7,8 @@ and the stock reading every check and item shares.
   and footers: ``("InStock", label)``, ``("OutOfStock", label)`` when it is disabled;
 * :func:`in_buy_control`: whether a text sits inside one (its "sold out" is one of the states
   a stylesheet switches between, not what the page says);
-* :func:`visible_availability`: the page's first "sold out" wording outside buy controls and
-  its enabled buy control, read once per page (kept on the document) for the record check
+* :func:`visible_availability`: the page's first "sold out" wording outside buy controls,
+  navigation, asides and footers, and its enabled buy control, read once per page (kept on the document) for the record check
   (:mod:`structcrawl.validate.availability`) and the items (:mod:`structcrawl.typed`).
 
 >>> from structcrawl.core.document import parse_html
@@ -93,12 +93,13 @@ def buy_control(root: etree._Element) -> tuple[str | None, str | None]:
 
 
 def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:
-    """The elements a reader can see, depth first (unseen subtrees are not entered)."""
+    """The elements a reader can see, depth first, outside navigation, asides and footers
+    (those subtrees are not entered)."""
     stack = [root]
     while stack:
         el = stack.pop()
-        if not isinstance(el.tag, str) or el.tag in _UNSEEN or hidden(el):
-            continue
+        if not isinstance(el.tag, str) or el.tag in _UNSEEN or hidden(el) or region_of(el):
+            continue  # nor navigation, asides, footers: a related product's "Sold out"
         yield el
         stack.extend(reversed(el))
 
