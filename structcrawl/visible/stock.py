@@ -8,8 +8,9 @@ and the stock reading every check and item shares.
 * :func:`in_buy_control`: whether a text sits inside one (its "sold out" is one of the states
   a stylesheet switches between, not what the page says);
 * :func:`visible_availability`: the page's first "sold out" wording outside buy controls,
-  navigation, asides and footers, and its enabled buy control, read once per page (kept on the document) for the record check
-  (:mod:`structcrawl.validate.availability`) and the items (:mod:`structcrawl.typed`).
+  navigation, asides and footers, and its enabled buy control, read once per page (kept on
+  the document) for the record check (:mod:`structcrawl.validate.availability`) and the
+  items (:mod:`structcrawl.typed`).
 
 >>> from structcrawl.core.document import parse_html
 >>> visible_availability(parse_html(
