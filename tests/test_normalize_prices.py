@@ -166,3 +166,14 @@ def test_a_currency_its_countries_write_differently_does_not_decide():
         assert [f.code for f in normalize_price("1.234", currency=currency).flags] == [
             "price-ambiguous-separator"
         ]
+
+
+def test_a_whole_language_tag_reads_as_its_language_for_a_sign():
+    """``<html lang="sv-SE">``: a record's "499 kr" is in Swedish kronor, as on "sv"."""
+    from structcrawl.normalize import NormalizeContext, normalize_record
+
+    record = {"kind": "entity", "type": ["Offer"], "format": "json-ld",
+              "properties": {"price": "499 kr"}, "flags": []}  # fmt: skip
+    normalize_record(record, NormalizeContext(page_url="https://butik.example/p", language="sv-SE"))
+    assert record["properties"]["priceCurrency"] == "SEK"
+    assert [f["code"] for f in record["flags"]] == ["currency-from-page"]

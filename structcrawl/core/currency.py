@@ -11,6 +11,8 @@ else yuan); otherwise it stays unknown and is flagged.
 ('CAD', 'AUD')
 >>> sign_currency("kr", "sv", None, "x.se"), sign_currency("$", "es", None, "x.com")
 ('SEK', None)
+>>> sign_currency("kr", "sv-SE", None, "butik.example")
+'SEK'
 >>> sign_currency("元", "zh", "tw", "x.example"), sign_currency("元", "zh", None, "x.cn")
 ('TWD', 'CNY')
 >>> page_language("en-CA"), page_language("pt_BR"), page_language(None)
@@ -52,7 +54,7 @@ def sign_currency(sign: str, language: str | None, region: str | None, host: str
     """The currency an ambiguous sign stands for on this page, or ``None`` when the page does
     not say (see the module doc)."""
     key = sign.strip().casefold()
-    lang = (language or "").casefold()
+    lang = page_language(language)[0] or ""  # a whole tag ("sv-SE") reads as its language
     if key in ("kr", "kr."):
         return SIGN_BY_LANGUAGE.get((key, lang))
     if key == "$":
