@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,12 +34,20 @@ class NormalizeContext:
     language: str | None = None
     timezone: str | None = None
 
-    def place(self) -> dict[str, Any]:
-        """What the one currency policy reads an ambiguous sign by: the page's language,
-        region (``en-CA``) and host (:mod:`structcrawl.core.currency`)."""
-        language, region = page_language(self.language)
-        host = (urlsplit(self.page_url).hostname or "") if self.page_url else ""
-        return {"language": language, "region": region, "host": host.lower()}
+    def place(self, language: str | None = None) -> dict[str, Any]:
+        """What the one currency policy reads an ambiguous sign by: the page's language
+        (``language``, a value's own tag, when given), region (``en-CA``) and host
+        (:mod:`structcrawl.core.currency`)."""
+        page_lang, region, host = _page_place(self.language, self.page_url)
+        return {"language": language or page_lang, "region": region, "host": host}
+
+
+@lru_cache(maxsize=256)
+def _page_place(tag: str | None, page_url: str) -> tuple[str | None, str | None, str]:
+    """``(language, region, host)`` of a page, read once per page, not once per price."""
+    language, region = page_language(tag)
+    host = (urlsplit(page_url).hostname or "") if page_url else ""
+    return language, region, host.lower()
 
 
 _EXPLICIT_RELATIVE = ("/", "./", "../", "#", "?")
@@ -235,7 +244,7 @@ class _Walker:
         if kind in ("number", "integer", "og-quantity"):  # og-quantity: a bare value
             return normalize_number(v, language=language, integer=kind == "integer")
         if kind == "og-price":  # a bare amount instead of the usual group
-            price = normalize_price(v, **{**self.ctx.place(), "language": language})
+            price = normalize_price(v, **self.ctx.place(language))
             return Normalized(price.value, price.flags)
         return Normalized(v)  # an unknown kind: nothing to do
 
@@ -271,8 +280,7 @@ class _Walker:
                 if currency.value != raw_currency:
                     props.setdefault(currency_raw_key(currency_prop), raw_currency)
         known = currencies.get(currency_prop)
-        place = {**self.ctx.place(), "language": language}
-        result = normalize_price(v, currency=known, **place)
+        result = normalize_price(v, currency=known, **self.ctx.place(language))
         self._flag(flags, prop, v, Normalized(result.value, result.flags))
         if amount_key is not None:
             props[amount_key] = result.value
@@ -302,7 +310,7 @@ class _Walker:
         if v is None or kind is None or isinstance(v, dict | list):
             return v
         if kind.startswith("price:"):
-            place = {**self.ctx.place(), "language": self.ctx.language}
+            place = self.ctx.place(self.ctx.language)
             return normalize_price(v, currency=currencies.get(kind[6:]), **place).value
         if kind == "currency":
             return normalize_currency(v, **self.ctx.place()).value

@@ -26,7 +26,7 @@ from structcrawl.typed.fallbacks import (
 from structcrawl.typed.fields import Candidate
 from structcrawl.visible.evidence import Evidence
 from structcrawl.visible.prices import sign_currency
-from structcrawl.visible.stock import visible_availability
+from structcrawl.visible.stock import BUYABLE, visible_availability
 
 __all__ = ["is_product_page", "product_fallbacks", "visible_candidates", "visible_price"]
 
@@ -169,10 +169,6 @@ def is_product_page(
     )
 
 
-#: availabilities a page showing "sold out" and no way to buy contradicts
-_BUYABLE = frozenset({"InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly"})
-
-
 def stock_overrule(document: Document | None) -> list[Candidate]:
     """What the page says of its stock over a markup that says the product is on sale: its
     own "Sold out" with no button to buy (``OutOfStock``), or a button to pre-order
@@ -197,6 +193,6 @@ def stock_overrule(document: Document | None) -> list[Candidate]:
             f"visible-page:{'sold-out' if value == 'OutOfStock' else 'preorder'}",
             fallback=True,
             evidence=f"the page shows {said!r} {why}",
-            overrules=_BUYABLE,
+            overrules=BUYABLE,
         )
     ]

@@ -29,11 +29,10 @@ from typing import Any
 
 from structcrawl.core.records import short_schema_name
 from structcrawl.validate._issues import join_path
-from structcrawl.visible.stock import Availability, visible_availability
+from structcrawl.visible.stock import BUYABLE, Availability, visible_availability
 
 __all__ = ["Availability", "check_availability", "visible_availability"]
 
-_IN_STOCK = frozenset({"InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly"})
 _NOT_BUYABLE = frozenset({"OutOfStock", "SoldOut", "Discontinued"})
 
 
@@ -64,7 +63,7 @@ def check_availability(record: dict[str, Any], page: Availability) -> list[dict[
     """``availability-vs-visible`` conflicts of one record with what the page shows."""
     conflicts = []
     for path, value in _availabilities(record, ""):
-        if value in _IN_STOCK and page.sold_out and not page.buy_control:
+        if value in BUYABLE and page.sold_out and not page.buy_control:
             shown, message = (
                 page.sold_out,
                 (
@@ -72,7 +71,7 @@ def check_availability(record: dict[str, Any], page: Availability) -> list[dict[
                     "button to buy"
                 ),
             )
-        elif value in _IN_STOCK and page.preorder:
+        elif value in BUYABLE and page.preorder:
             shown, message = (
                 page.buy_control or "",
                 f"the markup says {value}, but the page's way to buy is {page.buy_control!r}",

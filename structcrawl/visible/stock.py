@@ -32,7 +32,11 @@ from structcrawl.core.document import Document
 from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
 from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
 
-__all__ = ["Availability", "buy_control", "in_buy_control", "visible_availability"]
+__all__ = ["BUYABLE", "Availability", "buy_control", "in_buy_control", "visible_availability"]
+
+#: availabilities that say the product can be bought: what a page showing "sold out" and no
+#: way to buy, or only a pre-order button, contradicts
+BUYABLE = frozenset({"InStock", "LimitedAvailability", "OnlineOnly", "InStoreOnly"})
 
 _MAX_TEXT = 200_000  # characters of page text read for the phrases
 _UNSEEN = frozenset({*NOT_RENDERED, "title"})
