@@ -41,27 +41,12 @@ _SYMBOLS = {
     "rm": "MYR", "rp": "IDR", "rp.": "IDR",
 }
 # fmt: on
-# Signs used by several currencies: never guessed.
-_AMBIGUOUS = frozenset(
-    {
-        "$",
-        "¥",
-        "￥",
-        "元",
-        "kr",
-        "kr.",
-        "r",
-        "rs",
-        "rs.",
-        "₨",
-        "fr",
-        "fcfa",
-        "cfa",
-        "din",
-        "dh",
-        "c",
-    }
-)
+# Signs used by several currencies: read by the page (structcrawl.core.currency), else flagged.
+# fmt: off
+_AMBIGUOUS = frozenset({
+    "$", "¥", "￥", "元", "kr", "kr.", "r", "rs", "rs.", "₨", "fr", "fcfa", "cfa", "din", "dh", "c",
+})
+# fmt: on
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,12 +33,12 @@ from structcrawl.core.readers import props, text, values
 from structcrawl.typed.fields import Candidate
 
 __all__ = [
-    "url_id_candidates",
     "data_block_candidates",
     "fallback",
     "itemprop_candidates",
     "meta_candidates",
     "shape",
+    "url_id_candidates",
 ]
 
 _META = {
