@@ -15,7 +15,7 @@ from typing import Any
 
 from structcrawl.normalize._result import Normalized, flagged
 
-__all__ = ["ENUM_PROPERTIES", "SCHEMA", "normalize_enum"]
+__all__ = ["ENUM_PROPERTIES", "SCHEMA", "enumeration_members", "normalize_enum"]
 
 SCHEMA = "https://schema.org/"
 
@@ -107,6 +107,15 @@ _PREFIXES = tuple(
     "schema: http://purl.org/goodrelations/v1# https://purl.org/goodrelations/v1#".split()
 )
 _SQUASH = str.maketrans("", "", " _-\u00a0")
+
+
+def enumeration_members(enumeration: str) -> list[str]:
+    """The member names of a schema.org enumeration this module reads.
+
+    >>> enumeration_members("ItemAvailability")[:3]
+    ['BackOrder', 'Discontinued', 'InStock']
+    """
+    return _ENUMERATIONS[enumeration][0].split()
 
 
 def _token(text: str) -> str:

@@ -26,18 +26,17 @@ from typing import Any
 
 import attrs
 
+from structcrawl.normalize.enums import enumeration_members
+
 __all__ = ["ITEM_CLASSES", "Item", "UnknownField", "field_shape", "item_dict", "to_item"]
 
 DECIMAL = {"$ref": "_common.json#/$defs/decimal"}
 CURRENCY = {"$ref": "_common.json#/$defs/currency"}
 NAMES = {"$ref": "_common.json#/$defs/names"}
 AVAILABILITY = {
-    "enum": [
-        "InStock", "OutOfStock", "SoldOut", "PreOrder", "PreSale", "BackOrder", "Discontinued",
-        "LimitedAvailability", "OnlineOnly", "InStoreOnly", "Reserved", "MadeToOrder",
-    ],
+    "enum": enumeration_members("ItemAvailability"),  # the members normalization reads
     "description": "schema.org ItemAvailability member name.",
-}  # fmt: skip
+}
 
 
 def _f(doc: str = "", schema: dict[str, Any] | None = None, required: bool = False) -> Any:
