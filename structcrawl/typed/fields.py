@@ -34,7 +34,9 @@ class Candidate:
     repaired: bool = False
     evidence: str | None = None
     #: the winning values this candidate overrules (the page's "Sold out" over a stale
-    #: markup "InStock"): it wins against them, whatever their rank
+    #: markup "InStock", the shown price over a stale markup one), compared as
+    #: :func:`~structcrawl.entities.sameness.same` values: it wins against them, whatever
+    #: their rank
     overrules: frozenset[Any] = frozenset()
 
     def provenance(self) -> dict[str, Any]:
@@ -83,7 +85,8 @@ def choose(
     ordered = sorted(enumerate(live), key=lambda ic: (layer_rank(ic[1], precedence), ic[0]))
     win = ordered[0][1]
     overruling = next(
-        (c for _, c in ordered if c.overrules and _hashable(win.value) in c.overrules), None
+        (c for _, c in ordered if c.overrules and any(same(win.value, v) for v in c.overrules)),
+        None,
     )
     if overruling is not None:
         win = overruling
@@ -106,7 +109,3 @@ def choose(
         seen.append(cand.value)
         conflicts.append({"value": cand.value, **cand.provenance()})
     return win, conflicts
-
-
-def _hashable(value: Any) -> Any:
-    return value if isinstance(value, str | int | float | bool) else None

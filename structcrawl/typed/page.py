@@ -38,6 +38,8 @@ from structcrawl.typed.other import TYPE_ORDER, item_type
 from structcrawl.typed.pageentities import PageEntity, page_entity
 from structcrawl.visible.evidence import Evidence, page_evidence, page_heading
 from structcrawl.visible.facts import canonical
+from structcrawl.visible.oldprices import old_amounts
+from structcrawl.visible.prices import amount
 
 __all__ = ["PageResolution", "build_items", "resolve_page"]
 
@@ -186,7 +188,7 @@ def resolve_page(
         return _resolve(records, page_url, None, Evidence(), precedence, article_body, graph)
     light = Evidence(heading=page_heading(document))
     result = _resolve(records, page_url, document, light, precedence, article_body, graph)
-    if not _needs_visible(result.items):
+    if not _needs_visible(result.items, document):
         return result
     ev = page_evidence(document)
     return _resolve(records, page_url, document, ev, precedence, article_body, graph)
@@ -197,11 +199,12 @@ _WEAK_PRIMARY = frozenset({"Organization", "BreadcrumbList", "ItemList", "Person
 _PRODUCT_FIELDS = ("price", "currency", "availability", "sku")
 
 
-def _needs_visible(items: list[dict[str, Any]]) -> bool:
+def _needs_visible(items: list[dict[str, Any]], document: Document) -> bool:
     """Whether the visible page could change the items: the primary product lacks a price, a
-    currency, availability or SKU, its layers disagree on the price or it has variants (the
-    shown price picks the variant), or no primary item (a weak one, or one no layer made)
-    leaves a shown product unfound. A listing takes no visible fallbacks."""
+    currency, availability or SKU, its layers disagree on the price, it has variants (the
+    shown price picks the variant) or its price is one the page shows as an old price, or no
+    primary item (a weak one, or one no layer made) leaves a shown product unfound. A listing
+    takes no visible fallbacks."""
     if any(i.get("role") == "listed" for i in items):
         return False
     primary = next((i for i in items if i.get("role") == "primary"), None)
@@ -214,6 +217,7 @@ def _needs_visible(items: list[dict[str, Any]]) -> bool:
         any(primary.get(f) is None for f in _PRODUCT_FIELDS)
         or "price" in conflicts
         or bool(primary.get("variants"))
+        or amount(primary.get("price")) in old_amounts(document)
     )
 
 
@@ -256,7 +260,11 @@ def _resolve(
         used.add(id(group))
     fb = shown.product_fallbacks(records, document, ev, ev.prices) if not listed else []
     # the page's "Sold out" or pre-order button over a markup saying it is on sale
-    overrule = shown.stock_overrule(document) if products and not listed else []
+    overrule = (
+        shown.stock_overrule(document) + shown.price_overrule(document, ev)
+        if products and not listed
+        else []
+    )
     primary_kind = scored[0][0] if scored else None
     if not listed and not products and shown.is_product_page(records, fb, ev, primary_kind):
         item, chosen = _build("Product", [], page_url, shown_price, precedence, fb)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lxml import etree
+
 import structcrawl.typed._norm as _norm
 from structcrawl.core.document import Document
 from structcrawl.core.readers import props, text
@@ -25,10 +27,18 @@ from structcrawl.typed.fallbacks import (
 )
 from structcrawl.typed.fields import Candidate
 from structcrawl.visible.evidence import Evidence
-from structcrawl.visible.prices import sign_currency
+from structcrawl.visible.oldprices import old_amounts_near
+from structcrawl.visible.prices import amount, sign_currency
 from structcrawl.visible.stock import BUYABLE, visible_availability
 
-__all__ = ["is_product_page", "product_fallbacks", "visible_candidates", "visible_price"]
+__all__ = [
+    "is_product_page",
+    "price_overrule",
+    "product_fallbacks",
+    "stock_overrule",
+    "visible_candidates",
+    "visible_price",
+]
 
 _AMOUNT = re.compile(r"\d(?:[\d.,' \u00a0]*\d)?")
 
@@ -194,5 +204,38 @@ def stock_overrule(document: Document | None) -> list[Candidate]:
             fallback=True,
             evidence=f"the page shows {said!r} {why}",
             overrules=BUYABLE,
+        )
+    ]
+
+
+def price_overrule(document: Document | None, ev: Evidence) -> list[Candidate]:
+    """The current price the page shows over a markup price it shows beside it as the old
+    one (``49,99 €`` beside ``Statt: <del>59,99 €</del>``, the markup saying 59.99: the sale
+    is not in the markup). The candidate overrules the amounts struck through or named old
+    in the current price's own price box
+    (:func:`structcrawl.visible.oldprices.old_amounts_near`); the markup's value stays a
+    conflict."""
+    if document is None or not ev.price or not ev.price_path:
+        return []
+    current = visible_price(ev)
+    now = amount(current) if current is not None else None
+    found = document.root.getroottree().xpath(ev.price_path)
+    if now is None or not found or not isinstance(found[0], etree._Element):
+        return []
+    stale = {a for a in old_amounts_near(document, found[0]) if a > now}
+    if not stale:
+        return []
+    return [
+        Candidate(
+            "price",
+            current,
+            "visible-page",
+            ev.price_path,
+            ev.price,
+            "visible-page:current-price",
+            fallback=True,
+            evidence=f"the page shows {ev.price!r} as its price, the markup's amount struck"
+            " through beside it",
+            overrules=frozenset(str(a) for a in stale),
         )
     ]

@@ -75,9 +75,13 @@ def _regular(el: etree._Element) -> bool:
     return False
 
 
-def _pieces(root: etree._Element) -> tuple[list[Piece], list[tuple[int, etree._Element]]]:
+def _pieces(
+    root: etree._Element, around: frozenset[etree._Element] = frozenset()
+) -> tuple[list[Piece], list[tuple[int, etree._Element]]]:
     """Visible text pieces in document order, and each visible h1 and h2 with its first
-    piece."""
+    piece. ``around``: the main heading and its ancestors, never struck: a class word of an
+    old or unrelated price (``shipping-taxable``, ``no-sidebar``, ``elementor-widget``) on
+    an element that holds the page's heading is no aside of other prices but the page."""
     pieces: list[Piece] = []
     heads: list[tuple[int, etree._Element]] = []
     bodies = root.xpath("//body")
@@ -96,7 +100,7 @@ def _pieces(root: etree._Element) -> tuple[list[Piece], list[tuple[int, etree._E
             continue
         if node.tag in ("h1", "h2"):
             heads.append((len(pieces), node))
-        inner = is_struck or struck(node)
+        inner = is_struck or (struck(node) and node not in around)
         kids: list[tuple[etree._Element | str, bool, etree._Element | None]] = []
         if node.text:
             kids.append((node.text, inner, node))
@@ -341,8 +345,9 @@ def _heading_text(el: etree._Element | None) -> str | None:
 
 def page_evidence(document: Document) -> Evidence:
     """Visible-page evidence (see the module doc); empty fields where the page says nothing."""
-    pieces, heads = _pieces(document.root)
     el = _heading_element(document)
+    around = frozenset([el, *el.iterancestors()]) if el is not None else frozenset()
+    pieces, heads = _pieces(document.root, around)
     head = next((h for h in heads if h[1] is el), None)
     if head is None and el is not None:  # a heading that is no h1 or h2: its first piece
         at = next((p.order for p in pieces if p.el is el or el in p.el.iterancestors()), None)

@@ -40,9 +40,10 @@ def _words(*phrases: str, tail: tuple[str, ...] = ()) -> re.Pattern[str]:
 
 #: Elements whose text is struck through (an old price).
 STRUCK = frozenset({"del", "s", "strike"})
-#: class/id words of elements that hold an old, compare-at or unrelated price.
+#: class/id words of elements that hold an old, compare-at or unrelated price (not a modifier
+#: saying the element is shown with one: ``with-list-price``, ``has-old-price``).
 OLD_CLASS = re.compile(
-    r"(?:^|[-_ ])(?:"
+    r"(?:^|(?<!with)(?<!has)[-_ ])(?:"
     + "|".join(
         (
             "old", "was", "compare", "compare-at", "strike", "crossed", "uvp", "rrp",

@@ -1,0 +1,101 @@
+"""The amounts a page shows as old prices: struck through or named so (pure).
+
+A shop on sale writes the price it no longer asks struck through (``del``, ``s``,
+``strike``) or in an element whose class or id names it old (``old-price``, ``was``,
+``compare-at``, ``price--crossed``, ``uvp``, ``rrp``, ``msrp``, ``list-price``,
+``original``). Structured markup that says the product costs one of these amounts, on a
+page that shows a current price beside it, is stale (the sale is not in the markup): the
+typed items read the current price instead and keep the markup's as a conflict
+(:func:`structcrawl.typed.shown.price_overrule`). Read from the element index and the
+``del``/``s``/``strike`` elements, not by a walk of the page; kept on the document's memo.
+
+>>> from structcrawl.core.document import parse_html
+>>> doc = parse_html(b'<h1>Drill</h1><b>49,99 \\xe2\\x82\\xac</b> <small>Statt: '
+...     b'<del>59,99 \\xe2\\x82\\xac</del></small><span class="old-price" hidden>$5</span>',
+...     "https://shop.example/drill", content_type="text/html; charset=utf-8")
+>>> sorted(old_amounts(doc))
+[Decimal('59.99')]
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from lxml import etree
+
+from structcrawl.core.document import Document
+from structcrawl.visible.prices import amount, price_texts
+from structcrawl.visible.tree import NOT_RENDERED, hidden
+from structcrawl.visible.words import STRUCK
+
+__all__ = ["old_amounts", "old_amounts_near"]
+
+#: class/id words of an element holding the old price of a sale (narrower than the words
+#: the evidence skips: a shipping or related-product price is no old price of this one; a
+#: modifier such as ``with-list-price`` marks the current price shown beside an old one)
+_WAS = re.compile(
+    r"(?:^|(?<!with)(?<!has)[-_ ])"
+    r"(?:old|was|compare|compare-?at|strike|strikethrough|crossed|uvp|rrp|msrp"
+    r"|list-?price|price-?list|original|before|instead-?of|statt)(?:$|[-_ ])",
+    re.I,
+)
+_LONGEST = 80  # characters: an old price is a short text, not a block that holds one
+_NEAR = 4  # levels up from the current price (its amount may sit three deep): its price box
+
+
+def _shown(el: etree._Element) -> bool:
+    node: etree._Element | None = el
+    while node is not None:
+        if node.tag in NOT_RENDERED or hidden(node):
+            return False
+        node = node.getparent()
+    return True
+
+
+def _candidates(document: Document) -> list[etree._Element]:
+    index = document.index()
+    out = list(document.root.iter(*STRUCK))
+    for name in ("class", "id"):
+        out += [el for el in index.having(name) if _WAS.search(el.get(name) or "")]
+    return out
+
+
+def _old_prices(document: Document) -> list[tuple[Decimal, etree._Element]]:
+    known = document.memo.get("old-prices")
+    if known is not None:
+        return known  # type: ignore[no-any-return]
+    found: list[tuple[Decimal, etree._Element]] = []
+    for el in _candidates(document):
+        text = " ".join("".join(el.itertext()).split())
+        if not text or len(text) > _LONGEST or not _shown(el):
+            continue
+        for price in price_texts(text):
+            value = amount(price)
+            if value is not None and value > 0:
+                found.append((value, el))
+    document.memo["old-prices"] = found
+    return found
+
+
+def old_amounts(document: Document) -> frozenset[Decimal]:
+    """Every amount the page shows as an old price (see the module doc)."""
+    return frozenset(value for value, _ in _old_prices(document))
+
+
+def old_amounts_near(
+    document: Document, element: etree._Element, levels: int = _NEAR
+) -> frozenset[Decimal]:
+    """The old prices shown beside ``element`` (a current price): inside its ancestor
+    ``levels`` up, the block that holds a sale's two prices, not the page's body."""
+    block = element
+    for _ in range(levels):
+        parent = block.getparent()
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        block = parent
+    return frozenset(
+        value
+        for value, el in _old_prices(document)
+        if el is not element and (el is block or block in el.iterancestors())
+    )
