@@ -20,7 +20,7 @@ On 127.0.0.1 only: its own redis-server (no persistence), the generated site of
    fetches, all workers together) against ``allowed_host_rate`` (1 / ``--delay``).
 
 Ends with ``urls= filter_bytes_per_url= queue_bytes_per_url= false_positive_rate= workers=
-kills= lost= duplicates= max_host_rate= allowed_host_rate=``.
+kills= lost= duplicates= dead_workers= requeued= max_host_rate= allowed_host_rate=``.
 """
 
 from __future__ import annotations
@@ -285,6 +285,7 @@ def run(args: Any, url: str, tmp: Path) -> None:
         seeded = {f"{u.split('/')[2].split('.')[0]} {u.rsplit('/', 1)[1]}" for u in admitted}
         lost = len(seeded - set(fetched) - left)
         dups = sum(n - 1 for n in fetched.values())
+        dead = {k: int(v) for k, v in client.hgetall(keys.dead_workers).items()}
         fastest = rates(log)
         print(
             f"fetched {len(fetched)} URLs ({len(log)} fetches) on "
@@ -303,7 +304,8 @@ def run(args: Any, url: str, tmp: Path) -> None:
         f"urls={args.urls} filter_bytes_per_url={filter_bytes / args.urls:.2f} "
         f"queue_bytes_per_url={queue_bytes / len(admitted):.1f} "
         f"false_positive_rate={fp_rate:.5f} workers={args.workers} kills={kills} lost={lost} "
-        f"duplicates={dups / max(len(log), 1):.5f} max_host_rate={fastest:.5f} "
+        f"duplicates={dups / max(len(log), 1):.5f} dead_workers={len(dead)} "
+        f"requeued={sum(dead.values())} max_host_rate={fastest:.5f} "
         f"allowed_host_rate={1 / args.delay:.5f}"
     )
 
