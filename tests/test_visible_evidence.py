@@ -165,6 +165,15 @@ def test_a_currency_code_touching_its_amount_is_a_price():
     assert find_prices("EUR219.99 or 110.00EUR; 3 NEUROS, EURO 4") == ["EUR219.99", "110.00EUR"]
 
 
+def test_a_number_glued_to_a_word_is_no_amount():
+    """A template placeholder ("$qty_dummy1$", a shop's hidden error message) is no price:
+    an amount written before its sign starts at a word boundary."""
+    from structcrawl.visible.prices import find_prices
+
+    text = "Choose quantity that is less than $qty_dummy1$ or equal to $qty_dummy$; 12$ only"
+    assert find_prices(text) == ["12$"]
+
+
 def test_a_backface_visibility_style_hides_nothing():
     ev = evidence(
         '<body style="-webkit-backface-visibility: hidden;"><h1>Kettle</h1>'

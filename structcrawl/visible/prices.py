@@ -39,7 +39,7 @@ _SYMBOL = (
 _CENTS = r"(?:[.,]\d{1,2}(?!\d)|[.,][–-](?![\d–-]))?"
 _AMOUNT = rf"\d{{1,3}}(?:[.,'’ ]\d{{3}})+(?!\d){_CENTS}|\d+(?!\d){_CENTS}"
 _PRICE = re.compile(
-    rf"(?:{_SYMBOL}|{_CODE})\s?(?:{_AMOUNT})|(?<![\d.,])(?:{_AMOUNT})\s?(?:{_SYMBOL}|{_CODE})"
+    rf"(?:{_SYMBOL}|{_CODE})\s?(?:{_AMOUNT})|(?<![\w.,])(?:{_AMOUNT})\s?(?:{_SYMBOL}|{_CODE})"
 )
 
 
