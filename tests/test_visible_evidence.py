@@ -165,6 +165,31 @@ def test_a_currency_code_touching_its_amount_is_a_price():
     assert find_prices("EUR219.99 or 110.00EUR; 3 NEUROS, EURO 4") == ["EUR219.99", "110.00EUR"]
 
 
+@pytest.mark.parametrize(
+    "threshold",
+    [
+        "توصيل مجاني للطلبيات بمبلغ 200 SAR او أكثر",  # Arabic: free delivery from 200 SAR
+        "Darmowa dostawa od 200 zł",
+        "Бесплатная доставка от 200 ₽",
+        "Tasuta tarne alates 200 €",
+    ],
+)
+def test_a_free_delivery_threshold_is_no_price_in_other_languages(threshold):
+    body = f"<h1>Kids T-shirt</h1><ul><li>{threshold}</li></ul><p>Size 6-7</p>".encode()
+    ev = page_evidence(parse_html(body, "https://s.example/p"))
+    assert ev.price is None
+
+
+def test_a_scripted_select_is_a_control_its_choices_prices_are_not_the_price():
+    body = (
+        "<h1>Robot mower 400</h1><div class='buy'><span role='combobox'><span>12 months:"
+        " 146,70 €</span></span><p class='price'>978,00 €</p><button>Add to cart</button></div>"
+    ).encode()
+    ev = page_evidence(parse_html(body, "https://s.example/p"))
+    assert ev.price == "978,00 €"
+    assert ev.prices == ["978,00 €"]
+
+
 def test_a_number_glued_to_a_word_is_no_amount():
     """A template placeholder ("$qty_dummy1$", a shop's hidden error message) is no price:
     an amount written before its sign starts at a word boundary."""

@@ -24,6 +24,7 @@ from lxml import etree
 from structcrawl.visible.words import HIDDEN_STYLE, OLD_CLASS, STRUCK, STRUCK_STYLE
 
 __all__ = [
+    "CONTROL_ROLES",
     "NOT_RENDERED",
     "REGIONS",
     "element_text",
@@ -41,6 +42,8 @@ REGIONS = {
     "nav": "nav", "aside": "aside", "footer": "footer", "select": "control",
     "option": "control", "svg": "svg",
 }  # fmt: skip
+#: ARIA roles of form controls drawn by scripts (their text is a choice, not the content).
+CONTROL_ROLES = frozenset({"combobox", "listbox", "option"})
 _TEXT = etree.XPath(".//text()[not(ancestor::script) and not(ancestor::style)]")
 
 
@@ -62,11 +65,15 @@ def rendered(el: etree._Element) -> bool:
 
 def region_of(el: etree._Element) -> str:
     """The region an element opens (``nav``, ``aside``, ``footer``, ``control``, ``svg``), or
-    ``""`` for content."""
+    ``""`` for content. A scripted select (``role="combobox"``, ``listbox``, ``option``: a
+    warranty or size picker showing its choices' prices) is a control like ``<select>``."""
     tag = el.tag
     if not isinstance(tag, str):
         return ""
-    return REGIONS.get(tag.rpartition("}")[2] if tag[:1] == "{" else tag, "")
+    found = REGIONS.get(tag.rpartition("}")[2] if tag[:1] == "{" else tag, "")
+    if not found and el.get("role") in CONTROL_ROLES:
+        return "control"
+    return found
 
 
 def struck(el: etree._Element) -> bool:

@@ -77,6 +77,10 @@ DECOY_WORDS = _words(
     "lieferung", "free", "gratis", "kostenlos", "gratuit", "ab", "over", "über", "dès",
     "à partir de", "a partir de", "vanaf", "per", "pro", "je", r"/\s*(?:kg|l|m|100)",
     "subscribe", "abo", "bundle", r"\d+\s*for",
+    # delivery, shipping and free in the other languages shops write them in
+    "dostawa", "dostawy", "wysyłka", "darmowa", "doprava", "zdarma", "fragt", "frete", "kargo",
+    "ücretsiz", "toimitus", "ilmainen", "piegāde", "tarne", "tasuta", "pristatymas", "доставка",
+    "бесплатн\\w*", "توصيل", "الشحن", "شحن", "مجاني", "مجانية",
 )  # fmt: skip
 #: A label right after a price that names it the old one (often text for screen readers).
 OLD_PRICE_LABEL = re.compile(
