@@ -127,7 +127,9 @@ BUY = _words(
     "jetzt kaufen", "ajouter au panier", "acheter", "añadir al carrito", "comprar",
     "in winkelwagen", "toevoegen aan winkelwagen", "aggiungi al carrello",
     r"lägg i (?:varukorg|kundvagn)", "köp", "legg i handlekurv", "læg i kurv",
-    "lisää ostoskoriin", "do koszyka", "do košíku", "do košíka",
+    "lisää ostoskoriin", "do koszyka", "do košíku", "do košíka", "ielikt grozā", "pirkt",
+    "lisa ostukorvi", "lisa korvi", "osta", "koupit", "přidat do košíku", "u košaricu",
+    "v košarico", "køb", "læg i kurven", "kjøp",
     tail=("カートに入れる", "加入购物车", "장바구니", "구매하기", "바로구매", "加入購物車",
           "立即購買", "立即购买"),
 )  # fmt: skip
