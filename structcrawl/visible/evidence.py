@@ -23,7 +23,7 @@ from lxml import etree
 from structcrawl.core.currency import page_language
 from structcrawl.core.document import Document
 from structcrawl.visible.prices import find_prices, price_texts
-from structcrawl.visible.stock import buy_control, in_buy_control
+from structcrawl.visible.stock import in_buy_control, page_buy_control
 from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of, struck
 from structcrawl.visible.words import (
     DECOY_WORDS,
@@ -262,8 +262,12 @@ def _stock_rank(el: etree._Element) -> int:
     return rank
 
 
+#: stock wording and what it says, the first that matches winning
+_STOCK_WORDS = ((PREORDER, "PreOrder"), (OUT_OF_STOCK, "OutOfStock"), (IN_STOCK, "InStock"))
+
+
 def _availability(
-    pieces: list[Piece], root: etree._Element, anchor: int
+    pieces: list[Piece], document: Document, anchor: int
 ) -> tuple[str | None, str | None]:
     """Stock wording nearest the heading, stated by a stock element first and by one option of
     a list of options last; else a buy control (disabled: out of stock)."""
@@ -271,17 +275,13 @@ def _availability(
     found: list[tuple[int, int, str, str]] = []
     for order, i in enumerate(near):
         text = pieces[i].text
-        if len(text) > 160 or in_buy_control(pieces[i].el):
+        if len(text) > 160:
             continue
-        for pattern, value in (
-            (PREORDER, "PreOrder"),
-            (OUT_OF_STOCK, "OutOfStock"),
-            (IN_STOCK, "InStock"),
-        ):
-            if pattern.search(text):
-                found.append((_stock_rank(pieces[i].el), order, value, text))
-                break
-    control = buy_control(root)
+        value = next((v for pattern, v in _STOCK_WORDS if pattern.search(text)), None)
+        # whether it sits in a buy control (its words read) only for stock wording
+        if value is not None and not in_buy_control(pieces[i].el):
+            found.append((_stock_rank(pieces[i].el), order, value, text))
+    control = page_buy_control(document)
     if found:
         rank, _, value, text = min(found)
         if rank < 2 or control[0] is None:  # one option's "sold out" yields to a buy control
@@ -362,33 +362,41 @@ def page_evidence(document: Document) -> Evidence:
     if piece is not None:
         ev.price_path = document.path_of(piece.el)
     anchor = h1_at if h1_at is not None else 0
-    ev.availability, ev.availability_text = _availability(pieces, document.root, anchor)
+    ev.availability, ev.availability_text = _availability(pieces, document, anchor)
+    text = _Text(pieces)
     sku = next(
-        (
-            found
-            for p in (SKU_LABEL, REF_LABEL, MODEL_LABEL)
-            if (found := _nearest(p, pieces, anchor))
-        ),
+        (found for p in (SKU_LABEL, REF_LABEL, MODEL_LABEL) if (found := text.nearest(p, anchor))),
         None,
     )
     if sku:
         ev.sku, ev.sku_text = sku
-    gtin = _nearest(GTIN_LABEL, pieces, anchor)
+    gtin = text.nearest(GTIN_LABEL, anchor)
     if gtin:
         ev.gtin, ev.gtin_text = gtin[0].replace(" ", ""), gtin[1]
     return ev
 
 
-def _nearest(pattern: re.Pattern[str], pieces: list[Piece], anchor: int) -> tuple[str, str] | None:
-    """The labelled value nearest the main heading (after it preferred): ``(value, text)``."""
-    full, starts = "", []
-    for piece in pieces:
-        starts.append(len(full))
-        full += piece.text + " | "
-    best: tuple[int, str, str] | None = None
-    for m in pattern.finditer(full):
-        at = bisect_right(starts, m.start()) - 1
-        distance = at - anchor if at >= anchor else 2 * (anchor - at)
-        if best is None or distance < best[0]:
-            best = (distance, m.group(1), m.group(0))
-    return (best[1], best[2]) if best else None
+class _Text:
+    """The pieces' text joined once (``" | "`` after each) for the label searches, and where
+    each piece starts in it."""
+
+    __slots__ = ("full", "starts")
+
+    def __init__(self, pieces: list[Piece]) -> None:
+        self.starts: list[int] = []
+        at = 0
+        for piece in pieces:
+            self.starts.append(at)
+            at += len(piece.text) + 3
+        self.full = "".join(f"{piece.text} | " for piece in pieces)
+
+    def nearest(self, pattern: re.Pattern[str], anchor: int) -> tuple[str, str] | None:
+        """The labelled value nearest the main heading (after it preferred): ``(value, text)``."""
+        starts = self.starts
+        best: tuple[int, str, str] | None = None
+        for m in pattern.finditer(self.full):
+            at = bisect_right(starts, m.start()) - 1
+            distance = at - anchor if at >= anchor else 2 * (anchor - at)
+            if best is None or distance < best[0]:
+                best = (distance, m.group(1), m.group(0))
+        return (best[1], best[2]) if best else None

@@ -32,7 +32,14 @@ from structcrawl.core.document import Document
 from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
 from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
 
-__all__ = ["BUYABLE", "Availability", "buy_control", "in_buy_control", "visible_availability"]
+__all__ = [
+    "BUYABLE",
+    "Availability",
+    "buy_control",
+    "in_buy_control",
+    "page_buy_control",
+    "visible_availability",
+]
 
 #: availabilities that say the product can be bought: what a page showing "sold out" and no
 #: way to buy, or only a pre-order button, contradicts
@@ -97,6 +104,17 @@ def buy_control(root: etree._Element) -> tuple[str | None, str | None]:
     return None, None
 
 
+def page_buy_control(doc: Document) -> tuple[str | None, str | None]:
+    """:func:`buy_control` of the page, found once per document (kept on its memo) for the
+    evidence and the availability reading (its search is from the document's root, whatever
+    element it is given)."""
+    known = doc.memo.get("buy-control")
+    if isinstance(known, tuple):
+        return known
+    found = doc.memo["buy-control"] = buy_control(doc.root)
+    return found
+
+
 def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:
     """The elements a reader can see, depth first, outside navigation, asides and footers
     (those subtrees are not entered)."""
@@ -116,7 +134,7 @@ def visible_availability(doc: Document) -> Availability:
         return known
     body = doc.root.find("body")
     root = body if body is not None else doc.root
-    state, label = buy_control(root)
+    state, label = page_buy_control(doc)
     sold_out = None
     read = 0
     for el in _seen_elements(root):

@@ -1,0 +1,122 @@
+"""The visible-page reading per page, in process: the entity merge's evidence and the checks'.
+
+For the 70 large product pages (``shared/corpus/products/pages``) and the 109 shared pages
+(:mod:`bench.realpages`), each page is parsed once, outside the timing; each round then
+forgets what the last round read (``Document.memo``) and times, page by page:
+
+* ``evidence``: :func:`structcrawl.visible.evidence.page_evidence` (the entity merge's reading);
+* ``validate``: the visible facts' price search and the visible availability
+  (``LazyVisibleFacts(doc)["prices"]``, :func:`structcrawl.visible.stock.visible_availability`),
+  what the record checks read;
+* ``both``: the two on one page, one after the other (what a page needing both costs).
+
+    python -m bench.bench_visible [--rounds 5] [--dump FILE] [--compare FILE]
+
+``--dump`` writes every page's evidence, visible facts (all fields) and availability as JSON;
+``--compare`` reads such a dump (of another version) and reports the pages that differ: the
+identity check of a change meant to cost less and read the same.
+
+Times are CPU time (``time.process_time``). Ends with one line: ``large_evidence_ms=N
+large_validate_ms=N large_both_ms=N small_evidence_ms=N small_validate_ms=N small_both_ms=N
+pages=N differ=N`` (mean ms per page, median of the rounds; ``differ`` only with ``--compare``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.realpages import large_corpus_dir, load_pages
+from structcrawl.core.document import Document, parse_html
+from structcrawl.visible.evidence import page_evidence
+from structcrawl.visible.facts import LazyVisibleFacts, visible_facts
+from structcrawl.visible.stock import visible_availability
+
+
+def _evidence(doc: Document) -> None:
+    page_evidence(doc)
+
+
+def _validate(doc: Document) -> None:
+    LazyVisibleFacts(doc)["prices"]
+    visible_availability(doc)
+
+
+def _both(doc: Document) -> None:
+    _evidence(doc)
+    _validate(doc)
+
+
+_STAGES: dict[str, Callable[[Document], None]] = {
+    "evidence": _evidence,
+    "validate": _validate,
+    "both": _both,
+}
+
+
+def _time(docs: list[Document], stage: Callable[[Document], None]) -> float:
+    """Mean CPU ms per page of one stage over the pages (each page's memo emptied first)."""
+    total = 0.0
+    for doc in docs:
+        doc.memo.clear()
+        start = time.process_time()
+        stage(doc)
+        total += time.process_time() - start
+    return 1000 * total / len(docs)
+
+
+def _reading(doc: Document) -> dict[str, Any]:
+    doc.memo.clear()
+    return {
+        "evidence": dataclasses.asdict(page_evidence(doc)),
+        "facts": dataclasses.asdict(visible_facts(doc)),
+        "availability": dataclasses.asdict(visible_availability(doc)),
+    }
+
+
+def _differ(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    names = sorted(set(before) | set(after))
+    return [n for n in names if before.get(n) != after.get(n)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--dump", type=Path)
+    parser.add_argument("--compare", type=Path)
+    args = parser.parse_args()
+    corpora = {"large": load_pages(large_corpus_dir()), "small": load_pages()}
+    docs = {name: [parse_html(body, url) for url, body in pages] for name, pages in corpora.items()}
+    readings = {
+        f"{name}/{url}": _reading(doc)
+        for name, pages in corpora.items()
+        for (url, _), doc in zip(pages, docs[name], strict=True)
+    }
+    if args.dump:
+        args.dump.write_text(json.dumps(readings, ensure_ascii=False, indent=1, sort_keys=True))
+    differ = None
+    if args.compare:
+        before = json.loads(args.compare.read_text())
+        differ = _differ(before, json.loads(json.dumps(readings)))
+        for name in differ:
+            print(f"differs: {name}")
+    figures: dict[str, list[float]] = {}
+    for _ in range(args.rounds):
+        for corpus, pages in docs.items():  # the stages take turns, round by round
+            for stage, run in _STAGES.items():
+                figures.setdefault(f"{corpus}_{stage}_ms", []).append(_time(pages, run))
+    line = " ".join(f"{k}={statistics.median(v):.2f}" for k, v in figures.items())
+    line += f" pages={len(readings)}"
+    if differ is not None:
+        line += f" differ={len(differ)}"
+    print(line)
+
+
+if __name__ == "__main__":
+    main()
