@@ -72,17 +72,31 @@ def _time(docs: list[Document], stage: Callable[[Document], None]) -> float:
 
 
 def _reading(doc: Document) -> dict[str, Any]:
+    """The page's evidence, facts and availability: the availability read alone (a fresh
+    memo) and after the evidence (``availability_shared``: from the evidence's walk)."""
     doc.memo.clear()
-    return {
+    alone = dataclasses.asdict(visible_availability(doc))
+    doc.memo.clear()
+    reading = {
         "evidence": dataclasses.asdict(page_evidence(doc)),
         "facts": dataclasses.asdict(visible_facts(doc)),
-        "availability": dataclasses.asdict(visible_availability(doc)),
+        "availability": alone,
+        "availability_shared": dataclasses.asdict(visible_availability(doc)),
     }
+    doc.memo.clear()
+    return reading
 
 
 def _differ(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    names = sorted(set(before) | set(after))
-    return [n for n in names if before.get(n) != after.get(n)]
+    """The pages whose reading differs: every field of ``before`` (a dump without
+    ``availability_shared`` has its availability compared with both of ``after``'s)."""
+    out = []
+    for name in sorted(set(before) | set(after)):
+        old, new = before.get(name) or {}, after.get(name) or {}
+        shared = old.get("availability_shared", old.get("availability"))
+        if any(old.get(k) != new.get(k) for k in old) or new.get("availability_shared") != shared:
+            out.append(name)
+    return out
 
 
 def main() -> None:

@@ -24,7 +24,8 @@ from structcrawl.core.currency import page_language
 from structcrawl.core.document import Document
 from structcrawl.visible.prices import find_prices, price_texts
 from structcrawl.visible.stock import in_buy_control, page_buy_control
-from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of, struck
+from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
+from structcrawl.visible.walk import Piece, Walk, visible_walk
 from structcrawl.visible.words import (
     DECOY_WORDS,
     GTIN_LABEL,
@@ -40,14 +41,6 @@ from structcrawl.visible.words import (
 )
 
 __all__ = ["Evidence", "Piece", "page_evidence", "page_heading"]
-
-
-@dataclass(slots=True)
-class Piece:
-    text: str
-    el: etree._Element
-    order: int
-    struck: bool
 
 
 @dataclass(slots=True)
@@ -75,41 +68,19 @@ def _regular(el: etree._Element) -> bool:
     return False
 
 
-def _pieces(
-    root: etree._Element, around: frozenset[etree._Element] = frozenset()
-) -> tuple[list[Piece], list[tuple[int, etree._Element]]]:
-    """Visible text pieces in document order, and each visible h1 and h2 with its first
-    piece. ``around``: the main heading and its ancestors, never struck: a class word of an
-    old or unrelated price (``shipping-taxable``, ``no-sidebar``, ``elementor-widget``) on
-    an element that holds the page's heading is no aside of other prices but the page."""
-    pieces: list[Piece] = []
-    heads: list[tuple[int, etree._Element]] = []
-    bodies = root.xpath("//body")
-    stack: list[tuple[etree._Element | str, bool, etree._Element | None]] = [
-        (bodies[0] if bodies else root, False, None)
+def _pieces(walk: Walk, around: frozenset[etree._Element]) -> list[Piece]:
+    """The walk's pieces, struck where a struck element they sit in is not ``around``: the
+    main heading and its ancestors, never struck (a class word of an old or unrelated price,
+    ``shipping-taxable``, ``no-sidebar``, ``elementor-widget``, on an element that holds the
+    page's heading is no aside of other prices but the page)."""
+    if not around:
+        return walk.pieces
+    return [
+        Piece(p.text, p.el, p.order, False, p.strikers)
+        if p.strikers and all(s in around for s in p.strikers)
+        else p
+        for p in walk.pieces
     ]
-    while stack:
-        node, is_struck, owner = stack.pop()
-        if isinstance(node, str):
-            if node.strip() and owner is not None:
-                pieces.append(Piece(" ".join(node.split()), owner, len(pieces), is_struck))
-            continue
-        if not isinstance(node.tag, str) or node.tag in NOT_RENDERED or hidden(node):
-            continue
-        if region_of(node):  # navigation, asides, footers, controls, drawings: not the product
-            continue
-        if node.tag in ("h1", "h2"):
-            heads.append((len(pieces), node))
-        inner = is_struck or (struck(node) and node not in around)
-        kids: list[tuple[etree._Element | str, bool, etree._Element | None]] = []
-        if node.text:
-            kids.append((node.text, inner, node))
-        for child in node:
-            kids.append((child, inner, node))
-            if child.tail:
-                kids.append((child.tail, inner, node))
-        stack.extend(reversed(kids))
-    return pieces, heads
 
 
 _WORD = re.compile(r"\w+")
@@ -347,7 +318,8 @@ def page_evidence(document: Document) -> Evidence:
     """Visible-page evidence (see the module doc); empty fields where the page says nothing."""
     el = _heading_element(document)
     around = frozenset([el, *el.iterancestors()]) if el is not None else frozenset()
-    pieces, heads = _pieces(document.root, around)
+    walk = visible_walk(document)
+    pieces, heads = _pieces(walk, around), walk.heads
     head = next((h for h in heads if h[1] is el), None)
     if head is None and el is not None:  # a heading that is no h1 or h2: its first piece
         at = next((p.order for p in pieces if p.el is el or el in p.el.iterancestors()), None)

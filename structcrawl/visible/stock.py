@@ -23,13 +23,14 @@ Availability(sold_out=None, buy_control='Add to cart Sold out')
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from lxml import etree
 
 from structcrawl.core.document import Document
 from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
+from structcrawl.visible.walk import Walk
 from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
 
 __all__ = [
@@ -127,6 +128,23 @@ def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:
         stack.extend(reversed(el))
 
 
+def _seen(doc: Document, root: etree._Element) -> Iterable[etree._Element]:
+    """:func:`_seen_elements` of ``root``: those of the page's visible walk where the product
+    evidence made one from the same element (:func:`structcrawl.visible.walk.visible_walk`)."""
+    walk = doc.memo.get("visible-walk")
+    if isinstance(walk, Walk) and walk.start is root:
+        return walk.seen
+    return _seen_elements(root)
+
+
+def _own_text(el: etree._Element) -> str:
+    """The element's own text and its children's tails, joined by spaces."""
+    if not len(el):
+        return el.text or ""
+    parts = [el.text, *(child.tail for child in el)]
+    return " ".join(t for t in parts if isinstance(t, str))
+
+
 def visible_availability(doc: Document) -> Availability:
     """The availability signals a reader sees on ``doc`` (computed once per document)."""
     known = doc.memo.get("visible-availability")
@@ -137,12 +155,13 @@ def visible_availability(doc: Document) -> Availability:
     state, label = page_buy_control(doc)
     sold_out = None
     read = 0
-    for el in _seen_elements(root):
+    for el in _seen(doc, root):
         if read >= _MAX_TEXT:
             break
-        parts = [el.text, *(child.tail for child in el)]
-        text = " ".join(t for t in parts if isinstance(t, str))
+        text = _own_text(el)
         read += len(text)
+        if not text or text.isspace():
+            continue  # no wording in blank text: not searched
         found = OUT_OF_STOCK.search(text)
         if found and not in_buy_control(el):
             sold_out = found.group(0)

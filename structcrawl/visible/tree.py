@@ -19,6 +19,8 @@ of it sits in navigation, an aside, a footer, a form control or an SVG drawing
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
 from structcrawl.visible.words import HIDDEN_STYLE, OLD_CLASS, STRUCK, STRUCK_STYLE
@@ -76,6 +78,18 @@ def region_of(el: etree._Element) -> str:
     return found
 
 
+#: The words of :data:`~structcrawl.visible.words.OLD_CLASS` alone, for casefolded text (the
+#: dotless i folded too: ``re.I`` matches it with ``i``, as it does ``ſ`` and the Kelvin sign,
+#: which casefolding turns into ``s`` and ``k``): a class or id in which none occurs cannot
+#: match it, and is not searched with its lookbehinds at every position (the words are
+#: OLD_CLASS's; a word added there is added here).
+_OLD_HINT = re.compile(
+    r"old|was|compare|strike|crossed|uvp|rrp|msrp|list-?price|price-?list|before|original"
+    r"|sav(?:e|ing)|instal|klarna|shipping|related|recommend|upsell|cross-?sell|teaser"
+    r"|sidebar|widget"
+)
+
+
 def struck(el: etree._Element) -> bool:
     """Whether ``el`` strikes its text through or names it an old, compare-at or unrelated
     price (``del``/``s``/``strike``, such a class or id, a ``line-through`` style)."""
@@ -83,8 +97,10 @@ def struck(el: etree._Element) -> bool:
         return True
     get = el.get
     names, ident, style = get("class"), get("id"), get("style")
-    if (names or ident) and OLD_CLASS.search(f"{names or ''} {ident or ''}"):
-        return True
+    if names or ident:
+        said = f"{names or ''} {ident or ''}"
+        if _OLD_HINT.search(said.casefold().replace("ı", "i")) and OLD_CLASS.search(said):
+            return True
     return bool(style and STRUCK_STYLE.search(style))
 
 

@@ -1,0 +1,81 @@
+"""The shared visible walk and the struck test's cheap pre-filter read what they did before."""
+
+from __future__ import annotations
+
+import re
+
+from lxml import html
+
+from structcrawl.core.document import parse_html
+from structcrawl.visible.evidence import page_evidence
+from structcrawl.visible.stock import _seen_elements, visible_availability
+from structcrawl.visible.tree import _OLD_HINT, struck
+from structcrawl.visible.walk import visible_walk
+from structcrawl.visible.words import OLD_CLASS
+
+URL = "https://shop.example/p/1"
+
+
+def _old_words() -> list[str]:
+    pattern = OLD_CLASS.pattern
+    return pattern[pattern.index(")(?:") + 4 : pattern.rindex(")(?:$")].split("|")
+
+
+def _spelled(word: str) -> list[str]:
+    """Each way an OLD_CLASS alternative is written, with its optional parts in and out."""
+    forms = [word]
+    for optional in ("-?", "s?", "\\w*"):
+        forms = [
+            f for w in forms for f in (w.replace(optional, ""), w.replace(optional, optional[0]))
+        ]
+    forms = [f.replace("\\w", "x").replace("l+", "l") for f in forms]
+    return [f for f in dict.fromkeys(forms) if re.fullmatch(r"[a-z-]+", f)]
+
+
+def test_every_old_class_word_passes_the_pre_filter_in_any_case() -> None:
+    words = _old_words()
+    assert len(words) == 26  # a word added to OLD_CLASS is added to _OLD_HINT too
+    for word in words:
+        forms = _spelled(word)
+        assert forms, word
+        for form in forms:
+            for written in (form, form.upper(), form.title(), form.replace("s", "ſ")):
+                said = f"product-{written}"
+                assert OLD_CLASS.search(said) or "ſ" in written, said
+                if OLD_CLASS.search(said):
+                    assert _OLD_HINT.search(said.casefold().replace("ı", "i")), said
+
+
+def test_struck_reads_as_the_old_class_words_say() -> None:
+    root = html.fromstring(
+        "<div><p class='price-old'>1</p><p class='ORIGINAL-price'>2</p><p id='x_savings'>3</p>"
+        "<p class='with-old-price'>4</p><p class='bold'>5</p><p class='price'>6</p></div>"
+    )
+    assert [struck(p) for p in root.iter("p")] == [True, True, True, False, False, False]
+
+
+PAGE = b"""<html><head><title>Kettle 1.7 l | Shop</title></head><body>
+<nav><a>Home</a> Sold out</nav>
+<div class="product"><h1>Kettle 1.7 l</h1><p class="price-old">$59.00</p><p>$49.00</p>
+<p hidden>Sold out</p><p class="stock">In stock</p><button>Add to cart</button>
+<svg><title>Out of stock</title></svg><p>SKU: KT-1700</p></div>
+<footer>Out of stock</footer></body></html>"""
+
+
+def test_the_walk_is_made_once_and_serves_the_stock_reading() -> None:
+    doc = parse_html(PAGE, URL)
+    walk = visible_walk(doc)
+    assert visible_walk(doc) is walk
+    assert walk.seen == list(_seen_elements(doc.root.find("body")))
+    assert [p.text for p in walk.pieces if p.struck] == ["$59.00"]
+    alone = visible_availability(parse_html(PAGE, URL))
+    assert visible_availability(doc) == alone
+    assert alone.sold_out is None and alone.buy_control == "Add to cart"
+
+
+def test_evidence_reads_the_same_page_the_same_however_often() -> None:
+    first = page_evidence(parse_html(PAGE, URL))
+    doc = parse_html(PAGE, URL)
+    visible_availability(doc)
+    assert page_evidence(doc) == page_evidence(doc) == first
+    assert (first.price, first.availability, first.sku) == ("$49.00", "InStock", "KT-1700")
