@@ -79,3 +79,17 @@ def test_evidence_reads_the_same_page_the_same_however_often() -> None:
     visible_availability(doc)
     assert page_evidence(doc) == page_evidence(doc) == first
     assert (first.price, first.availability, first.sku) == ("$49.00", "InStock", "KT-1700")
+
+
+def test_the_controls_pass_finds_what_the_five_paths_find() -> None:
+    from structcrawl.visible.stock import _CONTROLS, _controls
+
+    page = (
+        "<html><body role=button><a>x</a><input type=submit><input type=text><img alt=1>"
+        "<img><i role=button>y</i><!-- c --><button>b</button><nav><a>n</a></nav></body></html>"
+    )
+    root = html.fromstring(page)
+    assert _controls(root) == _CONTROLS(root)
+    assert [e.tag for e in _controls(root)] == ["a", "input", "img", "i", "button", "a"]
+    two = html.fromstring("<div><body><a>x</a></body></div>")  # no single body: the paths
+    assert _controls(two) == _CONTROLS(two)
