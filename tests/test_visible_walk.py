@@ -93,3 +93,13 @@ def test_the_controls_pass_finds_what_the_five_paths_find() -> None:
     assert [e.tag for e in _controls(root)] == ["a", "input", "img", "i", "button", "a"]
     two = html.fromstring("<div><body><a>x</a></body></div>")  # no single body: the paths
     assert _controls(two) == _CONTROLS(two)
+
+
+def test_the_pieces_nearest_the_heading_come_as_a_sort_by_distance_gives_them() -> None:
+    from structcrawl.visible.evidence import _nearest_first
+
+    for count in (0, 1, 2, 7, 450, 1000):
+        for anchor in {0, 1, count // 2, count - 1, count, count + 3}:
+            for most in (1, 5, 400):
+                by_sort = sorted(range(count), key=lambda i: abs(i - anchor))[:most]
+                assert _nearest_first(count, anchor, most) == by_sort, (count, anchor, most)

@@ -233,6 +233,19 @@ def _stock_rank(el: etree._Element) -> int:
     return rank
 
 
+def _nearest_first(count: int, anchor: int, most: int) -> list[int]:
+    """The first ``most`` of ``range(count)`` sorted by distance to ``anchor``, the one before
+    it first on a tie (what a stable sort gives), without sorting them all."""
+    out = [anchor] if 0 <= anchor < count else []
+    step = 1
+    while len(out) < most and (anchor - step >= 0 or anchor + step < count):
+        for i in (anchor - step, anchor + step):
+            if 0 <= i < count and len(out) < most:
+                out.append(i)
+        step += 1
+    return out
+
+
 #: stock wording and what it says, the first that matches winning
 _STOCK_WORDS = ((PREORDER, "PreOrder"), (OUT_OF_STOCK, "OutOfStock"), (IN_STOCK, "InStock"))
 
@@ -242,7 +255,7 @@ def _availability(
 ) -> tuple[str | None, str | None]:
     """Stock wording nearest the heading, stated by a stock element first and by one option of
     a list of options last; else a buy control (disabled: out of stock)."""
-    near = sorted(range(len(pieces)), key=lambda i: abs(i - anchor))[:400]
+    near = _nearest_first(len(pieces), anchor, 400)
     found: list[tuple[int, int, str, str]] = []
     for order, i in enumerate(near):
         text = pieces[i].text
