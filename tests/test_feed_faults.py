@@ -211,6 +211,34 @@ def test_an_s3_endpoint_that_refuses_keeps_the_records_feed_and_says_which_pages
     _assert_kept(out, kept, uri, by_page)
 
 
+def test_failed_batches_keep_each_its_own_pages(tmp_path):
+    """Batches of 50 items (their uploads fail as the crawl goes, and at its end): each page
+    is kept in the spool file of its own batch, which its ledger line names."""
+    _site(tmp_path / "site")
+    uri = "s3://no-such-bucket/crawl/pages-%(batch_id)d.jsonl"
+    feeds = {
+        str(tmp_path / "out" / "pages.jsonl"): {"format": "pages", "overwrite": True},
+        uri: {"format": "pages", "batch_item_count": 50},
+    }
+    with moto_s3(tmp_path) as endpoint, BackgroundServer(tmp_path / "site") as server:
+        out, rescue = tmp_path / "out", tmp_path / "rescue"
+        done = _crawl(server.url, out, rescue, *_s3(endpoint), feeds=feeds)
+    assert done.returncode != 0
+    batches = {n: _kept_file(out, uri % {"batch_id": n}) for n in (1, 2, 3)}
+    assert sorted(rescue.iterdir()) == sorted(batches.values())
+    in_batch = {n: _urls(kept) for n, kept in batches.items()}
+    assert [len(urls) for urls in in_batch.values()] == [50, 50, PAGES + 1 - 100]
+    lines = {line["url"]: line for line in _ledger(out)}
+    for n, urls in in_batch.items():
+        for url in urls:
+            line = lines[url]
+            assert line["outcome"] == "unwritten:upload" and line["problem"] == "kept"
+            assert line["upload"] == [uri % {"batch_id": n}]
+            assert str(batches[n]) in line["message"]
+    figures = json.loads((out / "report" / "report.json").read_text())["ledger"]
+    assert (figures["accounted"], figures["kept"]) == (0, PAGES + 1)
+
+
 def test_a_stored_s3_feed_counts_its_pages_as_accounted(tmp_path):
     _site(tmp_path / "site")
     uri = "s3://feeds/crawl/pages.jsonl"
