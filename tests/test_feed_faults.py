@@ -260,3 +260,17 @@ def test_a_stored_s3_feed_counts_its_pages_as_accounted(tmp_path):
     assert {line["url"] for line in ledger} == set(uploaded)
     report = json.loads((out / "report" / "report.json").read_text())
     assert report["ledger"]["accounted"] == PAGES + 1 and report["ledger"]["kept"] == 0
+
+
+def test_feeds_the_feed_exporter_refuses_fail_the_crawl(tmp_path):
+    """A feed option Scrapy rejects (a batch count without ``%(batch_id)d`` in the URI) turns
+    the feed exporter off: no feed is written, and the crawl must not look fine."""
+    _site(tmp_path / "site")
+    with BackgroundServer(tmp_path / "site") as server:
+        out = tmp_path / "out"
+        done = _crawl(server.url, out, tmp_path / "rescue", "-s", "FEED_EXPORT_BATCH_ITEM_COUNT=50")
+    assert done.returncode != 0
+    assert not (out / "pages.jsonl").exists()
+    report = json.loads((out / "report" / "report.json").read_text())
+    assert report["stats"]["structcrawl/failure/feed/disabled"] == 1
+    assert "Scrapy's feed exporter is not enabled" in (out / "crawl.log").read_text()
