@@ -20,6 +20,7 @@ import pytest
 from itemadapter import ItemAdapter
 
 from structcrawl.dev.devserver import BackgroundServer
+from structcrawl.ledger.pages import check_ledger, read_jsonl
 from tests.servers import free_port, moto_s3
 
 pytestmark = [pytest.mark.crawl, pytest.mark.timeout(240)]
@@ -145,7 +146,7 @@ def _assert_kept(out: Path, kept: Path, uri: str, kept_urls: set[str]) -> None:
     assert unstored == kept_urls
     for line in ledger:
         if line["url"] in kept_urls:
-            assert line["problem"] == "kept" and not line["in_pages"]
+            assert line["problem"] == "kept" and line["in_pages"]  # its line: in the pages feed
             assert str(kept) in line["message"] and uri in line["message"]
         else:
             assert line["problem"] is None
@@ -175,6 +176,10 @@ def test_a_failed_s3_upload_keeps_the_feed_in_a_named_file(tmp_path):
     assert len(_urls(kept)) == PAGES + 1
     assert list(rescue.iterdir()) == [kept]
     _assert_kept(out, kept, uri, set(_urls(kept)))  # every page: the pages feed holds them all
+    # `structcrawl ledger` against the kept file: its pages are kept, none missing or unknown
+    check = check_ledger(_ledger(out), read_jsonl(kept))
+    assert len(check.problems) == PAGES + 1
+    assert all(p.startswith("not in the feeds, kept in a local file") for p in check.problems)
 
 
 class OddPages:

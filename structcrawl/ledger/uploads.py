@@ -37,7 +37,7 @@ def unstored(
     ...     "in_pages": True, "upload": ["s3://b/pages.jsonl"]})
     >>> kept = unstored(ledger, line, {"s3://b/pages.jsonl": "not stored; kept in /tmp/s"})
     >>> kept["outcome"], kept["problem"], kept["message"], kept["in_pages"]
-    ('unwritten:upload', 'kept', 'not stored; kept in /tmp/s', False)
+    ('unwritten:upload', 'kept', 'not stored; kept in /tmp/s', True)
     >>> s = ledger.summary(); s["accounted"], s["kept"], s["by_outcome"]
     (0, 1, {})
     >>> unstored(ledger, {**line, "upload": ["s3://b/other.jsonl"]}, {"s3://b/x": "e"}) is None
@@ -55,7 +55,8 @@ def unstored(
         del ledger.outcomes[outcome]
     ledger.problems["kept"] += 1
     message = "; ".join(failed[uri] for uri in missing)
-    return {**line, "outcome": UNSTORED, "in_pages": False, "message": message, "problem": "kept"}
+    # ``in_pages`` stays: the page's line is in the pages feed's kept file, or another one
+    return {**line, "outcome": UNSTORED, "message": message, "problem": "kept"}
 
 
 def rewrite_ledger(path: Path, ledger: Ledger, failed: Mapping[str, str]) -> Counter[str]:
