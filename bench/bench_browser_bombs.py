@@ -4,7 +4,7 @@
 wire), to a 500 MB body without Content-Length, or builds a 200 MB DOM, all at once (4
 concurrent requests), served by a small HTTP server in this process.
 
-    python -m bench.bench_browser_bombs [--bombs gzip,big,dom,gzip] [--keep DIR]
+    python -m bench.bench_browser_bombs [--bombs gzip,big,dom,gzip] [--set NAME=VALUE] [--keep DIR]
 
 Peak RSS is the highest sum of RSS over the crawl's process tree (Chromium's processes share
 pages, so the sum overstates what the machine lost), sampled every 0.1 s. It can take
@@ -104,7 +104,9 @@ _STARTS = {
 }
 
 
-def crawl(site: str, bombs: list[str], out: Path) -> tuple[list[dict], int, float]:
+def crawl(
+    site: str, bombs: list[str], out: Path, extra: tuple[str, ...] = ()
+) -> tuple[list[dict], int, float]:
     """Crawl the bombs' pages; their page lines, the process tree's peak RSS, seconds."""
     starts = [f"{site}{_STARTS[bomb]}&n={n}" for n, bomb in enumerate(bombs)]
     cmd = [
@@ -115,6 +117,7 @@ def crawl(site: str, bombs: list[str], out: Path) -> tuple[list[dict], int, floa
         "-s", "STRUCTCRAWL_BODY_STORE_ENABLED=False", "-s", "STRUCTCRAWL_CHANGES_ENABLED=False",
         "-s", "ROBOTSTXT_OBEY=False", "-s", "AUTOTHROTTLE_ENABLED=False",
         "-s", "CONCURRENT_REQUESTS=4", "-s", f"LOG_FILE={out / 'crawl.log'}",
+        *[arg for setting in extra for arg in ("-s", setting)],
     ]  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "structcrawl.settings"}
@@ -132,10 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bombs", default="gzip,big,dom,gzip", help="pages, comma-separated")
     parser.add_argument("--keep", type=Path, help="write the crawl's output here")
+    parser.add_argument("--set", action="append", default=[], help="a Scrapy setting NAME=VALUE")
     args = parser.parse_args(argv)
     bombs = [b for b in args.bombs.split(",") if b]
     with tempfile.TemporaryDirectory() as tmp, _site() as site:
-        pages, peak, seconds = crawl(site, bombs, args.keep or Path(tmp) / "out")
+        pages, peak, seconds = crawl(site, bombs, args.keep or Path(tmp) / "out", tuple(args.set))
     codes = [(p.get("fetch_error") or {}).get("code") for p in pages]
     too_large, failed = codes.count("too-large"), codes.count("browser-render-failed")
     print(

@@ -84,13 +84,40 @@ def test_a_name_that_rebinds_or_answers_mixed_is_refused(monkeypatch):
         assert internal.hits() == {}
 
 
-def test_responses_past_the_limit_are_cut():
+def _read_until_reset(proxy: EgressProxy, url: str) -> tuple[int, bool]:
+    """(bytes received, whether the connection was reset) for a GET through ``proxy``."""
+
+    async def run() -> tuple[int, bool]:
+        try:
+            host, port = (await proxy.start()).removeprefix("http://").split(":")
+            reader, writer = await asyncio.open_connection(host, int(port))
+            writer.write(f"GET {url} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            await writer.drain()
+            received = 0
+            try:
+                while data := await asyncio.wait_for(reader.read(65536), 20):
+                    received += len(data)
+            except ConnectionResetError:
+                return received, True
+            finally:
+                writer.close()
+            return received, False
+        finally:
+            await proxy.close()
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["length", "no-length"])
+def test_responses_past_the_limit_are_cut_and_fail(chunked):
+    """Cut with a reset: a body without Content-Length must not look whole to the browser."""
     with FaultServer() as site:
         policy = AddressPolicy()
         policy.name(site.url)
         proxy = EgressProxy(policy, max_bytes=100_000)
-        data = _proxy_get(proxy, f"{site.url}/large/x?size=2000000")
-        assert len(data) < 300_000
+        query = "size=2000000" + ("&chunked=1" if chunked else "")
+        received, reset = _read_until_reset(proxy, f"{site.url}/large/x?{query}")
+        assert received < 300_000 and reset
         assert proxy.was_cut(f"{site.url}/large/x")
 
 
