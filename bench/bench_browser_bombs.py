@@ -85,7 +85,8 @@ class _Bombs(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def _site() -> Iterator[str]:
+def serve_bombs() -> Iterator[str]:
+    """The bomb pages on 127.0.0.1 (a thread of this process); yields the site's URL."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Bombs)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], help="a Scrapy setting NAME=VALUE")
     args = parser.parse_args(argv)
     bombs = [b for b in args.bombs.split(",") if b]
-    with tempfile.TemporaryDirectory() as tmp, _site() as site:
+    with tempfile.TemporaryDirectory() as tmp, serve_bombs() as site:
         pages, peak, seconds = crawl(site, bombs, args.keep or Path(tmp) / "out", tuple(args.set))
     codes = [(p.get("fetch_error") or {}).get("code") for p in pages]
     too_large, failed = codes.count("too-large"), codes.count("browser-render-failed")

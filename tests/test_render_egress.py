@@ -12,6 +12,8 @@ import socket
 
 import pytest
 
+from bench.bench_browser_bombs import crawl as bombs_crawl
+from bench.bench_browser_bombs import serve_bombs
 from structcrawl.core.addresses import AddressPolicy
 from structcrawl.dev.demo import run_crawl
 from structcrawl.render.egress import EgressProxy, Upstream
@@ -190,3 +192,23 @@ def test_the_browser_goes_through_the_crawls_proxy(tmp_path, monkeypatch):
     for path in ("/ok/script.js", "/ok/fetched.html", "/ok/xhr.html"):  # the browser's own
         assert path in proxy_hits and all(h["proxied"] for h in proxy_hits[path])
     assert os.environ["http_proxy"] == proxy.url
+
+
+@pytest.mark.crawl
+@pytest.mark.timeout(240)
+def test_a_rendered_page_cut_short_ends_as_too_large(tmp_path):
+    """A page rendered in Chromium that navigates to a body without Content-Length larger
+    than DOWNLOAD_MAXSIZE: cut by the egress proxy, it is ``too-large`` (it rendered its
+    first bytes with no error when the cut was a plain close)."""
+    _chromium()
+    with serve_bombs() as site:
+        pages, _, _ = bombs_crawl(
+            site,
+            ["big"],
+            tmp_path / "out",
+            ("DOWNLOAD_MAXSIZE=2000000", "STRUCTCRAWL_RENDER_TIMEOUT=10"),
+        )
+    assert [(p["fetched_with"], (p["fetch_error"] or {}).get("code")) for p in pages] == [
+        ("browser", "too-large")
+    ], (tmp_path / "out" / "crawl.log").read_text()[-3000:]
+    assert "is over DOWNLOAD_MAXSIZE (2000000 bytes)" in pages[0]["fetch_error"]["message"]
