@@ -15,10 +15,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import boto3
 import pytest
+from itemadapter import ItemAdapter
 
 from structcrawl.dev.devserver import BackgroundServer
-from tests.servers import moto_s3
+from structcrawl.ledger.pages import check_ledger, read_jsonl
+from tests.servers import free_port, moto_s3
 
 pytestmark = [pytest.mark.crawl, pytest.mark.timeout(240)]
 
@@ -38,11 +41,14 @@ def _site(root: Path) -> None:
         )
 
 
-def _crawl(url: str, out: Path, rescue: Path, *extra: str, fsize: int | None = None):
+def _crawl(
+    url: str, out: Path, rescue: Path, *extra: str, fsize: int | None = None,
+    feeds: dict | None = None,
+):  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
+    feed = ["-s", f"FEEDS={json.dumps(feeds)}"] if feeds else ["-O", f"{out / 'pages.jsonl'}:pages"]
     cmd = [
-        sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start_urls={url}",
-        "-O", f"{out / 'pages.jsonl'}:pages",
+        sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start_urls={url}", *feed,
         "-s", f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
         "-s", f"STRUCTCRAWL_FEED_RESCUE_DIR={rescue}",
         "-s", "STRUCTCRAWL_BODY_STORE_ENABLED=False",
@@ -110,23 +116,166 @@ def test_a_disk_that_fills_loses_no_page_unseen(tmp_path):
     assert report["stats"]["structcrawl/failure/ledger/kept"] == len(in_rescue)
 
 
+def _s3(endpoint: str) -> list[str]:
+    return [
+        "-s", f"AWS_ENDPOINT_URL={endpoint}", "-s", "AWS_REGION_NAME=us-east-1",
+        "-s", "AWS_ACCESS_KEY_ID=testing", "-s", "AWS_SECRET_ACCESS_KEY=testing",
+        "-s", "AWS_MAX_ATTEMPTS=1", "-s", "AWS_RETRY_MODE=standard",
+    ]  # fmt: skip
+
+
+def _ledger(out: Path) -> list[dict]:
+    text = (out / "report" / "ledger.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _kept_file(out: Path, uri: str) -> Path:
+    log = (out / "crawl.log").read_text()
+    named = re.search(
+        re.escape(uri) + r" was not stored \(.*?\); its content is kept in (\S+)", log
+    )
+    assert named, log[-3000:]
+    return Path(named.group(1))
+
+
+def _assert_kept(out: Path, kept: Path, uri: str, kept_urls: set[str]) -> None:
+    """The pages whose lines are in the kept file are kept there, not in the feeds, by the
+    ledger and the report alike; every other page is accounted."""
+    ledger = _ledger(out)
+    unstored = {line["url"] for line in ledger if line["outcome"] == "unwritten:upload"}
+    assert unstored == kept_urls
+    for line in ledger:
+        if line["url"] in kept_urls:
+            assert line["problem"] == "kept" and line["in_pages"]  # its line: in the pages feed
+            assert str(kept) in line["message"] and uri in line["message"]
+        else:
+            assert line["problem"] is None
+    report = json.loads((out / "report" / "report.json").read_text())
+    figures = report["ledger"]
+    assert figures["kept"] == len(kept_urls)
+    assert (
+        figures["accounted"]
+        == len(ledger) - len(kept_urls)
+        == figures["requested"] - figures["kept"]
+    )
+    assert figures["unaccounted"] == 0 and "unwritten:upload" not in figures["by_outcome"]
+    assert report["stats"]["structcrawl/failure/ledger/kept"] == len(kept_urls)
+    assert report["stats"]["structcrawl/failure/feed/upload"] == 1
+
+
 def test_a_failed_s3_upload_keeps_the_feed_in_a_named_file(tmp_path):
     _site(tmp_path / "site")
+    uri = "s3://no-such-bucket/crawl/pages.jsonl"
     with moto_s3(tmp_path) as endpoint, BackgroundServer(tmp_path / "site") as server:
         out, rescue = tmp_path / "out", tmp_path / "rescue"
-        done = _crawl(
-            server.url, out, rescue,
-            "-O", "s3://no-such-bucket/crawl/pages.jsonl:pages",
-            "-s", f"AWS_ENDPOINT_URL={endpoint}", "-s", "AWS_REGION_NAME=us-east-1",
-            "-s", "AWS_ACCESS_KEY_ID=testing", "-s", "AWS_SECRET_ACCESS_KEY=testing",
-            "-s", "AWS_MAX_ATTEMPTS=1",
-        )  # fmt: skip
+        done = _crawl(server.url, out, rescue, "-O", f"{uri}:pages", *_s3(endpoint))
     assert done.returncode != 0
-    log = (out / "crawl.log").read_text()
-    named = re.search(r"its content is kept in (\S+)", log)
-    assert named and "s3://no-such-bucket/crawl/pages.jsonl was not stored" in log, log[-3000:]
-    kept = Path(named.group(1))
+    kept = _kept_file(out, uri)
     assert kept.parent == rescue
     assert sorted(_urls(kept)) == sorted(_urls(out / "pages.jsonl"))  # the whole feed
     assert len(_urls(kept)) == PAGES + 1
     assert list(rescue.iterdir()) == [kept]
+    _assert_kept(out, kept, uri, set(_urls(kept)))  # every page: the pages feed holds them all
+    # `structcrawl ledger` against the kept file: its pages are kept, none missing or unknown
+    check = check_ledger(_ledger(out), read_jsonl(kept))
+    assert len(check.problems) == PAGES + 1
+    assert all(p.startswith("not in the feeds, kept in a local file") for p in check.problems)
+
+
+class OddPages:
+    """An ``item_filter``: the pages ``p1.html``, ``p3.html``, ... only."""
+
+    def __init__(self, feed_options: dict | None = None):
+        self.feed_options = feed_options
+
+    def accepts(self, item) -> bool:
+        return re.search(r"/p\d*[13579]\.html$", str(ItemAdapter(item).get("url"))) is not None
+
+
+def test_an_s3_endpoint_that_refuses_keeps_the_records_feed_and_says_which_pages(tmp_path):
+    """A refused port, a ``records`` feed that takes half of the pages (an item filter): those
+    pages are kept in its file, the others are accounted."""
+    _site(tmp_path / "site")
+    uri = "s3://feeds/crawl/records.jsonl"
+    feeds = {
+        str(tmp_path / "out" / "pages.jsonl"): {"format": "pages", "overwrite": True},
+        uri: {"format": "records", "item_filter": f"{__name__}.OddPages"},
+    }
+    with BackgroundServer(tmp_path / "site") as server:
+        out, rescue = tmp_path / "out", tmp_path / "rescue"
+        refused = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+        done = _crawl(server.url, out, rescue, *_s3(refused), feeds=feeds)
+    assert done.returncode != 0
+    kept = _kept_file(out, uri)
+    assert kept.parent == rescue and list(rescue.iterdir()) == [kept]
+    lines = [json.loads(line) for line in kept.read_text().splitlines()]
+    by_page = {line["provenance"]["fetch"]["url"] for line in lines}
+    assert len(by_page) == PAGES // 2  # every odd page's records, and only theirs
+    assert all(OddPages().accepts({"url": url}) for url in by_page)
+    assert len(_urls(out / "pages.jsonl")) == PAGES + 1
+    _assert_kept(out, kept, uri, by_page)
+
+
+def test_failed_batches_keep_each_its_own_pages(tmp_path):
+    """Batches of 50 items (their uploads fail as the crawl goes, and at its end): each page
+    is kept in the spool file of its own batch, which its ledger line names."""
+    _site(tmp_path / "site")
+    uri = "s3://no-such-bucket/crawl/pages-%(batch_id)d.jsonl"
+    feeds = {
+        str(tmp_path / "out" / "pages.jsonl"): {"format": "pages", "overwrite": True},
+        uri: {"format": "pages", "batch_item_count": 50},
+    }
+    with moto_s3(tmp_path) as endpoint, BackgroundServer(tmp_path / "site") as server:
+        out, rescue = tmp_path / "out", tmp_path / "rescue"
+        done = _crawl(server.url, out, rescue, *_s3(endpoint), feeds=feeds)
+    assert done.returncode != 0
+    batches = {n: _kept_file(out, uri % {"batch_id": n}) for n in (1, 2, 3)}
+    assert sorted(rescue.iterdir()) == sorted(batches.values())
+    in_batch = {n: _urls(kept) for n, kept in batches.items()}
+    assert [len(urls) for urls in in_batch.values()] == [50, 50, PAGES + 1 - 100]
+    lines = {line["url"]: line for line in _ledger(out)}
+    for n, urls in in_batch.items():
+        for url in urls:
+            line = lines[url]
+            assert line["outcome"] == "unwritten:upload" and line["problem"] == "kept"
+            assert line["upload"] == [uri % {"batch_id": n}]
+            assert str(batches[n]) in line["message"]
+    figures = json.loads((out / "report" / "report.json").read_text())["ledger"]
+    assert (figures["accounted"], figures["kept"]) == (0, PAGES + 1)
+
+
+def test_a_stored_s3_feed_counts_its_pages_as_accounted(tmp_path):
+    _site(tmp_path / "site")
+    uri = "s3://feeds/crawl/pages.jsonl"
+    with moto_s3(tmp_path) as endpoint, BackgroundServer(tmp_path / "site") as server:
+        s3 = boto3.client(
+            "s3", endpoint_url=endpoint, region_name="us-east-1",
+            aws_access_key_id="testing", aws_secret_access_key="testing",
+        )  # fmt: skip
+        s3.create_bucket(Bucket="feeds")
+        out, rescue = tmp_path / "out", tmp_path / "rescue"
+        done = _crawl(server.url, out, rescue, "-O", f"{uri}:pages", *_s3(endpoint))
+        body = s3.get_object(Bucket="feeds", Key="crawl/pages.jsonl")["Body"].read().decode()
+    assert done.returncode == 0, (out / "crawl.log").read_text()[-3000:]
+    uploaded = [json.loads(line)["url"] for line in body.splitlines()]
+    assert sorted(uploaded) == sorted(_urls(out / "pages.jsonl")) and len(uploaded) == PAGES + 1
+    assert not rescue.exists() or not list(rescue.iterdir())  # the spool is gone
+    ledger = _ledger(out)
+    assert all(line["problem"] is None and line["upload"] == [uri] for line in ledger)
+    assert {line["url"] for line in ledger} == set(uploaded)
+    report = json.loads((out / "report" / "report.json").read_text())
+    assert report["ledger"]["accounted"] == PAGES + 1 and report["ledger"]["kept"] == 0
+
+
+def test_feeds_the_feed_exporter_refuses_fail_the_crawl(tmp_path):
+    """A feed option Scrapy rejects (a batch count without ``%(batch_id)d`` in the URI) turns
+    the feed exporter off: no feed is written, and the crawl must not look fine."""
+    _site(tmp_path / "site")
+    with BackgroundServer(tmp_path / "site") as server:
+        out = tmp_path / "out"
+        done = _crawl(server.url, out, tmp_path / "rescue", "-s", "FEED_EXPORT_BATCH_ITEM_COUNT=50")
+    assert done.returncode != 0
+    assert not (out / "pages.jsonl").exists()
+    report = json.loads((out / "report" / "report.json").read_text())
+    assert report["stats"]["structcrawl/failure/feed/disabled"] == 1
+    assert "Scrapy's feed exporter is not enabled" in (out / "crawl.log").read_text()

@@ -12,6 +12,8 @@ import socket
 
 import pytest
 
+from bench.bench_browser_bombs import crawl as bombs_crawl
+from bench.bench_browser_bombs import serve_bombs
 from structcrawl.core.addresses import AddressPolicy
 from structcrawl.dev.demo import run_crawl
 from structcrawl.render.egress import EgressProxy, Upstream
@@ -84,13 +86,40 @@ def test_a_name_that_rebinds_or_answers_mixed_is_refused(monkeypatch):
         assert internal.hits() == {}
 
 
-def test_responses_past_the_limit_are_cut():
+def _read_until_reset(proxy: EgressProxy, url: str) -> tuple[int, bool]:
+    """(bytes received, whether the connection was reset) for a GET through ``proxy``."""
+
+    async def run() -> tuple[int, bool]:
+        try:
+            host, port = (await proxy.start()).removeprefix("http://").split(":")
+            reader, writer = await asyncio.open_connection(host, int(port))
+            writer.write(f"GET {url} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            await writer.drain()
+            received = 0
+            try:
+                while data := await asyncio.wait_for(reader.read(65536), 20):
+                    received += len(data)
+            except ConnectionResetError:
+                return received, True
+            finally:
+                writer.close()
+            return received, False
+        finally:
+            await proxy.close()
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["length", "no-length"])
+def test_responses_past_the_limit_are_cut_and_fail(chunked):
+    """Cut with a reset: a body without Content-Length must not look whole to the browser."""
     with FaultServer() as site:
         policy = AddressPolicy()
         policy.name(site.url)
         proxy = EgressProxy(policy, max_bytes=100_000)
-        data = _proxy_get(proxy, f"{site.url}/large/x?size=2000000")
-        assert len(data) < 300_000
+        query = "size=2000000" + ("&chunked=1" if chunked else "")
+        received, reset = _read_until_reset(proxy, f"{site.url}/large/x?{query}")
+        assert received < 300_000 and reset
         assert proxy.was_cut(f"{site.url}/large/x")
 
 
@@ -163,3 +192,23 @@ def test_the_browser_goes_through_the_crawls_proxy(tmp_path, monkeypatch):
     for path in ("/ok/script.js", "/ok/fetched.html", "/ok/xhr.html"):  # the browser's own
         assert path in proxy_hits and all(h["proxied"] for h in proxy_hits[path])
     assert os.environ["http_proxy"] == proxy.url
+
+
+@pytest.mark.crawl
+@pytest.mark.timeout(240)
+def test_a_rendered_page_cut_short_ends_as_too_large(tmp_path):
+    """A page rendered in Chromium that navigates to a body without Content-Length larger
+    than DOWNLOAD_MAXSIZE: cut by the egress proxy, it is ``too-large`` (it rendered its
+    first bytes with no error when the cut was a plain close)."""
+    _chromium()
+    with serve_bombs() as site:
+        pages, _, _ = bombs_crawl(
+            site,
+            ["big"],
+            tmp_path / "out",
+            ("DOWNLOAD_MAXSIZE=2000000", "STRUCTCRAWL_RENDER_TIMEOUT=10"),
+        )
+    assert [(p["fetched_with"], (p["fetch_error"] or {}).get("code")) for p in pages] == [
+        ("browser", "too-large")
+    ], (tmp_path / "out" / "crawl.log").read_text()[-3000:]
+    assert "is over DOWNLOAD_MAXSIZE (2000000 bytes)" in pages[0]["fetch_error"]["message"]

@@ -6,7 +6,9 @@ the items it is about, every feed said the same number (``625 items``), the page
 entities together. Here the crawl logs one line when every feed is stored, naming each feed
 with the lines it wrote (``Stored 4 feeds in /out/: pages.jsonl (pages, 110 lines), ...``);
 Scrapy's own per-feed ``Stored`` lines of this crawl are left out. A feed that could not be
-stored keeps Scrapy's error line, and the one line says it was not stored.
+stored keeps Scrapy's error line, and the one line says it was not stored. When ``FEEDS`` is
+set but Scrapy's feed exporter refused it (``NotConfigured``: no feed at all would be
+written), the crawl fails (``structcrawl/failure/feed/disabled``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from urllib.parse import unquote, urlparse
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
+from scrapy.extensions.feedexport import FeedExporter
 
 __all__ = ["FeedLog", "feeds_line"]
 
@@ -90,12 +93,28 @@ class FeedLog:
         crawler.signals.connect(self.feed_slot_closed, signal=signals.feed_slot_closed)
         crawler.signals.connect(self.feed_exporter_closed, signal=signals.feed_exporter_closed)
         crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> FeedLog:
         if not crawler.settings.getdict("FEEDS"):
             raise NotConfigured("no FEEDS")
         return cls(crawler)
+
+    def spider_opened(self) -> None:
+        """FEEDS set, but Scrapy's feed exporter refused them (a feed option it rejects, such
+        as a batch count without ``%(batch_id)d`` in a feed's URI): no feed would be written,
+        and the crawl would still look fine. It fails (``structcrawl/failure/feed/disabled``)."""
+        extensions = getattr(getattr(self.crawler, "extensions", None), "middlewares", None)
+        if extensions is None or any(isinstance(e, FeedExporter) for e in extensions):
+            return
+        assert self.crawler.stats is not None
+        self.crawler.stats.set_value("structcrawl/failure/feed/disabled", 1)
+        logger.error(
+            "FEEDS is set but Scrapy's feed exporter is not enabled (see its error above): "
+            "no feed is written; the crawl fails",
+            extra={"spider": self.crawler.spider},
+        )
 
     def feed_slot_closed(self, slot: Any) -> None:
         # Scrapy logs "Stored" just before this signal, and only when the feed was stored

@@ -16,7 +16,9 @@ copy of the feed (its temporary file). Here every feed file is a :class:`Guarded
   lines are counted as lost (``structcrawl/feed/lost_bytes``) and said so in the log;
 * a remote feed (S3) is spooled into a named file in the rescue directory, deleted once the
   upload succeeded and kept when it failed, with the file named in the error
-  (``structcrawl/failure/feed/upload``).
+  (``structcrawl/failure/feed/upload``); the upload's outcome is recorded
+  (:mod:`structcrawl.crawl.uploads`), so the ledger and the report, which finalize after the
+  uploads, count the pages of a feed that was not stored as kept in that file.
 
 :func:`feed_failure` tells the page ledger whether the pages feeds still hold what is written
 to them: once a ``pages`` or ``records`` feed failed, the pages that follow are not in it, and
@@ -42,6 +44,7 @@ from typing import IO, Any
 from scrapy.extensions.feedexport import FileFeedStorage, S3FeedStorage
 
 from structcrawl.core.redact import redact_url
+from structcrawl.crawl.uploads import PAGE_FORMATS, Upload, upload_opened
 
 __all__ = [
     "GuardedFile",
@@ -56,10 +59,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-#: Feed formats that hold the pages the ledger accounts for.
-PAGE_FORMATS = frozenset({"pages", "records"})
-
 
 #: ``(item, failure) -> where`` for a page item whose processing failed: a sentence naming the
 #: local file the keeper wrote the page item to, or None when it did not keep it.
@@ -265,6 +264,7 @@ class GuardedS3FeedStorage(S3FeedStorage):
     format = ""
     uri = ""
     spool: Path | None = None
+    upload: Upload | None = None  # its outcome, for the ledger and the report
 
     @classmethod
     def from_crawler(
@@ -279,6 +279,7 @@ class GuardedS3FeedStorage(S3FeedStorage):
     def open(self, spider: Any) -> IO[bytes]:
         self.spool = rescue_path(self.crawler.settings, self.uri, "spool")
         spooled = GuardedFile(self.crawler, self.uri, self.format, self.spool, "wb", False)
+        self.upload = upload_opened(self.crawler, spooled.uri, self.format, str(self.spool))
         return spooled  # type: ignore[return-value]
 
     def _store_in_thread(self, file: IO[bytes]) -> None:
@@ -289,8 +290,13 @@ class GuardedS3FeedStorage(S3FeedStorage):
                 super()._store_in_thread(spooled)
         except Exception as exc:
             self.crawler.stats.inc_value("structcrawl/failure/feed/upload")
-            raise OSError(
+            error = (
                 f"{redact_url(self.uri)} was not stored ({type(exc).__name__}: {exc}); "
                 f"its content is kept in {self.spool}"
-            ) from exc
+            )
+            if self.upload is not None:
+                self.upload.failed(error)
+            raise OSError(error) from exc
+        if self.upload is not None:
+            self.upload.stored()
         self.spool.unlink(missing_ok=True)

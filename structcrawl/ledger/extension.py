@@ -11,9 +11,12 @@ Requests the offsite filter discards (it raises in ``request_scheduled``) are re
 its own policy.
 
 Each outcome becomes a line of the ledger file (``STRUCTCRAWL_LEDGER_FILE``, default
-``<STRUCTCRAWL_REPORT_DIR>/ledger.jsonl``) as it happens; when the spider closes, URLs still
+``<STRUCTCRAWL_REPORT_DIR>/ledger.jsonl``) as it happens; when the spider closes, and its
+remote feeds are stored (:func:`structcrawl.crawl.uploads.when_feeds_stored`), URLs still
 without one are written as ``unaccounted`` (or ``unfinished:<reason>`` after a
-``closespider_*`` stop). With ``JOBDIR`` the pending URLs are kept in
+``closespider_*`` stop), and the pages whose lines went to a remote feed (their line's
+``upload``) that was not stored become ``kept`` (``unwritten:upload``,
+:mod:`structcrawl.ledger.uploads`). With ``JOBDIR`` the pending URLs are kept in
 ``<JOBDIR>/structcrawl-ledger.json``: the resumed run counts them as requested (``resumed``)
 and accounts for them. A run that never stopped (killed) is recovered from the job journal
 (:mod:`structcrawl.ledger.resume`): its pending URLs are requested again, its feeds cut back
@@ -36,6 +39,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -51,8 +55,10 @@ from structcrawl.crawl.feedstorage import feed_failure, feed_rescued, keep_faile
 from structcrawl.crawl.health import FAILURE_PREFIX
 from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.middlewares import offsite_filtered
+from structcrawl.crawl.uploads import failed_uploads, uploads_taking, when_feeds_stored
 from structcrawl.ledger.pages import Ledger, http_errors, ledger_only_line, page_line
 from structcrawl.ledger.resume import JobJournal
+from structcrawl.ledger.uploads import rewrite_ledger
 
 __all__ = ["LEDGER_META", "LedgerConfig", "PageLedger", "page_accounted"]
 
@@ -221,13 +227,17 @@ class PageLedger:
 
     def item_scraped(self, item: Any) -> None:
         adapter = ItemAdapter(item)
+        uploads = uploads_taking(self.crawler)  # the remote feeds that took this item's lines
         if "records" in adapter.field_names():
             lost = feed_failure(self.crawler)  # the feeds ran before: is the page in them?
             if lost is not None:
                 kept = feed_rescued(self.crawler)  # or lost with the rescue file
                 self._unwritten(str(adapter["url"]), lost, kept=kept)
                 return
-            self._account(page_line(adapter))
+            line = page_line(adapter)
+            if uploads:  # in the feeds once uploaded (see _unstored)
+                line["upload"] = uploads
+            self._account(line)
         elif self.journal is not None:  # entity items: emitted at the end, all at once
             self.journal.entities_started()
 
@@ -284,6 +294,30 @@ class PageLedger:
             )
 
     def spider_closed(self, reason: str) -> None:
+        """Finalize once the feeds are stored: a remote feed is uploaded as the spider
+        closes, and the pages of one that was not stored are not in the feeds."""
+        when_feeds_stored(self.crawler, partial(self._finish, reason))
+
+    def _unstored(self) -> None:
+        """The pages whose lines went to a remote feed that was not stored: kept in its spool
+        file (named in the error), no longer accounted (the ledger file is rewritten)."""
+        failed = failed_uploads(self.crawler)
+        path = Path(self.config.path)
+        if not failed or not path.exists():
+            return
+        moved = rewrite_ledger(path, self.ledger, failed)
+        for outcome, count in moved.items():
+            self.stats.inc_value("structcrawl/ledger/accounted", -count)
+            self.stats.inc_value(f"structcrawl/ledger/outcome/{outcome}", -count)
+            self.stats.inc_value("structcrawl/ledger/kept", count)
+        if moved:
+            logger.warning(
+                "%d pages are not in the feeds: a remote feed was not stored (%s)",
+                sum(moved.values()),
+                "; ".join(failed.values()),
+            )
+
+    def _finish(self, reason: str) -> None:
         pending = dict(self.ledger.pending)
         for line in self.ledger.close(reason):
             if line["problem"] is None:
@@ -301,6 +335,7 @@ class PageLedger:
         if self._file is not None:
             self._file.close()
             self._file = None
+        self._unstored()
         state = self._state_path()
         if state is not None:
             kept = pending if reason != "finished" else {}

@@ -145,6 +145,10 @@ async def _render_once(
     except RenderFailed as exc:
         if watch.navigation is not None:  # the page, or a redirect of it, was refused
             raise AddressRefused(watch.navigation) from exc
+        if watch.cut and not isinstance(exc, PageTooLarge):  # what it failed on was cut
+            raise PageTooLarge(
+                f"a response ({watch.cut[0]}) is over DOWNLOAD_MAXSIZE ({core.maxsize} bytes)"
+            ) from exc
         raise
     finally:
         session.page = None  # the wrapped handler closed it (or abandon did)

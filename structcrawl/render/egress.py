@@ -13,8 +13,10 @@ which turns it into an ``address-refused`` record of the page.
 The crawl's proxy (``http_proxy`` / ``https_proxy``, or the request's ``proxy`` meta key)
 is the upstream: with one, requests go on through it (``CONNECT`` tunnels for https, with its
 credentials), as the HTTP path's do. Responses are cut past ``max_bytes`` (the crawl's
-``DOWNLOAD_MAXSIZE``) and connections idle for ``timeout`` seconds are closed; a cut response
-is kept by host and port too (the page ends as ``too-large``).
+``DOWNLOAD_MAXSIZE``), with a connection reset so that the browser sees the response fail
+(a plain close would end a body without Content-Length as if it were whole), and connections
+idle for ``timeout`` seconds are closed; a cut response is kept by host and port too (the
+page ends as ``too-large``).
 
 Pure asyncio: no Scrapy imports.
 """
@@ -25,6 +27,7 @@ import asyncio
 import base64
 import contextlib
 import socket
+import struct
 import urllib.request
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -263,7 +266,8 @@ class EgressProxy:
                 total += len(data)
                 if cap and total > self.max_bytes:
                     remember(self.cut, (normal_host(endpoint[0]), endpoint[1]), "too-large")
-                    break
+                    _reset(dst)  # a failed response, not a shorter one that looks whole
+                    return
                 dst.write(data)
                 await dst.drain()
             with contextlib.suppress(Exception):
@@ -282,6 +286,16 @@ class EgressProxy:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
+
+
+def _reset(writer: asyncio.StreamWriter) -> None:
+    """Close ``writer``'s connection with a reset (``SO_LINGER`` 0): the browser sees the
+    response fail (``requestfailed``), where a plain close would end a body without
+    Content-Length as if it were whole."""
+    sock = writer.get_extra_info("socket")
+    with contextlib.suppress(OSError, AttributeError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
 
 
 def _bracket(host: str) -> str:

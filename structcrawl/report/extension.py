@@ -1,5 +1,7 @@
 """The quality report extension: aggregates every scraped page and entity item, and when the
-spider closes writes ``report.json`` and ``report.html`` and checks the thresholds. A missed
+spider closes (once its remote feeds are stored and the page ledger has counted what they
+hold: :func:`structcrawl.crawl.uploads.when_feeds_stored`) writes ``report.json`` and
+``report.html`` and checks the thresholds. A missed
 threshold is recorded as ``structcrawl/failure/quality/<name>``, so the crawl exits non-zero
 (:mod:`structcrawl.crawl.health`) and says why."""
 
@@ -9,6 +11,7 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from scrapy.utils.asyncio import create_looping_call
 
 from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.health import FAILURE_PREFIX
+from structcrawl.crawl.uploads import when_feeds_stored
 from structcrawl.report.aggregate import QualityAggregator, check_thresholds
 from structcrawl.report.html import render_html
 from structcrawl.report.runinfo import compare_runs, run_metadata
@@ -100,8 +104,13 @@ class QualityReport:
         logger.info("quality report snapshot: %s", Path(self.config.directory) / "report.json")
 
     def spider_closed(self, spider: Any, reason: str) -> None:
+        """Stop the snapshots; write the report once the feeds are stored (a remote feed is
+        uploaded as the spider closes) and the page ledger has counted what they hold."""
         if self.snapshots is not None and self.snapshots.running:
             self.snapshots.stop()
+        when_feeds_stored(self.crawler, partial(self._finish, reason))
+
+    def _finish(self, reason: str) -> None:
         stats = self.crawler.stats
         assert stats is not None
         report = self.aggregator.report(stats.get_stats())
