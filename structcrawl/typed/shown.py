@@ -219,8 +219,13 @@ def price_overrule(document: Document | None, ev: Evidence) -> list[Candidate]:
         return []
     current = visible_price(ev)
     now = amount(current) if current is not None else None
-    found = document.root.getroottree().xpath(ev.price_path)
-    if now is None or not found or not isinstance(found[0], etree._Element):
+    try:
+        found = document.root.getroottree().xpath(ev.price_path)
+    except etree.XPathError:  # a path lxml cannot read back (an odd namespace): no box
+        found = []
+    if now is None or not isinstance(found, list) or not found:
+        return []
+    if not isinstance(found[0], etree._Element):
         return []
     stale = {a for a in old_amounts_near(document, found[0]) if a > now}
     if not stale:
