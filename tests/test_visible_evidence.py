@@ -190,6 +190,27 @@ def test_a_scripted_select_is_a_control_its_choices_prices_are_not_the_price():
     assert ev.prices == ["978,00 €"]
 
 
+@pytest.mark.parametrize(
+    ("form", "currency"),
+    [
+        ('<input type="hidden" name="currency_code" value="USD">', "USD"),
+        ('<input type="hidden" name="currency_code" value="CAD">', "CAD"),
+        ('<input type="hidden" name="currency_code" value="EUR">', None),  # no dollar
+        ('<input name="currency" value="USD"><input name="currency" value="AUD">', None),
+        ("", None),  # no language, no country domain, no declaration: unknown
+    ],
+)
+def test_a_checkout_forms_currency_says_which_dollar(form, currency):
+    body = (
+        "<html><body><h1>Maple Burl Bowl</h1><p class='price'>Price: $68</p>"
+        f"<form action='/pay' method='post'>{form}<input type='image' alt='Buy Now'></form>"
+        "</body></html>"
+    ).encode()
+    (item,) = page_items(body, "https://woodturner.example/bowl214.html", "text/html")
+    assert item["price"] == "68.00"
+    assert item.get("currency") == currency
+
+
 def test_a_number_glued_to_a_word_is_no_amount():
     """A template placeholder ("$qty_dummy1$", a shop's hidden error message) is no price:
     an amount written before its sign starts at a word boundary."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 __all__ = [
     "DOLLAR_BY_REGION", "SIGN_BY_LANGUAGE", "YEN_BY_LANGUAGE", "YUAN_BY_REGION", "page_language",
-    "sign_currency",
+    "sign_currency", "sign_fits",
 ]  # fmt: skip
 
 #: An ambiguous currency sign read in a page's language: (sign, language) -> ISO 4217.
@@ -69,3 +69,24 @@ def sign_currency(sign: str, language: str | None, region: str | None, host: str
         tld = host.rsplit(".", 1)[-1].casefold() if "." in host else ""
         return YUAN_BY_REGION.get((region or "").casefold() or tld, "CNY")
     return None
+
+
+#: The currencies each ambiguous sign may stand for.
+_SIGN_CURRENCIES = {
+    "$": frozenset(DOLLAR_BY_REGION.values()),
+    "kr": frozenset(SIGN_BY_LANGUAGE.values()),
+    "kr.": frozenset(SIGN_BY_LANGUAGE.values()),
+    "¥": frozenset(YEN_BY_LANGUAGE.values()),
+    "￥": frozenset(YEN_BY_LANGUAGE.values()),
+    "元": frozenset({*YUAN_BY_REGION.values(), "CNY"}),
+}
+
+
+def sign_fits(sign: str, code: str) -> bool:
+    """Whether ``code`` is one of the currencies the ambiguous ``sign`` may stand for (a page
+    that declares its currency elsewhere, a checkout form's ``currency_code``, says which).
+
+    >>> sign_fits("$", "USD"), sign_fits("$", "EUR"), sign_fits("kr", "DKK")
+    (True, False, True)
+    """
+    return code.upper() in _SIGN_CURRENCIES.get(sign.strip().casefold(), frozenset())

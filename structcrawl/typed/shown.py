@@ -15,6 +15,7 @@ from typing import Any
 from lxml import etree
 
 import structcrawl.typed._norm as _norm
+from structcrawl.core.currency import sign_fits
 from structcrawl.core.document import Document
 from structcrawl.core.readers import props, text
 from structcrawl.typed.fallbacks import (
@@ -131,12 +132,16 @@ def _visible_amount(ev: Evidence) -> tuple[str | None, str | None, str | None]:
         return None, None, None
     amount, cur, sign = _norm.price(ev.price, language=ev.language, region=ev.region, host=ev.host)
     if amount is not None:
+        if cur is None and sign and ev.declared and sign_fits(sign, ev.declared):
+            cur = ev.declared  # the page's own checkout form says which dollar it is
         return amount, cur, sign
     number = _AMOUNT.search(ev.price)
     if number is None:
         return None, None, None
     sign = (ev.price[: number.start()] + ev.price[number.end() :]).strip() or None
     code = sign_currency(sign or "", ev.language, ev.region, ev.host)
+    if code is None and sign and ev.declared and sign_fits(sign, ev.declared):
+        code = ev.declared
     digits = number.group(0).strip(" .,'\u00a0")
     return _norm.price(digits, code, ev.language)[0], code, sign
 

@@ -22,7 +22,7 @@ from lxml import etree
 
 from structcrawl.core.currency import page_language
 from structcrawl.core.document import Document
-from structcrawl.visible.prices import find_prices, price_texts
+from structcrawl.visible.prices import declared_currency, find_prices, price_texts
 from structcrawl.visible.stock import in_buy_control, page_buy_control
 from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
 from structcrawl.visible.walk import Piece, Walk, visible_walk
@@ -58,6 +58,7 @@ class Evidence:
     language: str | None = None  # the page's language (``<html lang>``), primary subtag
     region: str | None = None  # its region subtag (``en-CA`` -> ``ca``)
     host: str = ""  # the page's host
+    declared: str | None = None  # the currency the page's own forms declare (``currency_code``)
 
 
 def _regular(el: etree._Element) -> bool:
@@ -341,6 +342,7 @@ def page_evidence(document: Document) -> Evidence:
     ev = Evidence()
     ev.language, ev.region = page_language(document.root.get("lang"))
     ev.host = (urlsplit(document.url).hostname or "").lower()
+    ev.declared = declared_currency(document)
     if head is not None:
         ev.heading = _heading_text(el)
     ev.price, piece, ev.prices = _main_price(pieces, h1_at, head[1] if head else None)

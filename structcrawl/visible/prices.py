@@ -7,6 +7,8 @@
   (``499,00 kr``, ``kr 1.299``, ``129,99 zł``);
 * :func:`amount`: the decimal amount of a record value or a visible price text, for comparing
   the two (``"1.299,00 €"`` -> ``Decimal("1299.00")``);
+* :func:`declared_currency`: the one currency the page's form fields declare (a checkout
+  form's ``currency_code``), which says what an ambiguous sign stands for;
 * :func:`sign_currency`: the currency an ambiguous sign (``$``, ``kr``, ``¥``) stands for on a
   page: the one currency policy, :mod:`structcrawl.core.currency`, which normalization uses
   for records too.
@@ -21,9 +23,10 @@ from typing import Any
 from price_parser import Price
 
 from structcrawl.core.currency import sign_currency
+from structcrawl.core.document import Document
 from structcrawl.visible.words import KRONA_PRICE
 
-__all__ = ["amount", "find_prices", "price_texts", "sign_currency"]
+__all__ = ["amount", "declared_currency", "find_prices", "price_texts", "sign_currency"]
 
 # a code may touch its amount ("EUR219.99", "219.99EUR") but not another word
 _CODE = (
@@ -85,3 +88,20 @@ def amount(value: Any) -> Decimal | None:
     except (InvalidOperation, ValueError):
         return None
     return found if isinstance(found, Decimal) else None
+
+
+#: Form fields that carry the page's currency (PayPal's buy buttons, carts' hidden fields).
+_CURRENCY_FIELDS = frozenset({"currency_code", "currency", "currencycode", "currency-code"})
+_ISO_CODE = re.compile(r"[A-Z]{3}")
+
+
+def declared_currency(document: Document) -> str | None:
+    """The one currency the page's form fields declare (``<input type="hidden"
+    name="currency_code" value="USD">``), or ``None`` when they declare none or several."""
+    codes = {
+        value
+        for el in document.root.iter("input")
+        if (el.get("name") or "").casefold() in _CURRENCY_FIELDS
+        and _ISO_CODE.fullmatch(value := (el.get("value") or "").strip().upper())
+    }
+    return codes.pop() if len(codes) == 1 else None
