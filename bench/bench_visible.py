@@ -77,8 +77,11 @@ def _reading(doc: Document) -> dict[str, Any]:
     doc.memo.clear()
     alone = dataclasses.asdict(visible_availability(doc))
     doc.memo.clear()
-    reading = {
-        "evidence": dataclasses.asdict(page_evidence(doc)),
+    ev = page_evidence(doc)
+    reading = {  # the price's element is named by its path (``price_path``)
+        "evidence": {
+            f.name: getattr(ev, f.name) for f in dataclasses.fields(ev) if f.name != "price_element"
+        },
         "facts": dataclasses.asdict(visible_facts(doc)),
         "availability": alone,
         "availability_shared": dataclasses.asdict(visible_availability(doc)),

@@ -114,3 +114,22 @@ def test_a_modifier_naming_a_list_price_beside_the_price_is_no_old_price():
     )
     item = _product(body)
     assert Decimal(item["price"]) == Decimal("12.49")
+
+
+def test_the_class_scan_finds_every_old_class_word_after_any_other_class():
+    """Every word of the old-price class pattern has a needle, and a class whose folding
+    changes its length ("ß" -> "ss", "İ") before it does not shift the scan off its element."""
+    from structcrawl.visible.oldprices import _NEEDLES, _WAS
+
+    pattern = _WAS.pattern
+    words = pattern[pattern.index(")(?:old") + 4 : pattern.rindex(")(?:$")].split("|")
+    for word in words:
+        plain = word.replace("-?", "-")
+        assert any(n in plain.casefold() for n in _NEEDLES), word
+    cards = "".join(f'<span class="{c}">x</span>' for c in ("straße-ßß", "İİİİ-label", "grid-item"))
+    doc = parse_html(
+        f'<h1>Drill</h1>{cards}<span class="price-was">59,99 €</span>'.encode(),
+        URL,
+        content_type="text/html; charset=utf-8",
+    )
+    assert old_amounts(doc) == {Decimal("59.99")}

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lxml import etree
-
 import structcrawl.typed._norm as _norm
 from structcrawl.core.currency import sign_fits
 from structcrawl.core.document import Document
@@ -132,18 +130,22 @@ def _visible_amount(ev: Evidence) -> tuple[str | None, str | None, str | None]:
         return None, None, None
     amount, cur, sign = _norm.price(ev.price, language=ev.language, region=ev.region, host=ev.host)
     if amount is not None:
-        if cur is None and sign and ev.declared and sign_fits(sign, ev.declared):
-            cur = ev.declared  # the page's own checkout form says which dollar it is
-        return amount, cur, sign
+        return amount, _or_declared(cur, sign, ev), sign
     number = _AMOUNT.search(ev.price)
     if number is None:
         return None, None, None
     sign = (ev.price[: number.start()] + ev.price[number.end() :]).strip() or None
-    code = sign_currency(sign or "", ev.language, ev.region, ev.host)
-    if code is None and sign and ev.declared and sign_fits(sign, ev.declared):
-        code = ev.declared
+    code = _or_declared(sign_currency(sign or "", ev.language, ev.region, ev.host), sign, ev)
     digits = number.group(0).strip(" .,'\u00a0")
     return _norm.price(digits, code, ev.language)[0], code, sign
+
+
+def _or_declared(code: str | None, sign: str | None, ev: Evidence) -> str | None:
+    """``code``, else the currency the page's own checkout form declares where the ambiguous
+    ``sign`` may stand for it (:func:`structcrawl.visible.prices.declared_currency`)."""
+    if code is None and sign and ev.declared and sign_fits(sign, ev.declared):
+        return ev.declared
+    return code
 
 
 def visible_price(ev: Evidence) -> str | None:
@@ -220,19 +222,13 @@ def price_overrule(document: Document | None, ev: Evidence) -> list[Candidate]:
     in the current price's own price box
     (:func:`structcrawl.visible.oldprices.old_amounts_near`); the markup's value stays a
     conflict."""
-    if document is None or not ev.price or not ev.price_path:
+    if document is None or not ev.price or ev.price_element is None:
         return []
     current = visible_price(ev)
     now = amount(current) if current is not None else None
-    try:
-        found = document.root.getroottree().xpath(ev.price_path)
-    except etree.XPathError:  # a path lxml cannot read back (an odd namespace): no box
-        found = []
-    if now is None or not isinstance(found, list) or not found:
+    if now is None:
         return []
-    if not isinstance(found[0], etree._Element):
-        return []
-    stale = {a for a in old_amounts_near(document, found[0]) if a > now}
+    stale = {a for a in old_amounts_near(document, ev.price_element) if a > now}
     if not stale:
         return []
     return [

@@ -48,6 +48,9 @@ class Evidence:
     heading: str | None = None
     price: str | None = None  # the price text nearest the heading ("49,90 EUR")
     price_path: str = ""
+    #: the element of that price text (where it is, as ``price_path`` says; not a part of
+    #: what the page reads, so not compared)
+    price_element: etree._Element | None = field(default=None, compare=False, repr=False)
     availability: str | None = None
     availability_text: str | None = None
     sku: str | None = None
@@ -348,6 +351,7 @@ def page_evidence(document: Document) -> Evidence:
     ev.price, piece, ev.prices = _main_price(pieces, h1_at, head[1] if head else None)
     if piece is not None:
         ev.price_path = document.path_of(piece.el)
+        ev.price_element = piece.el
     anchor = h1_at if h1_at is not None else 0
     ev.availability, ev.availability_text = _availability(pieces, document, anchor)
     text = _Text(pieces)

@@ -28,7 +28,7 @@ from lxml import etree
 
 from structcrawl.core.document import Document
 from structcrawl.visible.prices import amount, price_texts
-from structcrawl.visible.tree import NOT_RENDERED, hidden
+from structcrawl.visible.tree import rendered
 from structcrawl.visible.words import STRUCK
 
 __all__ = ["old_amounts", "old_amounts_near"]
@@ -47,15 +47,11 @@ _NEAR = 4  # levels up from the current price (its amount may sit three deep): i
 
 
 def _shown(el: etree._Element) -> bool:
-    node: etree._Element | None = el
-    while node is not None:
-        if node.tag in NOT_RENDERED or hidden(node):
-            return False
-        node = node.getparent()
-    return True
+    return all(rendered(node) for node in (el, *el.iterancestors()))
 
 
-#: substrings one of which every :data:`_WAS` match holds, lowercased
+#: substrings one of which every :data:`_WAS` match holds, casefolded (the dotless i folded
+#: too, as :func:`structcrawl.visible.tree.struck`'s hint does: ``re.I`` matches it with ``i``)
 _NEEDLES = (
     "old", "was", "compar", "strike", "crossed", "uvp", "rrp", "msrp", "list", "original",
     "before", "instead", "statt",
@@ -68,8 +64,11 @@ def _named_old(elements: list[etree._Element], name: str) -> list[etree._Element
     :data:`_WAS` (one regular expression per element costs more than the rest of the
     page's reading)."""
     texts = [el.get(name) or "" for el in elements]
-    joined = "\n".join(texts).lower()
-    starts = list(accumulate(map((1).__add__, map(len, texts)), initial=0))
+    # each value folded on its own: folding may change its length ("ß" -> "ss"), and the
+    # offsets below are of the folded values
+    folded = [text.casefold().replace("ı", "i") for text in texts]
+    joined = "\n".join(folded)
+    starts = list(accumulate(map((1).__add__, map(len, folded)), initial=0))
     hits: set[int] = set()
     for needle in _NEEDLES:
         pos = joined.find(needle)
