@@ -8,7 +8,9 @@ first visible ``<h1>``. A price is a text piece that reads as an amount with a c
 skipped when struck through (``del``/``s``/``strike`` or a class naming an old, compare or list
 price) or when its own text or the words just before it say it is something else (instalments,
 savings, shipping, thresholds, unit prices). The nearest remaining price after the heading wins
-(before it, at double the distance).
+(before it, at double the distance). Nothing is read from a product card, one box of a grid or
+carousel of other products (:mod:`structcrawl.visible.cards`): not its price, stock wording or
+buy button.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from lxml import etree
 
 from structcrawl.core.currency import page_language
 from structcrawl.core.document import Document
+from structcrawl.visible.cards import cards, in_card
+from structcrawl.visible.heading import heading_element, heading_text, page_heading
 from structcrawl.visible.prices import declared_currency, find_prices, price_texts
-from structcrawl.visible.stock import in_buy_control, page_buy_control
-from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
+from structcrawl.visible.stock import buy_control_outside, in_buy_control
 from structcrawl.visible.walk import Piece, Walk, visible_walk
 from structcrawl.visible.words import (
     DECOY_WORDS,
@@ -87,41 +90,17 @@ def _pieces(walk: Walk, around: frozenset[etree._Element]) -> list[Piece]:
     ]
 
 
-_WORD = re.compile(r"\w+")
-_DIGIT = re.compile(r"\d")
-
-
-def _main_heading(
-    heads: list[tuple[int, etree._Element]], title: str
-) -> tuple[int, etree._Element] | None:
-    """The visible h1 that shares most words with the page's title (the first on a tie, and
-    the first when none shares any): a dialog's or a banner's h1 ("Adding to cart...") before
-    the product's does not name the page. An h2 sharing more words (two at least) with the
-    title than every h1 names the page instead."""
-    said = {w.lower() for w in _WORD.findall(title)}
-
-    def shared(head: tuple[int, etree._Element]) -> int:
-        words = {w.lower() for w in _WORD.findall(" ".join(head[1].itertext()))}
-        return len(words & said)
-
-    h1s = [h for h in heads if h[1].tag == "h1"]
-    h1 = max(h1s, key=shared) if h1s else None
-    # an h2 names the page where it shares at least two words with its title and more than
-    # any h1 (the h1s of a page can be its related products' names)
-    h2 = max((h for h in heads if h[1].tag == "h2"), key=shared, default=None)
-    if h2 is not None and shared(h2) >= 2 and (h1 is None or shared(h2) > shared(h1)):
-        return h2
-    return h1
-
-
 def _main_price(
-    pieces: list[Piece], h1_at: int | None, heading: etree._Element | None = None
-) -> tuple[str | None, Piece | None, list[str]]:
+    found_prices: list[tuple[int, str, Piece]],
+    heading: etree._Element | None,
+    boxes: frozenset[etree._Element],
+) -> tuple[str | None, Piece | None]:
     """The price nearest the heading within the smallest block around the heading that holds
-    one (a sidebar offer before the product block does not compete), every price shown."""
-    found_prices, shown = _prices(pieces, h1_at if h1_at is not None else 0)
+    one (a sidebar offer before the product block does not compete), outside the product
+    cards ``boxes`` (another product's)."""
+    found_prices = [c for c in found_prices if not in_card(c[2].el, boxes)]
     if not found_prices:
-        return None, None, shown
+        return None, None
     blocks = list(heading.iterancestors()) if heading is not None else []
     for block in blocks:
         inside = [c for c in found_prices if block in c[2].el.iterancestors() or c[2].el is block]
@@ -129,7 +108,10 @@ def _main_price(
             found_prices = inside
             break
     best = min(found_prices, key=lambda c: c[0])
-    return best[1], best[2], shown
+    return best[1], best[2]
+
+
+_DIGIT = re.compile(r"\d")
 
 
 def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piece]], list[str]]:
@@ -255,10 +237,11 @@ _STOCK_WORDS = ((PREORDER, "PreOrder"), (OUT_OF_STOCK, "OutOfStock"), (IN_STOCK,
 
 
 def _availability(
-    pieces: list[Piece], document: Document, anchor: int
+    pieces: list[Piece], document: Document, anchor: int, boxes: frozenset[etree._Element]
 ) -> tuple[str | None, str | None]:
     """Stock wording nearest the heading, stated by a stock element first and by one option of
-    a list of options last; else a buy control (disabled: out of stock)."""
+    a list of options last; else a buy control (disabled: out of stock); neither from a
+    product card ``boxes`` (another product's)."""
     near = _nearest_first(len(pieces), anchor, 400)
     found: list[tuple[int, int, str, str]] = []
     for order, i in enumerate(near):
@@ -267,9 +250,10 @@ def _availability(
             continue
         value = next((v for pattern, v in _STOCK_WORDS if pattern.search(text)), None)
         # whether it sits in a buy control (its words read) only for stock wording
-        if value is not None and not in_buy_control(pieces[i].el):
-            found.append((_stock_rank(pieces[i].el), order, value, text))
-    control = page_buy_control(document)
+        el = pieces[i].el
+        if value is not None and not in_buy_control(el) and not in_card(el, boxes):
+            found.append((_stock_rank(el), order, value, text))
+    control = buy_control_outside(document, boxes)
     if found:
         rank, _, value, text = min(found)
         if rank < 2 or control[0] is None:  # one option's "sold out" yields to a buy control
@@ -277,63 +261,9 @@ def _availability(
     return control
 
 
-_HEADS = etree.XPath("//body//h1|//body//h2")
-_TITLES = etree.XPath("//head/title|//meta[@property='og:title']/@content")
-
-
-def _heading_element(document: Document) -> etree._Element | None:
-    """The main heading (:func:`_main_heading`) among the visible h1 and h2 elements, without
-    reading the rest of the page."""
-    heads = [
-        (i, el)
-        for i, el in enumerate(_HEADS(document.root))
-        if not any(
-            a.tag in NOT_RENDERED or hidden(a) or region_of(a) for a in (el, *el.iterancestors())
-        )
-    ]
-    titles = [t if isinstance(t, str) else "".join(t.itertext()) for t in _TITLES(document.root)]
-    head = _main_heading(
-        [h for h in heads if "".join(h[1].itertext()).strip()] or heads, " ".join(titles)
-    )
-    return head[1] if head else _title_twin(document, titles)
-
-
-#: what separates a page title's parts ("Kettle 1.7 l - Shop", "Shop | Kettle")
-_TITLE_PARTS = re.compile(r"\s+[-–—|:·•»]\s+|\s*[|｜]\s*")
-#: text nodes equal to a text (each node read once: linear in the page's text)
-_SAME_TEXT = etree.XPath("//body//text()[normalize-space(.)=$text]")
-
-
-def _title_twin(document: Document, titles: list[str]) -> etree._Element | None:
-    """A page with no heading element: the first visible element whose own text is a part of
-    the title (``<div class="title">`` holding the title's product part)."""
-    parts = {" ".join(p.split()) for t in titles for p in _TITLE_PARTS.split(t)}
-    for part in sorted((p for p in parts if len(p) >= 4), key=len, reverse=True):
-        for node in _SAME_TEXT(document.root, text=part):
-            el = node.getparent()
-            if el is None or node.is_tail or el.tag in ("a", "option", "button", "title"):
-                continue  # the element whose own text it is, not a link or a control
-            if not any(
-                a.tag in NOT_RENDERED or hidden(a) or region_of(a)
-                for a in (el, *el.iterancestors())
-            ):
-                return el
-    return None
-
-
-def page_heading(document: Document) -> str | None:
-    """The page's main heading, as :func:`page_evidence` reads it, at a fraction of its cost
-    (what the resolution needs before it knows whether it needs the rest)."""
-    return _heading_text(_heading_element(document))
-
-
-def _heading_text(el: etree._Element | None) -> str | None:
-    return (" ".join("".join(el.itertext()).split()) or None) if el is not None else None
-
-
 def page_evidence(document: Document) -> Evidence:
     """Visible-page evidence (see the module doc); empty fields where the page says nothing."""
-    el = _heading_element(document)
+    el = heading_element(document)
     around = frozenset([el, *el.iterancestors()]) if el is not None else frozenset()
     walk = visible_walk(document)
     pieces, heads = _pieces(walk, around), walk.heads
@@ -347,13 +277,15 @@ def page_evidence(document: Document) -> Evidence:
     ev.host = (urlsplit(document.url).hostname or "").lower()
     ev.declared = declared_currency(document)
     if head is not None:
-        ev.heading = _heading_text(el)
-    ev.price, piece, ev.prices = _main_price(pieces, h1_at, head[1] if head else None)
+        ev.heading = heading_text(el)
+    anchor = h1_at if h1_at is not None else 0
+    priced, ev.prices = _prices(pieces, anchor)
+    boxes = cards((c[2].el for c in priced), around)
+    ev.price, piece = _main_price(priced, head[1] if head else None, boxes)
     if piece is not None:
         ev.price_path = document.path_of(piece.el)
         ev.price_element = piece.el
-    anchor = h1_at if h1_at is not None else 0
-    ev.availability, ev.availability_text = _availability(pieces, document, anchor)
+    ev.availability, ev.availability_text = _availability(pieces, document, anchor, boxes)
     text = _Text(pieces)
     sku = next(
         (found for p in (SKU_LABEL, REF_LABEL, MODEL_LABEL) if (found := text.nearest(p, anchor))),

@@ -37,6 +37,7 @@ __all__ = [
     "BUYABLE",
     "Availability",
     "buy_control",
+    "buy_control_outside",
     "in_buy_control",
     "page_buy_control",
     "visible_availability",
@@ -110,15 +111,19 @@ def in_buy_control(el: etree._Element) -> bool:
     return False
 
 
-def buy_control(root: etree._Element) -> tuple[str | None, str | None]:
-    """The first visible buy control: ``InStock``, or ``OutOfStock`` when it is disabled."""
+def buy_control(
+    root: etree._Element, outside: frozenset[etree._Element] = frozenset()
+) -> tuple[str | None, str | None]:
+    """The first visible buy control: ``InStock``, or ``OutOfStock`` when it is disabled;
+    none inside the elements ``outside`` (the product cards of other products)."""
     for el in _controls(root):
         label = _control_label(el)
         named = CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
         if len(label) > 60 or not (BUY.search(label) or named):
             continue
         if any(
-            hidden(a) or region_of(a) or a.tag in NOT_RENDERED for a in (el, *el.iterancestors())
+            hidden(a) or region_of(a) or a.tag in NOT_RENDERED or a in outside
+            for a in (el, *el.iterancestors())
         ):
             continue
         disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
@@ -136,6 +141,17 @@ def page_buy_control(doc: Document) -> tuple[str | None, str | None]:
         return known
     found = doc.memo["buy-control"] = buy_control(doc.root)
     return found
+
+
+def buy_control_outside(
+    doc: Document, outside: frozenset[etree._Element]
+) -> tuple[str | None, str | None]:
+    """:func:`page_buy_control` where it is outside the elements ``outside`` (a page whose
+    first buy button is a product card's: the first of the page's own)."""
+    found = page_buy_control(doc)
+    if found[0] is None or not outside:
+        return found
+    return buy_control(doc.root, outside)
 
 
 def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:

@@ -1,0 +1,97 @@
+"""The page's main heading (pure): the visible ``h1`` that names the page (the one sharing
+most words with its title; an ``h2`` where it names the page better), or, on a page without
+heading elements, the element whose own text is the product part of its title. The product
+evidence reads the page around it (:mod:`structcrawl.visible.evidence`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from structcrawl.core.document import Document
+from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
+
+__all__ = ["heading_element", "heading_text", "page_heading"]
+
+_WORD = re.compile(r"\w+")
+
+
+def _main_heading(
+    heads: list[tuple[int, etree._Element]], title: str
+) -> tuple[int, etree._Element] | None:
+    """The visible h1 that shares most words with the page's title (the first on a tie, and
+    the first when none shares any): a dialog's or a banner's h1 ("Adding to cart...") before
+    the product's does not name the page. An h2 sharing more words (two at least) with the
+    title than every h1 names the page instead."""
+    said = {w.lower() for w in _WORD.findall(title)}
+
+    def shared(head: tuple[int, etree._Element]) -> int:
+        words = {w.lower() for w in _WORD.findall(" ".join(head[1].itertext()))}
+        return len(words & said)
+
+    h1s = [h for h in heads if h[1].tag == "h1"]
+    h1 = max(h1s, key=shared) if h1s else None
+    # an h2 names the page where it shares at least two words with its title and more than
+    # any h1 (the h1s of a page can be its related products' names)
+    h2 = max((h for h in heads if h[1].tag == "h2"), key=shared, default=None)
+    if h2 is not None and shared(h2) >= 2 and (h1 is None or shared(h2) > shared(h1)):
+        return h2
+    return h1
+
+
+_HEADS = etree.XPath("//body//h1|//body//h2")
+_TITLES = etree.XPath("//head/title|//meta[@property='og:title']/@content")
+
+
+def heading_element(document: Document) -> etree._Element | None:
+    """The main heading (:func:`_main_heading`) among the visible h1 and h2 elements, without
+    reading the rest of the page."""
+    heads = [
+        (i, el)
+        for i, el in enumerate(_HEADS(document.root))
+        if not any(
+            a.tag in NOT_RENDERED or hidden(a) or region_of(a) for a in (el, *el.iterancestors())
+        )
+    ]
+    titles = [t if isinstance(t, str) else "".join(t.itertext()) for t in _TITLES(document.root)]
+    head = _main_heading(
+        [h for h in heads if "".join(h[1].itertext()).strip()] or heads, " ".join(titles)
+    )
+    return head[1] if head else _title_twin(document, titles)
+
+
+#: what separates a page title's parts ("Kettle 1.7 l - Shop", "Shop | Kettle")
+_TITLE_PARTS = re.compile(r"\s+[-–—|:·•»]\s+|\s*[|｜]\s*")
+#: text nodes equal to a text (each node read once: linear in the page's text)
+_SAME_TEXT = etree.XPath("//body//text()[normalize-space(.)=$text]")
+
+
+def _title_twin(document: Document, titles: list[str]) -> etree._Element | None:
+    """A page with no heading element: the first visible element whose own text is a part of
+    the title (``<div class="title">`` holding the title's product part)."""
+    parts = {" ".join(p.split()) for t in titles for p in _TITLE_PARTS.split(t)}
+    for part in sorted((p for p in parts if len(p) >= 4), key=len, reverse=True):
+        for node in _SAME_TEXT(document.root, text=part):
+            el = node.getparent()
+            if el is None or node.is_tail or el.tag in ("a", "option", "button", "title"):
+                continue  # the element whose own text it is, not a link or a control
+            if not any(
+                a.tag in NOT_RENDERED or hidden(a) or region_of(a)
+                for a in (el, *el.iterancestors())
+            ):
+                return el
+    return None
+
+
+def page_heading(document: Document) -> str | None:
+    """The page's main heading, as the product evidence reads it
+    (:func:`structcrawl.visible.evidence.page_evidence`), at a fraction of its cost (what the
+    resolution needs before it knows whether it needs the rest)."""
+    return heading_text(heading_element(document))
+
+
+def heading_text(el: etree._Element | None) -> str | None:
+    """An element's text, whitespace normalized (``None`` for none or an empty one)."""
+    return (" ".join("".join(el.itertext()).split()) or None) if el is not None else None
