@@ -353,3 +353,23 @@ def test_a_related_products_sold_out_in_an_aside_overrules_nothing():
     (item,) = [i for i in page_items(body, "https://s.example/k", "text/html")
                if i["type"] == "Product"]  # fmt: skip
     assert item["availability"] == "InStock" and "availability" not in item["conflicts"]
+
+
+@pytest.mark.parametrize(
+    "lot",
+    [
+        "<p>Estimate <span>$300</span> - <span>$500</span></p><p><span>$200</span> 2 bids</p>",
+        "<p>Estimate $300 - $500</p><p>Current bid: <b>$200</b></p>",
+        "<p><span>Schätzpreis</span> <span>300 €</span></p><p>Aktuelles Gebot <b>200 €</b></p>",
+    ],
+)
+def test_an_auctions_estimate_and_the_end_of_a_range_are_no_price_to_pay(lot):
+    ev = evidence(f"<h1>Pair of pillows</h1>{lot}<button>Place Bid</button>")
+    assert ev.price in ("$200", "200 €")
+    # an open auction's bid button is its way to buy
+    assert (ev.availability, ev.availability_text) == ("InStock", "Place Bid")
+
+
+def test_a_price_range_keeps_its_lower_end():
+    assert evidence("<h1>Shirt</h1><p>$19.99 – $24.99</p>").price == "$19.99"
+    assert evidence("<h1>Shirt</h1><p><b>$19.99</b> <i>to</i> <b>$24.99</b></p>").price == "$19.99"

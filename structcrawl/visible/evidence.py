@@ -136,12 +136,25 @@ def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piec
             after = piece.text.split(text, 1)[-1]
             if UNIT_AFTER.match(after) or DECOY_WORDS.search(context.replace(text, " ")):
                 continue
-            if not after.strip() and _old_label(pieces, i):
+            if not after.strip() and _old_label(pieces, i) or _range_end(pieces, i, text):
                 continue
             distance = (i - anchor) if i >= anchor else 2 * (anchor - i)
             # a "regular" price is the current one only where no other price competes
             out.append((distance + (1000 if _regular(piece.el) else 0), text, piece))
     return out, shown
+
+
+#: what joins the two ends of a range ("$300 - $500", "10 € bis 20 €"), at the end of a text
+_DASH = re.compile(r"(?:^|\s)(?:[-–—]|to|bis|à|a)\s*$|[-–—]\s*$", re.I)
+
+
+def _range_end(pieces: list[Piece], i: int, text: str) -> bool:
+    """Whether the price ``text`` of piece ``i`` ends a range ("$300 - $500", the dash a
+    piece of its own or not): the range's upper end is no price to pay."""
+    before = pieces[i].text.split(text, 1)[0]
+    if before.strip():
+        return bool(_DASH.search(before) and find_prices(before))
+    return i >= 2 and bool(_DASH.match(pieces[i - 1].text) and find_prices(pieces[i - 2].text))
 
 
 #: class words of text written for screen readers only

@@ -81,6 +81,9 @@ DECOY_WORDS = _words(
     "dostawa", "dostawy", "wysyłka", "darmowa", "doprava", "zdarma", "fragt", "frete", "kargo",
     "ücretsiz", "toimitus", "ilmainen", "piegāde", "tarne", "tasuta", "pristatymas", "доставка",
     "бесплатн\\w*", "توصيل", "الشحن", "شحن", "مجاني", "مجانية",
+    # an auction's estimate and a premium's or saving's bound are no price to pay
+    "estimate", r"schätz\w*", "estimation", "stima", r"estimaci[óo]n", "up to", "bis zu",
+    "jusqu'à",
 )  # fmt: skip
 #: A label right after a price that names it the old one (often text for screen readers).
 OLD_PRICE_LABEL = re.compile(
@@ -130,6 +133,9 @@ BUY = _words(
     "lisää ostoskoriin", "do koszyka", "do košíku", "do košíka", "ielikt grozā", "pirkt",
     "lisa ostukorvi", "lisa korvi", "osta", "koupit", "přidat do košíku", "u košaricu",
     "v košarico", "køb", "læg i kurven", "kjøp",
+    # an open auction's way to buy
+    r"place (?:a )?bid", "bid now", "gebot abgeben", "jetzt bieten", "enchérir", "pujar",
+    "licytuj",
     tail=("カートに入れる", "加入购物车", "장바구니", "구매하기", "바로구매", "加入購物車",
           "立即購買", "立即购买"),
 )  # fmt: skip
