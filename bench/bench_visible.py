@@ -78,10 +78,8 @@ def _reading(doc: Document) -> dict[str, Any]:
     alone = dataclasses.asdict(visible_availability(doc))
     doc.memo.clear()
     ev = page_evidence(doc)
-    reading = {  # the price's element is named by its path (``price_path``)
-        "evidence": {
-            f.name: getattr(ev, f.name) for f in dataclasses.fields(ev) if f.name != "price_element"
-        },
+    reading = {  # elements (the price's, the cards) are not compared: the paths name them
+        "evidence": {f.name: getattr(ev, f.name) for f in dataclasses.fields(ev) if f.compare},
         "facts": dataclasses.asdict(visible_facts(doc)),
         "availability": alone,
         "availability_shared": dataclasses.asdict(visible_availability(doc)),

@@ -97,3 +97,29 @@ def test_a_product_page_takes_nothing_from_its_related_products_cards():
     ev = page_evidence(parse_html(body.encode(), "https://shop.example/kettle"))
     assert ev.price is None
     assert (ev.availability, ev.sku) == ("InStock", "KS-17")
+
+
+def test_a_category_grid_without_markup_lists_its_cards_products():
+    from structcrawl.visible.grid import grid_products
+
+    unit = '<span class="unit">(39,80 €* / 100 g)</span>'
+    body = (
+        "<html lang=de><head><title>Grüntee</title></head><body><main><h1>Grüntee</h1>"
+        + _grid("9,90 €*", "ab 14,90 €", "<s>24,90 €</s> 19,90 €", extra=unit)
+        + "</main></body></html>"
+    )
+    doc = parse_html(body.encode(), URL)
+    listed = grid_products(doc, page_evidence(doc).cards)
+    assert [(p.name, p.url, p.price) for p in listed] == [
+        ("Tea 0", "https://tea.example/tea-0", "9,90 €"),
+        ("Tea 1", "https://tea.example/tea-1", "14,90 €"),
+        ("Tea 2", "https://tea.example/tea-2", "19,90 €"),
+    ]
+    items = page_items(body.encode(), URL, "text/html; charset=utf-8")
+    products = [i for i in items if i["type"] == "Product"]
+    assert [(i["role"], i["price"], i["currency"], i["availability"]) for i in products] == [
+        ("listed", "9.90", "EUR", "InStock"),
+        ("listed", "14.90", "EUR", "InStock"),
+        ("listed", "19.90", "EUR", "InStock"),
+    ]
+    assert products[0]["provenance"]["price"]["rule"] == "visible-page:card"

@@ -38,6 +38,7 @@ from structcrawl.typed.other import TYPE_ORDER, item_type
 from structcrawl.typed.pageentities import PageEntity, page_entity
 from structcrawl.visible.evidence import Evidence, page_evidence, page_heading
 from structcrawl.visible.facts import canonical
+from structcrawl.visible.grid import grid_products
 from structcrawl.visible.oldprices import old_amounts
 from structcrawl.visible.prices import amount
 
@@ -278,6 +279,9 @@ def _resolve(
         item, chosen = _build("Article", [], page_url, None, precedence, extra)
         item["role"], item["canonicalUrl"] = "primary", canonical
         add(item, chosen, "Article", [])
+    if not listed and not products and not built and document is not None:
+        built += _grid_items(document, ev, page_url, precedence)
+    listing = bool(listed) or any(b[0].get("role") == "listed" for b in built)
     for kind, group in scored:
         if id(group) in used or (listed and kind == "Product"):
             continue
@@ -286,17 +290,31 @@ def _resolve(
             extra = articlemeta.article_meta_candidates(records)
         shows = shown_price if extra else None
         item, chosen = _build(kind, group, page_url, shows, precedence, extra)
-        if not has_primary() and kind != "BreadcrumbList" and not (listed and kind != "ItemList"):
+        if not has_primary() and kind != "BreadcrumbList" and not (listing and kind != "ItemList"):
             item["role"] = "primary"
             item["canonicalUrl"] = canonical
         else:
             item["role"] = "supporting"
         add(item, chosen, kind, group)
-    items = _ordered([b[0] for b in built], bool(listed))
+    items = _ordered([b[0] for b in built], listing)
     # articles as a reader sees them: bodies, bylines, dates; empty items dropped, a signed
     # page without items an Article
     items = complete_articles(items, records, document, body=article_body)
     return PageResolution(items, _entities(items, built, records, page_url))
+
+
+def _grid_items(
+    document: Document, ev: Evidence, page_url: str, precedence: Sequence[str]
+) -> list[tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]]:
+    """A category page without product markup: the products its grid of cards shows
+    (:func:`structcrawl.visible.grid.grid_products`), each a listed Product."""
+    out: list[tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]] = []
+    for card in grid_products(document, ev.cards):
+        cands = shown.grid_candidates(card, ev)
+        item, chosen = _build("Product", [], page_url, None, precedence, cands)
+        item["role"] = "listed"
+        out.append((item, chosen, "Product", []))
+    return out
 
 
 def _entities(

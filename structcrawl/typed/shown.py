@@ -26,11 +26,13 @@ from structcrawl.typed.fallbacks import (
 )
 from structcrawl.typed.fields import Candidate
 from structcrawl.visible.evidence import Evidence
+from structcrawl.visible.grid import GridProduct
 from structcrawl.visible.oldprices import old_amounts_near
 from structcrawl.visible.prices import amount, sign_currency
 from structcrawl.visible.stock import BUYABLE, visible_availability
 
 __all__ = [
+    "grid_candidates",
     "is_product_page",
     "price_overrule",
     "product_fallbacks",
@@ -121,23 +123,45 @@ def visible_candidates(ev: Evidence) -> list[Candidate]:
     return out
 
 
-def _visible_amount(ev: Evidence) -> tuple[str | None, str | None, str | None]:
-    """The visible price read; an ambiguous sign (``$``, ``kr``, ``¥``) is read from what the
-    page says about its language and region (the one currency policy,
-    :func:`structcrawl.core.currency.sign_currency`, as for records),
+def _visible_amount(
+    ev: Evidence, price: str | None = None
+) -> tuple[str | None, str | None, str | None]:
+    """The visible price (``price``, else the one nearest the heading) read; an ambiguous sign
+    (``$``, ``kr``, ``¥``) is read from what the page says about its language and region (the
+    one currency policy, :func:`structcrawl.core.currency.sign_currency`, as for records),
     else the amount is kept without a currency."""
-    if not ev.price:
+    shown = price or ev.price
+    if not shown:
         return None, None, None
-    amount, cur, sign = _norm.price(ev.price, language=ev.language, region=ev.region, host=ev.host)
+    amount, cur, sign = _norm.price(shown, language=ev.language, region=ev.region, host=ev.host)
     if amount is not None:
         return amount, _or_declared(cur, sign, ev), sign
-    number = _AMOUNT.search(ev.price)
+    number = _AMOUNT.search(shown)
     if number is None:
         return None, None, None
-    sign = (ev.price[: number.start()] + ev.price[number.end() :]).strip() or None
+    sign = (shown[: number.start()] + shown[number.end() :]).strip() or None
     code = _or_declared(sign_currency(sign or "", ev.language, ev.region, ev.host), sign, ev)
     digits = number.group(0).strip(" .,'\u00a0")
     return _norm.price(digits, code, ev.language)[0], code, sign
+
+
+def grid_candidates(card: GridProduct, ev: Evidence) -> list[Candidate]:
+    """What one card of the page's grid of products shows of its product
+    (:func:`structcrawl.visible.grid.grid_products`), as ``visible-page:card`` candidates."""
+    rule, out = "visible-page:card", []
+    if card.name:
+        out.append(fallback("name", card.name, rule, card.path, card.name, "the card's name"))
+    out.append(fallback("url", card.url, rule, card.path, card.url, "the card's link"))
+    amount, cur, sign = _visible_amount(ev, card.price)
+    if amount is not None:
+        out.append(fallback("price", amount, rule, card.price_path, card.price, "card price"))
+    if amount is not None and cur:
+        out.append(fallback("currency", cur, rule, card.price_path, sign, "its currency sign"))
+        out.append(fallback("currencyRaw", sign, rule, card.price_path, sign, "its sign"))
+    if card.availability:
+        said, why = card.availability_text, f"card text: {card.availability_text!r}"
+        out.append(fallback("availability", card.availability, rule, card.path, said, why))
+    return out
 
 
 def _or_declared(code: str | None, sign: str | None, ev: Evidence) -> str | None:

@@ -33,7 +33,7 @@ from itertools import islice
 
 from lxml import etree
 
-__all__ = ["MIN_CARDS", "cards", "in_card"]
+__all__ = ["MIN_CARDS", "cards", "in_card", "link_target"]
 
 #: alike boxes, each with a price and a link of its own, that make a grid of cards
 MIN_CARDS = 3
@@ -53,7 +53,7 @@ def _kind(el: etree._Element) -> tuple[str, str]:
     return str(el.tag), words[0] if words else ""
 
 
-def _target(href: str | None) -> str:
+def link_target(href: str | None) -> str:
     """A link's target page ("" for none: an anchor on this page or a script)."""
     if not href:
         return ""
@@ -75,7 +75,7 @@ def _links_apart(boxes: Iterable[etree._Element]) -> bool:
     least :data:`MIN_CARDS` of them distinct)."""
     targets = set()
     for box in boxes:
-        first = next((t for a in box.iter("a") if (t := _target(a.get("href")))), "")
+        first = next((t for a in box.iter("a") if (t := link_target(a.get("href")))), "")
         if not first:
             return False
         targets.add(first)

@@ -31,6 +31,7 @@ from structcrawl.visible.stock import buy_control_outside, in_buy_control
 from structcrawl.visible.walk import Piece, Walk, visible_walk
 from structcrawl.visible.words import (
     DECOY_WORDS,
+    FROM_WORDS,
     GTIN_LABEL,
     IN_STOCK,
     MODEL_LABEL,
@@ -43,7 +44,7 @@ from structcrawl.visible.words import (
     UNIT_AFTER,
 )
 
-__all__ = ["Evidence", "Piece", "page_evidence", "page_heading"]
+__all__ = ["Evidence", "Piece", "page_evidence", "page_heading", "price_candidates"]
 
 
 @dataclass(slots=True)
@@ -65,6 +66,8 @@ class Evidence:
     region: str | None = None  # its region subtag (``en-CA`` -> ``ca``)
     host: str = ""  # the page's host
     declared: str | None = None  # the currency the page's own forms declare (``currency_code``)
+    #: the product cards of other products the page shows (:mod:`structcrawl.visible.cards`)
+    cards: frozenset[etree._Element] = field(default_factory=frozenset, compare=False, repr=False)
 
 
 def _regular(el: etree._Element) -> bool:
@@ -114,11 +117,16 @@ def _main_price(
 _DIGIT = re.compile(r"\d")
 
 
-def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piece]], list[str]]:
-    """``(distance to the heading, price text, piece)`` of every price that may be the
-    product's, and every visible price text."""
+def price_candidates(
+    pieces: list[Piece], anchor: int, from_price: bool = False
+) -> tuple[list[tuple[int, str, Piece]], list[str], list[etree._Element]]:
+    """``(distance to the piece ``anchor``, price text, piece)`` of every price that may be the
+    product's, every visible price text and the elements showing them (struck ones aside).
+    ``from_price``: a lowest price ("From $18.00", "ab 14,90 €") may be the one (a listing's
+    card: the product's price as listed)."""
     out: list[tuple[int, str, Piece]] = []
     shown: list[str] = []
+    holders: list[etree._Element] = []
     for i, piece in enumerate(pieces):
         if piece.struck or not _DIGIT.search(piece.text) and len(piece.text) > 4:
             continue  # no amount in it (a short piece may start a price: "$", "29")
@@ -133,15 +141,19 @@ def _prices(pieces: list[Piece], anchor: int) -> tuple[list[tuple[int, str, Piec
             if not re.search(r"[1-9]", text):
                 continue
             shown.append(text)
+            holders.append(piece.el)
             after = piece.text.split(text, 1)[-1]
-            if UNIT_AFTER.match(after) or DECOY_WORDS.search(context.replace(text, " ")):
+            said = context.replace(text, " ")
+            if UNIT_AFTER.match(after) or DECOY_WORDS.search(
+                FROM_WORDS.sub(" ", said) if from_price else said
+            ):
                 continue
             if not after.strip() and _old_label(pieces, i) or _range_end(pieces, i, text):
                 continue
             distance = (i - anchor) if i >= anchor else 2 * (anchor - i)
             # a "regular" price is the current one only where no other price competes
             out.append((distance + (1000 if _regular(piece.el) else 0), text, piece))
-    return out, shown
+    return out, shown, holders
 
 
 #: what joins the two ends of a range ("$300 - $500", "10 € bis 20 €"), at the end of a text
@@ -292,9 +304,10 @@ def page_evidence(document: Document) -> Evidence:
     if head is not None:
         ev.heading = heading_text(el)
     anchor = h1_at if h1_at is not None else 0
-    priced, ev.prices = _prices(pieces, anchor)
-    boxes = cards((c[2].el for c in priced), around)
+    priced, ev.prices, holders = price_candidates(pieces, anchor)
+    boxes = cards(holders, around)
     ev.price, piece = _main_price(priced, head[1] if head else None, boxes)
+    ev.cards = boxes
     if piece is not None:
         ev.price_path = document.path_of(piece.el)
         ev.price_element = piece.el

@@ -36,6 +36,7 @@ from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
 __all__ = [
     "BUYABLE",
     "Availability",
+    "box_buy_control",
     "buy_control",
     "buy_control_outside",
     "in_buy_control",
@@ -79,18 +80,18 @@ def _controls(root: etree._Element) -> list[etree._Element]:
     bodies = _BODIES(root)
     if len(bodies) != 1:
         return list(_CONTROLS(root))  # type: ignore[arg-type]
-    found = []
-    for el in bodies[0].iterdescendants(etree.Element):
-        tag, get = el.tag, el.get
-        if (
-            tag == "a"
-            or tag == "button"
-            or get("role") == "button"
-            or (tag == "img" and get("alt") is not None)
-            or (tag == "input" and get("type") in _BUTTON_TYPES)
-        ):
-            found.append(el)
-    return found
+    return [el for el in bodies[0].iterdescendants(etree.Element) if _is_control(el)]
+
+
+def _is_control(el: etree._Element) -> bool:
+    tag, get = el.tag, el.get
+    return (
+        tag == "a"
+        or tag == "button"
+        or get("role") == "button"
+        or (tag == "img" and get("alt") is not None)
+        or (tag == "input" and get("type") in _BUTTON_TYPES)
+    )
 
 
 def _control_label(el: etree._Element) -> str:
@@ -116,7 +117,18 @@ def buy_control(
 ) -> tuple[str | None, str | None]:
     """The first visible buy control: ``InStock``, or ``OutOfStock`` when it is disabled;
     none inside the elements ``outside`` (the product cards of other products)."""
-    for el in _controls(root):
+    return _first_buy(_controls(root), outside)
+
+
+def box_buy_control(box: etree._Element) -> tuple[str | None, str | None]:
+    """:func:`buy_control` among the controls inside ``box`` (a product card)."""
+    return _first_buy((el for el in box.iter(etree.Element) if _is_control(el)), frozenset())
+
+
+def _first_buy(
+    controls: Iterable[etree._Element], outside: frozenset[etree._Element]
+) -> tuple[str | None, str | None]:
+    for el in controls:
         label = _control_label(el)
         named = CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
         if len(label) > 60 or not (BUY.search(label) or named):

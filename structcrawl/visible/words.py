@@ -12,6 +12,7 @@ import re
 __all__ = [
     "BUY",
     "DECOY_WORDS",
+    "FROM_WORDS",
     "GTIN_LABEL",
     "HIDDEN_STYLE",
     "IN_STOCK",
@@ -85,6 +86,11 @@ DECOY_WORDS = _words(
     "estimate", r"schätz\w*", "estimation", "stima", r"estimaci[óo]n", "up to", "bis zu",
     "jusqu'à",
 )  # fmt: skip
+#: Words that make a price the lowest of several ("From $18.00", "ab 14,90 €"): a decoy for a
+#: product page's price, the listed price on a listing's card.
+FROM_WORDS = _words(
+    "from", "ab", "dès", "à partir de", "a partir de", "vanaf", "desde", "da", "od", "fra", "från",
+)  # fmt: skip
 #: A label right after a price that names it the old one (often text for screen readers).
 OLD_PRICE_LABEL = re.compile(
     r"^\W*(?:(?:regular|original|list|former|old)\s+price|was|compare at|prix barr[ée]|"
@@ -92,8 +98,8 @@ OLD_PRICE_LABEL = re.compile(
     r"statt|uvp|rrp)\b",
     re.I,
 )
-#: A unit price follows the amount ("51,60 € / 1 kg", "2,99 € pro Liter").
-UNIT_AFTER = re.compile(r"^\s*(?:/|per\b|pro\b|je\b|le\b|la\b)\s*\S", re.I)
+#: A unit price follows the amount ("51,60 € / 1 kg", "2,99 € pro Liter", "39,80 €* / 100 g").
+UNIT_AFTER = re.compile(r"^[\s*†‡]*(?:/|per\b|pro\b|je\b|le\b|la\b)\s*\S", re.I)
 OUT_OF_STOCK = _words(
     "out of stock", "sold out", "currently unavailable", "no longer available", "ausverkauft",
     r"nicht (?:mehr )?(?:auf lager|lieferbar|verfügbar)", "vergriffen", "épuisé", "epuise",
