@@ -143,6 +143,12 @@ class BrowserPool:
     def _stopped(self, overrun: Overrun) -> None:
         self.stats.inc_value(f"structcrawl/render/memory/stopped/{overrun.bound}")
 
+    def _memory_stats(self) -> None:
+        if self.memory.peak:
+            prefix = "structcrawl/render/memory/"
+            self.stats.max_value(prefix + "peak_mb", self.memory.peak >> 20)
+            self.stats.max_value(prefix + "page_peak_mb", self.memory.page_peak >> 20)
+
     def _defer_driver(self, crawler: Crawler) -> bool:
         """scrapy-playwright starts the Playwright driver (a Node process, ~130 MB) when the
         engine starts; here it starts with the first page that needs the browser, so a crawl
@@ -227,6 +233,7 @@ class BrowserPool:
                 raise RenderFailed(_first_line(exc)) from exc
             finally:
                 self.memory.end()
+                self._memory_stats()
                 self._inflight -= 1
                 self._since_restart += 1
                 if not self._inflight:
@@ -337,6 +344,4 @@ class BrowserPool:
 
     async def close(self) -> None:
         self.memory.close()
-        if self.memory.peak:
-            self.stats.set_value("structcrawl/render/memory/peak_mb", self.memory.peak >> 20)
         await close_handler(self.handler)

@@ -124,9 +124,10 @@ SETTINGS: dict[str, Setting] = {
         "renderer is stopped and the page ends as too-large (docs/security.md); 0 = no bound.",
     ),
     "STRUCTCRAWL_BROWSER_MEMORY": Setting(
-        512 * 1024 * 1024,
+        384 * 1024 * 1024,
         "Memory (PSS, bytes) all the browser's renderer processes may hold together; past it "
-        "the largest is stopped and its page ends as too-large; 0 = no bound.",
+        "the largest is stopped if it holds more than half STRUCTCRAWL_BROWSER_PAGE_MEMORY, "
+        "and its page ends as too-large; 0 = no bound.",
     ),
     "STRUCTCRAWL_RENDER_ALLOWED_HOSTS": Setting(
         "",

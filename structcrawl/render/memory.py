@@ -84,13 +84,17 @@ class Overrun:
 
 
 def judge(samples: Iterable[Sample], page_limit: int, total_limit: int) -> list[Overrun]:
-    """The renderers to stop: each one over ``page_limit``, then, while the others together
-    are still over ``total_limit``, the largest of them (a limit of 0: no bound).
+    """The renderers to stop: each one over ``page_limit``; then, while the others together
+    are still over ``total_limit``, the largest of them if it holds more than half of
+    ``page_limit`` (ordinary pages open together are not stopped for their number). A
+    limit of 0: no bound.
 
     >>> judge([Sample(1, 300), Sample(2, 50)], page_limit=256, total_limit=0)
     [Overrun(pid=1, bound='page', limit=256, measured=300, at=0.0)]
     >>> judge([Sample(1, 200), Sample(2, 150), Sample(3, 100)], 256, 400)
     [Overrun(pid=1, bound='all', limit=400, measured=450, at=0.0)]
+    >>> judge([Sample(n, 120) for n in range(4)], 256, 400)  # none over 128
+    []
     >>> judge([Sample(1, 200), Sample(2, 150)], 256, 400), judge([Sample(1, 10**12)], 0, 0)
     ([], [])
     """
@@ -103,7 +107,8 @@ def judge(samples: Iterable[Sample], page_limit: int, total_limit: int) -> list[
             kept.append(sample)
     kept.sort(key=lambda s: s.pss, reverse=True)
     total = sum(s.pss for s in kept)
-    while total_limit and kept and total > total_limit:
+    floor = page_limit // 2
+    while total_limit and kept and total > total_limit and kept[0].pss > floor:
         largest = kept.pop(0)
         stopped.append(Overrun(largest.pid, "all", total_limit, total))
         total -= largest.pss
@@ -210,6 +215,7 @@ class MemoryWatch:
         self.interval = interval
         self.overruns: deque[Overrun] = deque(maxlen=64)
         self.peak = 0  # the highest sum of the renderers' memory seen, bytes
+        self.page_peak = 0  # the most one renderer held when sampled, bytes
         self._known: dict[int, bool] = {}
         self._stopped: set[int] = set()  # killed, perhaps not gone yet: not judged again
         self._active = 0
@@ -244,6 +250,7 @@ class MemoryWatch:
         """Sample once and stop the renderers over a bound; the overruns."""
         samples = self.read(self.root, self._known)
         self.peak = max(self.peak, sum(s.pss for s in samples))
+        self.page_peak = max([self.page_peak, *(s.pss for s in samples)])
         self._stopped &= {s.pid for s in samples}
         live = [s for s in samples if s.pid not in self._stopped]
         stopped = []
