@@ -222,6 +222,7 @@ class MemoryWatch:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = threading.Event()
+        self._told = False
 
     @property
     def enabled(self) -> bool:
@@ -229,6 +230,9 @@ class MemoryWatch:
 
     def begin(self) -> float:
         """A page starts rendering; returns the time to ask :meth:`overrun_since` with."""
+        if self.enabled and not self._told and not os.path.isdir(f"/proc/{self.root}"):
+            self._told = True  # not Linux: nothing to sample, said once
+            logger.warning("browser memory: no /proc here, the browser's pages are not bounded")
         with self._lock:
             self._active += 1
             if self.enabled and self._thread is None and not self._closed.is_set():
