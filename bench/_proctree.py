@@ -1,5 +1,11 @@
-"""Peak RSS of a process tree (the process and all its descendants: a browser and its driver
-included), sampled from /proc while the process runs. Linux only; no dependency."""
+"""Peak memory of a process tree (the process and all its descendants: a browser and its
+driver included), sampled from /proc while the process runs. Linux only; no dependency.
+
+Two figures: the sum of RSS over the tree (pages shared between processes, such as
+Chromium's libraries and its shared memory, counted once in every process that maps them,
+so it overstates what the machine lost), and the sum of PSS (``/proc/PID/smaps_rollup``:
+each shared page divided among the processes that map it, so the sum is what the tree
+really holds)."""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import os
 import threading
 from pathlib import Path
 
-__all__ = ["TreeSampler", "tree_rss"]
+__all__ = ["TreeSampler", "tree_memory", "tree_rss"]
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -27,32 +33,58 @@ def _children_map() -> dict[int, list[int]]:
     return children
 
 
-def tree_rss(pid: int) -> int:
-    """Bytes of resident memory summed over ``pid`` and its descendants now."""
+def _tree(pid: int) -> list[int]:
     children = _children_map()
-    total, todo = 0, [pid]
+    found, todo = [], [pid]
     while todo:
         current = todo.pop()
-        try:
-            resident = int(Path(f"/proc/{current}/statm").read_text().split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        total += resident * _PAGE
+        found.append(current)
         todo.extend(children.get(current, ()))
-    return total
+    return found
+
+
+def _rss(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _pss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+            for line in rollup:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
+
+
+def tree_rss(pid: int) -> int:
+    """Bytes of resident memory summed over ``pid`` and its descendants now."""
+    return sum(_rss(p) for p in _tree(pid))
+
+
+def tree_memory(pid: int) -> tuple[int, int]:
+    """``(summed RSS, summed PSS)`` in bytes over ``pid`` and its descendants now."""
+    pids = _tree(pid)
+    return sum(_rss(p) for p in pids), sum(_pss(p) for p in pids)
 
 
 class TreeSampler:
-    """Samples :func:`tree_rss` of ``pid`` every ``interval`` seconds in a thread; ``peak``."""
+    """Samples :func:`tree_memory` of ``pid`` every ``interval`` seconds in a thread:
+    ``peak`` (the highest summed RSS) and ``peak_pss`` (the highest summed PSS)."""
 
     def __init__(self, pid: int, interval: float = 0.1) -> None:
-        self.pid, self.interval, self.peak = pid, interval, 0
+        self.pid, self.interval, self.peak, self.peak_pss = pid, interval, 0, 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, tree_rss(self.pid))
+            rss, pss = tree_memory(self.pid)
+            self.peak, self.peak_pss = max(self.peak, rss), max(self.peak_pss, pss)
             self._stop.wait(self.interval)
 
     def __enter__(self) -> TreeSampler:

@@ -6,11 +6,15 @@ concurrent requests), served by a small HTTP server in this process.
 
     python -m bench.bench_browser_bombs [--bombs gzip,big,dom,gzip] [--set NAME=VALUE] [--keep DIR]
 
-Peak RSS is the highest sum of RSS over the crawl's process tree (Chromium's processes share
-pages, so the sum overstates what the machine lost), sampled every 0.1 s. It can take
-several GB: run it alone. Ends with one line::
+``--bombs`` may also name ``plain``: an ordinary application shell (a script that writes a
+heading and a few paragraphs), the yardstick of what Chromium takes for a page at all.
 
-    pages=4 too_large=N render_failed=N other=N peak_rss_mb=N seconds=N
+Sampled every 0.1 s over the crawl's process tree: peak RSS is the highest sum of RSS
+(Chromium's processes share pages, so the sum overstates what the machine lost), peak PSS the
+highest sum of PSS (shared pages divided among the processes that map them: what the tree
+really holds). It can take several GB: run it alone. Ends with one line::
+
+    pages=4 too_large=N render_failed=N other=N peak_rss_mb=N peak_pss_mb=N seconds=N
 """
 
 from __future__ import annotations
@@ -38,6 +42,12 @@ _SHELL = (
     "<script>%s</script></body></html>"
 )
 _GO = 'window.location = "%s";'
+_PLAIN = (  # an ordinary page written by its script
+    'var root = document.getElementById("root"); var h = document.createElement("h1");'
+    ' h.textContent = "Rendered by script"; root.appendChild(h);'
+    ' for (var i = 0; i < 20; i++) { var p = document.createElement("p");'
+    ' p.textContent = "Paragraph " + i; root.appendChild(p); }'
+)
 _DOM = (  # 200 paragraphs of 1 MB of text
     'var s = "x".repeat(1 << 20); for (var i = 0; i < %d; i++) {'
     ' var p = document.createElement("p"); p.textContent = s + i;'
@@ -62,7 +72,10 @@ class _Bombs(BaseHTTPRequestHandler):
         size = int(query.get("mb", "1")) * MB
         try:
             if parts.path == "/shell":  # an application shell: rendered in the browser
-                script = _DOM % (size // MB) if query["to"] == "dom" else _GO % query["to"]
+                to = query["to"]
+                script = (
+                    _DOM % (size // MB) if to == "dom" else _PLAIN if to == "plain" else _GO % to
+                )
                 body = (_SHELL % script).encode()
                 self._head(Content_Length=str(len(body)))
                 self.wfile.write(body)
@@ -102,13 +115,15 @@ _STARTS = {
     "gzip": "/shell?to=/gzip%3Fmb=256",
     "big": "/shell?to=/big%3Fmb=500",
     "dom": "/shell?to=dom&mb=200",
+    "plain": "/shell?to=plain",
 }
 
 
 def crawl(
     site: str, bombs: list[str], out: Path, extra: tuple[str, ...] = ()
-) -> tuple[list[dict], int, float]:
-    """Crawl the bombs' pages; their page lines, the process tree's peak RSS, seconds."""
+) -> tuple[list[dict], tuple[int, int], float]:
+    """Crawl the bombs' pages; their page lines, the process tree's peak summed RSS and
+    peak summed PSS (bytes), seconds."""
     starts = [f"{site}{_STARTS[bomb]}&n={n}" for n, bomb in enumerate(bombs)]
     cmd = [
         sys.executable, "-m", "scrapy", "crawl", "site",
@@ -129,7 +144,7 @@ def crawl(
     seconds = time.monotonic() - started
     path = out / "pages.jsonl"
     pages = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
-    return pages, sampler.peak, seconds
+    return pages, (sampler.peak, sampler.peak_pss), seconds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,13 +155,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bombs = [b for b in args.bombs.split(",") if b]
     with tempfile.TemporaryDirectory() as tmp, serve_bombs() as site:
-        pages, peak, seconds = crawl(site, bombs, args.keep or Path(tmp) / "out", tuple(args.set))
+        pages, (peak, pss), seconds = crawl(
+            site, bombs, args.keep or Path(tmp) / "out", tuple(args.set)
+        )
     codes = [(p.get("fetch_error") or {}).get("code") for p in pages]
     too_large, failed = codes.count("too-large"), codes.count("browser-render-failed")
     print(
         f"pages={len(bombs)} too_large={too_large} render_failed={failed} "
         f"other={len(bombs) - too_large - failed} peak_rss_mb={peak / MB:.0f} "
-        f"seconds={seconds:.0f}"
+        f"peak_pss_mb={pss / MB:.0f} seconds={seconds:.0f}"
     )
     return 0
 

@@ -37,6 +37,7 @@ from structcrawl.render.browser import (
     locate_chromium,
 )
 from structcrawl.render.config import RenderConfig
+from structcrawl.render.memory import MemoryWatch, Overrun
 
 __all__ = [
     "CRASH_GRACE",
@@ -136,6 +137,17 @@ class BrowserPool:
         self._dead: list[Any] = []  # browsers seen dying (each counted once)
         self._deaths = 0  # how many browsers died so far
         self.launch_error: str | None = None
+        #: the renderers' memory, sampled while pages are rendered (structcrawl.render.memory)
+        self.memory = MemoryWatch(config.page_memory, config.memory, on_stop=self._stopped)
+
+    def _stopped(self, overrun: Overrun) -> None:
+        self.stats.inc_value(f"structcrawl/render/memory/stopped/{overrun.bound}")
+
+    def _memory_stats(self) -> None:
+        if self.memory.peak:
+            prefix = "structcrawl/render/memory/"
+            self.stats.max_value(prefix + "peak_mb", self.memory.peak >> 20)
+            self.stats.max_value(prefix + "page_peak_mb", self.memory.page_peak >> 20)
 
     def _defer_driver(self, crawler: Crawler) -> bool:
         """scrapy-playwright starts the Playwright driver (a Node process, ~130 MB) when the
@@ -183,7 +195,10 @@ class BrowserPool:
         )
 
     async def fetch(
-        self, request: Request, abandon: Callable[[], Awaitable[None]] | None = None
+        self,
+        request: Request,
+        abandon: Callable[[], Awaitable[None]] | None = None,
+        crashed: asyncio.Event | None = None,
     ) -> tuple[Response, float]:
         """Fetch ``request`` (its ``playwright_*`` meta set) in the browser, within the page
         cap, restarting the browser first when it is due. Returns the response and the
@@ -191,19 +206,21 @@ class BrowserPool:
 
         The whole render is bounded (twice the navigation timeout plus the wait bound): a page
         whose scripts never yield is abandoned, ``abandon`` closes it, and the request fails
-        with :class:`RenderFailed`."""
+        with :class:`RenderFailed`. A page whose renderer :attr:`memory` stopped (``crashed``
+        set by the page's crash event, an overrun since the render started) fails at once
+        with :class:`PageTooLarge`, not retried."""
         self.check()
         async with self.pages:
             await self._maybe_restart()
             self._inflight += 1
             self._idle.clear()
-            started = time.monotonic()
+            started = self.memory.begin()
             bound = 2 * self.config.timeout + self.config.wait_timeout
             try:
                 await self._start_driver()
-                response: Response = await self._download(request, bound)
+                response: Response = await self._download(request, bound, started, crashed)
             except Exception as exc:
-                if isinstance(exc, BrowserCrashed):
+                if isinstance(exc, BrowserCrashed | PageTooLarge):
                     if abandon is not None:
                         await abandon()
                     raise
@@ -215,6 +232,8 @@ class BrowserPool:
                 self._failed(exc)
                 raise RenderFailed(_first_line(exc)) from exc
             finally:
+                self.memory.end()
+                self._memory_stats()
                 self._inflight -= 1
                 self._since_restart += 1
                 if not self._inflight:
@@ -223,17 +242,32 @@ class BrowserPool:
             self._browser_seen = getattr(self.handler, "browser", None) or self._browser_seen
             return response, time.monotonic() - started
 
-    async def _download(self, request: Request, bound: float) -> Response:
+    async def _download(
+        self, request: Request, bound: float, started: float, crashed: asyncio.Event | None
+    ) -> Response:
         """The wrapped handler's download within ``bound`` seconds (``TimeoutError`` after),
         cut short with :class:`BrowserCrashed` when the browser dies under it and the wrapped
-        handler has not finished the page :data:`CRASH_GRACE` seconds later."""
+        handler has not finished the page :data:`CRASH_GRACE` seconds later, or with
+        :class:`PageTooLarge` when the page crashed of a renderer stopped for its memory."""
         browser, deaths = getattr(self.handler, "browser", None), self._deaths
         download = asyncio.ensure_future(self.handler.download_request(request))
         watch = asyncio.ensure_future(self._browser_gone(browser, deaths))
+        crash = asyncio.ensure_future(crashed.wait()) if crashed is not None else None
+        waiting = {download, watch, *([crash] if crash is not None else [])}
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + bound
         try:
-            await asyncio.wait(
-                {download, watch}, timeout=bound, return_when=asyncio.FIRST_COMPLETED
-            )
+            while True:
+                await asyncio.wait(
+                    waiting, timeout=deadline - loop.time(), return_when=asyncio.FIRST_COMPLETED
+                )
+                if crash is None or not crash.done() or download.done():
+                    break
+                overrun = self.memory.overrun_since(started)
+                if overrun is not None:
+                    raise PageTooLarge(overrun.message())
+                waiting.discard(crash)  # crashed on its own: the wrapped handler retries it
+                crash = None
             if watch.done() and not download.done():
                 await asyncio.wait({download}, timeout=CRASH_GRACE)
                 if not download.done():
@@ -244,6 +278,8 @@ class BrowserPool:
             return response
         finally:
             watch.cancel()
+            if crash is not None:
+                crash.cancel()
             if not download.done():
                 download.add_done_callback(_consume)
                 download.cancel()
@@ -307,4 +343,5 @@ class BrowserPool:
             self._since_restart = 0
 
     async def close(self) -> None:
+        self.memory.close()
         await close_handler(self.handler)

@@ -131,6 +131,7 @@ async def _render_once(
             "playwright_page_event_handlers": {
                 "response": session.on_response,
                 "requestfailed": session.on_request_failed,
+                "crash": session.on_crash,
             },
             "playwright_page_goto_kwargs": {
                 "wait_until": "load",
@@ -140,9 +141,15 @@ async def _render_once(
             WATCH_META: watch,
         }
     )
+    started = time.monotonic()
     try:
-        response, seconds = await core.pool.fetch(request, abandon=session.close_page)
+        response, seconds = await core.pool.fetch(
+            request, abandon=session.close_page, crashed=session.crash_event()
+        )
     except RenderFailed as exc:
+        overrun = core.pool.memory.overrun_since(started) if session.crashed else None
+        if overrun is not None:  # its renderer was stopped for its memory
+            raise PageTooLarge(overrun.message()) from exc
         if watch.navigation is not None:  # the page, or a redirect of it, was refused
             raise AddressRefused(watch.navigation) from exc
         if watch.cut and not isinstance(exc, PageTooLarge):  # what it failed on was cut

@@ -127,8 +127,11 @@ class RenderSession:
     page: Any = None
     #: what the egress proxy did to its requests (``structcrawl.render._pagewatch.PageWatch``)
     watch: Any = None
+    #: the page's renderer died (killed for its memory: ``structcrawl.render.memory``)
+    crashed: bool = False
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     _matched: asyncio.Event | None = None
+    _crash: asyncio.Event | None = None
 
     # -- network -------------------------------------------------------------------------
 
@@ -147,6 +150,18 @@ class RenderSession:
             return
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def on_crash(self, page: Any) -> None:
+        """The page's ``crash`` handler: its renderer process died (the page is closed by
+        :meth:`close_page` when the render ends of it)."""
+        self.crashed = True
+        self.page = self.page or page
+        self.crash_event().set()
+
+    def crash_event(self) -> asyncio.Event:
+        if self._crash is None:
+            self._crash = asyncio.Event()
+        return self._crash
 
     def on_request_failed(self, request: Any) -> None:
         """The page's ``requestfailed`` handler (a refused or cut request, told to ``watch``)."""

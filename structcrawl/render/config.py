@@ -118,6 +118,17 @@ SETTINGS: dict[str, Setting] = {
         "then /usr/bin/chromium.",
     ),
     "STRUCTCRAWL_BROWSER_ARGS": Setting("", "Extra Chromium command-line flags (comma-separated)."),
+    "STRUCTCRAWL_BROWSER_PAGE_MEMORY": Setting(
+        256 * 1024 * 1024,
+        "Memory (PSS, bytes) the browser's renderer process of one page may hold; past it the "
+        "renderer is stopped and the page ends as too-large (docs/security.md); 0 = no bound.",
+    ),
+    "STRUCTCRAWL_BROWSER_MEMORY": Setting(
+        384 * 1024 * 1024,
+        "Memory (PSS, bytes) all the browser's renderer processes may hold together; past it "
+        "the largest is stopped if it holds more than half STRUCTCRAWL_BROWSER_PAGE_MEMORY, "
+        "and its page ends as too-large; 0 = no bound.",
+    ),
     "STRUCTCRAWL_RENDER_ALLOWED_HOSTS": Setting(
         "",
         "Hosts the browser may load from or navigate to besides the crawl's allowed "
@@ -175,6 +186,8 @@ class RenderConfig:
     address_allow: tuple[str, ...] = ()
     cache_path: str | None = None
     cache_max_age: float = 0.0
+    page_memory: int = 0
+    memory: int = 0
 
     @classmethod
     def from_settings(cls, settings: Any) -> RenderConfig:
@@ -216,6 +229,8 @@ class RenderConfig:
             address_allow=csv_setting(_get(settings, "STRUCTCRAWL_ADDRESS_ALLOW")),
             cache_path=_cache_path(settings),
             cache_max_age=max(float(_get(settings, "STRUCTCRAWL_RENDER_CACHE_MAX_AGE")), 0.0),
+            page_memory=max(int(_get(settings, "STRUCTCRAWL_BROWSER_PAGE_MEMORY") or 0), 0),
+            memory=max(int(_get(settings, "STRUCTCRAWL_BROWSER_MEMORY") or 0), 0),
         )
 
 

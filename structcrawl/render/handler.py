@@ -31,7 +31,9 @@ Stats: ``structcrawl/render/escalated/<reason>``, ``structcrawl/render/pages``,
 ``structcrawl/render/capture/dropped/<reason>`` (JSON responses not kept: ``status``,
 ``too-large``, ``unreadable``, ``late``),
 ``structcrawl/render/error/<code>``, ``structcrawl/render/abandoned``,
-``structcrawl/render/browser/restarts`` and ``/crashed``, ``structcrawl/failure/browser``.
+``structcrawl/render/browser/restarts`` and ``/crashed``, ``structcrawl/failure/browser``,
+``structcrawl/render/memory/stopped/<bound>`` (a renderer stopped for its memory: ``page``,
+``all``; :mod:`structcrawl.render.memory`), ``/peak_mb`` and ``/page_peak_mb``.
 The render audit counts ``structcrawl/render/audit/*`` (:mod:`structcrawl.render._auditrun`),
 the snapshot cache ``structcrawl/render/cache/*`` (:mod:`structcrawl.render._snapshotrun`).
 
