@@ -20,7 +20,8 @@ import pytest
 from itemadapter import ItemAdapter
 
 from structcrawl.dev.devserver import BackgroundServer
-from structcrawl.ledger.pages import check_ledger, read_jsonl
+from structcrawl.ledger.check import check_ledger
+from structcrawl.ledger.pages import read_jsonl
 from tests.servers import free_port, moto_s3
 
 pytestmark = [pytest.mark.crawl, pytest.mark.timeout(240)]
