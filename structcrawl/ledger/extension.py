@@ -22,7 +22,7 @@ and accounts for them. A run that never stopped (killed) is recovered from the j
 (:mod:`structcrawl.ledger.resume`): its pending URLs are requested again, its feeds cut back
 to their last committed outcome.
 
-Stats: ``structcrawl/ledger/requested``, ``/accounted``, ``/outcome/<outcome>``,
+Stats: ``structcrawl/ledger/requested``, ``/accounted``, ``/outcome/<outcome>``, ``/redelivered``,
 ``/filtered/dupefilter``, ``/filtered/offsite``, ``/filtered/journal``, ``/resumed``,
 ``/recovered/pending``, ``/recovered/feed_bytes_cut``, ``/unaccounted``, ``/kept`` (fetched,
 not in the feeds, kept in a local file the ledger line names),
