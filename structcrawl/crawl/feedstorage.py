@@ -21,7 +21,9 @@ copy of the feed (its temporary file). Here every feed file is a :class:`Guarded
   uploads, count the pages of a feed that was not stored as kept in that file. A resumed job
   re-delivers such a file (:func:`redeliverer`, :func:`structcrawl.crawl.uploads.carry`):
   the spool of this run's feed of the same URI starts with its lines, else it is uploaded
-  alone to its URI.
+  alone to its URI. The upload's connect and read timeouts are
+  ``STRUCTCRAWL_FEED_UPLOAD_TIMEOUT`` (:func:`bounded_s3_client`), so a hanging endpoint ends
+  it too.
 
 :func:`feed_failure` tells the page ledger whether the pages feeds still hold what is written
 to them: once a ``pages`` or ``records`` feed failed, the pages that follow are not in it, and
@@ -62,6 +64,7 @@ __all__ = [
     "GuardedS3FeedStorage",
     "PageKeeper",
     "add_page_keeper",
+    "bounded_s3_client",
     "feed_failure",
     "feed_rescued",
     "keep_failed_page",
@@ -268,6 +271,29 @@ class GuardedFileFeedStorage(FileFeedStorage):
         return guarded  # type: ignore[return-value]
 
 
+def bounded_s3_client(storage: S3FeedStorage, settings: Any) -> None:
+    """Give ``storage`` (Scrapy's S3 storage, built from the settings) a client whose connect
+    and read timeouts are ``STRUCTCRAWL_FEED_UPLOAD_TIMEOUT``: botocore waits 60 s for each
+    read, and an endpoint that accepts and never answers held the crawl's end that long per
+    attempt."""
+    import boto3.session
+    from botocore.config import Config
+
+    timeout = settings.getfloat("STRUCTCRAWL_FEED_UPLOAD_TIMEOUT", 60.0)
+    options: dict[str, Any] = {"connect_timeout": timeout, "read_timeout": timeout}
+    if storage.max_pool_connections is not None:
+        options["max_pool_connections"] = storage.max_pool_connections
+    storage.s3_client = boto3.session.Session().client(
+        "s3",
+        aws_access_key_id=storage.access_key,
+        aws_secret_access_key=storage.secret_key,
+        aws_session_token=storage.session_token,
+        endpoint_url=storage.endpoint_url,
+        region_name=storage.region_name,
+        config=Config(**options),
+    )
+
+
 class GuardedS3FeedStorage(S3FeedStorage):
     """Scrapy's S3 storage spooling into a named local file, kept when the upload fails."""
 
@@ -282,6 +308,7 @@ class GuardedS3FeedStorage(S3FeedStorage):
         cls, crawler: Any, uri: str, *, feed_options: dict[str, Any] | None = None
     ) -> GuardedS3FeedStorage:
         storage = super().from_crawler(crawler, uri, feed_options=feed_options)
+        bounded_s3_client(storage, crawler.settings)
         storage.crawler = crawler
         storage.format = str((feed_options or {}).get("format") or "")
         storage.uri = uri
@@ -349,6 +376,7 @@ def redeliverer(crawler: Any) -> Deliver:
         options = {"format": carried.format, "overwrite": True}
         try:
             storage = S3FeedStorage.from_crawler(crawler, uri, feed_options=options)
+            bounded_s3_client(storage, crawler.settings)
             with open(carried.spool, "rb") as kept:
                 storage._store_in_thread(kept)
         except Exception as exc:
