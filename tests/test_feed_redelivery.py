@@ -137,3 +137,31 @@ def test_a_redelivery_that_fails_keeps_the_pages_until_one_succeeds(tmp_path):
     )
     assert not kept.exists() and not (job / UNDELIVERED_FILE).exists()
     assert not list(rescue.iterdir())  # the empty feeds of runs 2 and 3 are stored too
+
+
+def test_a_kept_file_that_is_gone_makes_its_pages_unaccounted(tmp_path):
+    """The kept file of a feed that was not stored is deleted before the job is resumed: its
+    pages are lost, and the resumed run says so (``unaccounted``, the file named), failing."""
+    _site(tmp_path / "site")
+    uri = "s3://feeds/crawl/pages.jsonl"
+    out, rescue, job = tmp_path / "out", tmp_path / "rescue", tmp_path / "job"
+    feeds = {uri: {"format": "pages"}}
+    with moto_s3(tmp_path) as endpoint, BackgroundServer(tmp_path / "site") as server:
+        args = [*_s3(endpoint), "-s", f"JOBDIR={job}"]
+        first = _crawl(server.url, out, rescue, *args, feeds=feeds)
+        assert first.returncode != 0
+        kept = _kept_file(out, uri)
+        every = set(_urls(kept))
+        kept.unlink()
+        _client(endpoint).create_bucket(Bucket="feeds")
+        second = _crawl(server.url, out, rescue, *args, feeds=feeds)
+    assert second.returncode != 0
+    ledger = _ledger(out)
+    assert {line["url"] for line in ledger} == every
+    for line in ledger:
+        assert line["problem"] == "unaccounted" and line["outcome"] == "unwritten:upload"
+        assert str(kept) in line["message"] and "gone" in line["message"]
+    report = _report(out)
+    assert report["ledger"]["unaccounted"] == PAGES + 1 and report["ledger"]["accounted"] == 0
+    assert report["stats"]["structcrawl/failure/ledger/unaccounted"] == PAGES + 1
+    assert not (job / UNDELIVERED_FILE).exists()  # nothing left to re-deliver
