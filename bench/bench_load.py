@@ -30,7 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from structcrawl.ledger.pages import check_ledger, read_jsonl
+from structcrawl.ledger.check import check_ledger
+from structcrawl.ledger.pages import read_jsonl
 
 _ELAPSED = re.compile(r"'elapsed_time_seconds': ([0-9.]+)")
 

@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from structcrawl.dev.devserver import BackgroundServer
-from structcrawl.ledger.pages import check_ledger, read_jsonl
+from structcrawl.ledger.check import check_ledger
+from structcrawl.ledger.pages import read_jsonl
 from structcrawl.render.browser import locate_chromium
 from tests.servers import require
 

@@ -6,13 +6,17 @@ what the feeds hold; the crawl exits non-zero."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import resource
 import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import boto3
@@ -20,7 +24,8 @@ import pytest
 from itemadapter import ItemAdapter
 
 from structcrawl.dev.devserver import BackgroundServer
-from structcrawl.ledger.pages import check_ledger, read_jsonl
+from structcrawl.ledger.check import check_ledger
+from structcrawl.ledger.pages import read_jsonl
 from tests.servers import free_port, moto_s3
 
 pytestmark = [pytest.mark.crawl, pytest.mark.timeout(240)]
@@ -43,7 +48,7 @@ def _site(root: Path) -> None:
 
 def _crawl(
     url: str, out: Path, rescue: Path, *extra: str, fsize: int | None = None,
-    feeds: dict | None = None,
+    feeds: dict | None = None, env: dict | None = None,
 ):  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     feed = ["-s", f"FEEDS={json.dumps(feeds)}"] if feeds else ["-O", f"{out / 'pages.jsonl'}:pages"]
@@ -65,7 +70,7 @@ def _crawl(
         if fsize is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
-    env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "structcrawl.settings"}
+    env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "structcrawl.settings", **(env or {})}
     return subprocess.run(
         cmd, env=env, capture_output=True, text=True, timeout=200, preexec_fn=limit, check=False
     )
@@ -214,6 +219,50 @@ def test_an_s3_endpoint_that_refuses_keeps_the_records_feed_and_says_which_pages
     assert all(OddPages().accepts({"url": url}) for url in by_page)
     assert len(_urls(out / "pages.jsonl")) == PAGES + 1
     _assert_kept(out, kept, uri, by_page)
+
+
+class Hanging:
+    """An endpoint on 127.0.0.1 that accepts connections and never answers (counts them)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                self.held.append(self.sock.accept()[0])
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+def test_a_hanging_s3_endpoint_ends_the_upload_and_keeps_the_feed(tmp_path):
+    """An endpoint that never answers: the upload gives up after the upload timeout (per
+    attempt), the feed is kept in the named file, its pages kept in ledger and report."""
+    _site(tmp_path / "site")
+    uri = "s3://feeds/crawl/pages.jsonl"
+    hanging = Hanging()
+    try:
+        with BackgroundServer(tmp_path / "site") as server:
+            out, rescue = tmp_path / "out", tmp_path / "rescue"
+            started = time.monotonic()
+            done = _crawl(server.url, out, rescue, "-O", f"{uri}:pages", *_s3(hanging.url),
+                          "-s", "STRUCTCRAWL_FEED_UPLOAD_TIMEOUT=2", env={"AWS_MAX_ATTEMPTS": "2"})  # fmt: skip
+            took = time.monotonic() - started
+    finally:
+        hanging.close()
+    assert done.returncode != 0
+    assert hanging.held  # the upload reached it, and waited
+    assert took < 60  # 2 attempts of 2 s each, not botocore's 60 s per read
+    kept = _kept_file(out, uri)
+    assert kept.parent == rescue and sorted(_urls(kept)) == sorted(_urls(out / "pages.jsonl"))
+    assert "timeout" in (out / "crawl.log").read_text().lower()
+    _assert_kept(out, kept, uri, set(_urls(kept)))
 
 
 def test_failed_batches_keep_each_its_own_pages(tmp_path):

@@ -23,8 +23,9 @@ from structcrawl.crawl.health import crawl_failures
 from structcrawl.crawl.items import PageItem
 from structcrawl.dev.demo import run_crawl
 from structcrawl.dev.devserver import BackgroundServer
+from structcrawl.ledger.check import check_ledger
 from structcrawl.ledger.extension import LEDGER_META, PageLedger, page_accounted
-from structcrawl.ledger.pages import Ledger, check_ledger, ledger_only_line, page_line
+from structcrawl.ledger.pages import Ledger, ledger_only_line, page_line
 from tests.faultserver import FaultServer
 
 # -- the pure ledger ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@
     structcrawl check URL|FILE [--format json]       (check: one page, its errors and warnings)
     structcrawl extract FILE|URL [--view items]      (extract: the records of one page)
     structcrawl schedule FILE (--once | --loop)      (structcrawl.ops.schedule)
-    structcrawl ledger [LEDGER.jsonl] [--pages F]    (structcrawl.ledger.pages)
+    structcrawl ledger [LEDGER.jsonl] [--pages F]    (structcrawl.ledger.check)
     structcrawl demo | deploy | report ...
 
 Each subcommand is a module with ``add_arguments(parser)`` and ``run(args) -> exit code``.
@@ -35,7 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "extract": ("structcrawl.commandline.extract", "print the records of one page (file or URL)"),
     "schedule": ("structcrawl.ops.schedule", "submit due scheduled crawls to scrapyd"),
-    "ledger": ("structcrawl.ledger.pages", "check a crawl's page ledger against its pages feed"),
+    "ledger": ("structcrawl.ledger.check", "check a crawl's page ledger against its pages feed"),
     "demo": ("structcrawl.dev.demo", "serve the bundled demo site on 127.0.0.1 and crawl it"),
     "deploy": ("structcrawl.ops.deploy", "deploy the project to scrapyd (builds the egg)"),
     "report": (

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from structcrawl.commandline.report import summary_lines
-from structcrawl.ledger.pages import check_ledger, combine_runs, read_jsonl
+from structcrawl.ledger.check import check_ledger, combine_runs
+from structcrawl.ledger.pages import read_jsonl
 
 __all__ = ["FIRST_FAILURES", "failing_urls", "ledger_runs", "summary"]
 

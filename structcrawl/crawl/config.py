@@ -77,6 +77,13 @@ DEFAULTS: dict[str, Setting] = {
         "S3 feeds are spooled and kept when the upload fails (None: the system's temporary "
         "directory, usually another file system); each file is named in the error.",
     ),
+    "STRUCTCRAWL_FEED_UPLOAD_TIMEOUT": Setting(
+        60.0,
+        "Seconds an S3 feed upload may wait to connect, and for each answer of the endpoint, "
+        "before that attempt fails (botocore's connect and read timeouts; its retries, "
+        "AWS_MAX_ATTEMPTS and AWS_RETRY_MODE in the environment, still apply): a hanging "
+        "endpoint ends the upload, its content kept in the named spool file.",
+    ),
     "STRUCTCRAWL_URL_CREDENTIALS": Setting(
         True,
         "Send the credentials of start URLs and sitemaps given as https://user:password@host/ "

@@ -22,7 +22,7 @@ and accounts for them. A run that never stopped (killed) is recovered from the j
 (:mod:`structcrawl.ledger.resume`): its pending URLs are requested again, its feeds cut back
 to their last committed outcome.
 
-Stats: ``structcrawl/ledger/requested``, ``/accounted``, ``/outcome/<outcome>``,
+Stats: ``structcrawl/ledger/requested``, ``/accounted``, ``/outcome/<outcome>``, ``/redelivered``,
 ``/filtered/dupefilter``, ``/filtered/offsite``, ``/filtered/journal``, ``/resumed``,
 ``/recovered/pending``, ``/recovered/feed_bytes_cut``, ``/unaccounted``, ``/kept`` (fetched,
 not in the feeds, kept in a local file the ledger line names),
@@ -57,8 +57,9 @@ from structcrawl.crawl.meta import INTERNAL_META
 from structcrawl.crawl.middlewares import offsite_filtered
 from structcrawl.crawl.uploads import failed_uploads, uploads_taking, when_feeds_stored
 from structcrawl.ledger.pages import Ledger, http_errors, ledger_only_line, page_line
+from structcrawl.ledger.redelivery import Redelivery
 from structcrawl.ledger.resume import JobJournal
-from structcrawl.ledger.uploads import rewrite_ledger
+from structcrawl.ledger.uploads import UNSTORED
 
 __all__ = ["LEDGER_META", "LedgerConfig", "PageLedger", "page_accounted"]
 
@@ -124,6 +125,8 @@ class PageLedger:
         connect(self.spider_closed, signal=signals.spider_closed)
         # JOBDIR: the job journal, which a killed run is resumed from (before the engine opens)
         self.journal = JobJournal(crawler, config.jobdir) if config.jobdir else None
+        # remote page feeds an earlier run of the job could not store: re-delivered by this one
+        self.redelivery = Redelivery(crawler, config.jobdir)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PageLedger:
@@ -151,10 +154,24 @@ class PageLedger:
             for _ in range(int(count)):
                 self.ledger.request(url)
             self.stats.inc_value("structcrawl/ledger/resumed", int(count))
+        self._redeliver()
         if self.journal is not None and self.journal.recovering:
             spider = self.crawler.spider
             for request in self.journal.pending_requests(spider, LEDGER_META):
                 self.crawler.engine.crawl(request)
+
+    def _redeliver(self) -> None:
+        """The pages an earlier run kept because their remote feed was not stored: their kept
+        lines are re-delivered by this run, which accounts for them (not fetched again)."""
+        for line, gone in self.redelivery.pages():
+            url = str(line["url"])
+            self.ledger.request(url)
+            if gone:
+                why = f"its feed lines were kept in {', '.join(gone)}, which is gone"
+                self._unwritten(url, why, UNSTORED, kept=False)
+                continue
+            self.stats.inc_value("structcrawl/ledger/redelivered")
+            self._account(line)
 
     def _write(self, line: dict[str, Any]) -> None:
         if self._file is not None:
@@ -300,21 +317,19 @@ class PageLedger:
 
     def _unstored(self) -> None:
         """The pages whose lines went to a remote feed that was not stored: kept in its spool
-        file (named in the error), no longer accounted (the ledger file is rewritten)."""
-        failed = failed_uploads(self.crawler)
-        path = Path(self.config.path)
-        if not failed or not path.exists():
-            return
-        moved = rewrite_ledger(path, self.ledger, failed)
+        file (named in the error), no longer accounted (the ledger file is rewritten); with
+        ``JOBDIR`` the next run re-delivers them (:mod:`structcrawl.ledger.redelivery`)."""
+        moved = self.redelivery.finish(self.ledger, Path(self.config.path))
         for outcome, count in moved.items():
             self.stats.inc_value("structcrawl/ledger/accounted", -count)
             self.stats.inc_value(f"structcrawl/ledger/outcome/{outcome}", -count)
             self.stats.inc_value("structcrawl/ledger/kept", count)
         if moved:
             logger.warning(
-                "%d pages are not in the feeds: a remote feed was not stored (%s)",
+                "%d pages are not in the feeds: a remote feed was not stored (%s)%s",
                 sum(moved.values()),
-                "; ".join(failed.values()),
+                "; ".join(failed_uploads(self.crawler).values()),
+                "; the next run of the job (JOBDIR) re-delivers them" if self.config.jobdir else "",
             )
 
     def _finish(self, reason: str) -> None:

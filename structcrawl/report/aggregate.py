@@ -65,13 +65,16 @@ def ledger_figures(stats: Mapping[str, Any]) -> dict[str, Any]:
     ...     "structcrawl/ledger/unaccounted": 1, "structcrawl/ledger/outcome/records": 2})
     ... # doctest: +NORMALIZE_WHITESPACE
     {'requested': 3, 'accounted': 2, 'unaccounted': 1, 'unfinished': 0, 'kept': 0,
-     'duplicate': 0, 'unrequested': 0, 'filtered': {}, 'by_outcome': {'records': 2}}
+     'duplicate': 0, 'unrequested': 0, 'resumed': 0, 'redelivered': 0, 'filtered': {},
+     'by_outcome': {'records': 2}}
+
+    ``resumed``: URLs an earlier run of the job requested that this one accounts for;
+    ``redelivered``: pages an earlier run kept (their remote feed was not stored) whose lines
+    this run re-delivered (accounted here, not fetched again).
     """
-    figures: dict[str, Any] = {
-        name: int(stats.get(_LEDGER + name, 0) or 0)
-        for name in ("requested", "accounted", "unaccounted", "unfinished", "kept", "duplicate")
-    }
-    figures["unrequested"] = int(stats.get(_LEDGER + "unrequested", 0) or 0)
+    names = ["requested", "accounted", "unaccounted", "unfinished", "kept", "duplicate"]
+    names += ["unrequested", "resumed", "redelivered"]
+    figures: dict[str, Any] = {name: int(stats.get(_LEDGER + name, 0) or 0) for name in names}
     for group in ("filtered", "outcome"):
         prefix = f"{_LEDGER}{group}/"
         values = {k[len(prefix) :]: v for k, v in stats.items() if k.startswith(prefix) and v}

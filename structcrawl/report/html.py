@@ -40,6 +40,11 @@ def _ledger_section(ledger: Mapping[str, Any]) -> list[str]:
         [name, ledger.get(name, 0)]
         for name in ("requested", "accounted", "unfinished", "kept", "unaccounted", "duplicate")
     ]
+    rows += [
+        [f"{name} (from an earlier run of the job)", ledger[name]]
+        for name in ("resumed", "redelivered")
+        if ledger.get(name)
+    ]
     rows += [[f"filtered ({k}, not requested)", v] for k, v in ledger.get("filtered", {}).items()]
     problems = sum(ledger.get(k, 0) for k in ("unaccounted", "kept", "duplicate", "unrequested"))
     verdict = (
@@ -312,7 +317,9 @@ def _sections(report: Mapping[str, Any]) -> list[Section]:
         ("previous", "Since the previous run", _previous_run_section(report["since_previous_run"]))
         if report.get("since_previous_run")
         else None,
-        ("ledger", "Page ledger", _ledger_section(ledger)) if ledger.get("requested") else None,
+        ("ledger", "Page ledger", _ledger_section(ledger))
+        if ledger.get("requested") or ledger.get("resumed") or ledger.get("redelivered")
+        else None,
         ("pages", "Pages", _pages_section(report["pages"])),
         ("render", "Browser and render audit", _render_section(report["render"]))
         if report.get("render")

@@ -1,0 +1,99 @@
+"""``Redelivery``: the page ledger's side of remote feeds that were not stored.
+
+At the end of a run (once the feed exporter has stored its feeds) the pages whose lines went
+to a remote page feed whose upload failed become ``kept`` (:func:`~structcrawl.ledger.uploads.
+rewrite_ledger`). With ``JOBDIR``, what the run could not deliver is written to
+``<JOBDIR>/structcrawl-undelivered.jsonl`` (:mod:`structcrawl.ledger.uploads`), and the next
+run of the job re-delivers it instead of leaving it in the kept files: each kept file is
+handed to the feed exporter's side (:func:`structcrawl.crawl.uploads.carry`: this run's feed
+of the same URI uploads its lines with its own, else it is uploaded alone to its URI), and
+its pages are accounted again in this run's ledger (``redelivered``: the kept files; not
+fetched again), so a re-delivery that fails again keeps them, in a file it names, once more.
+A kept file that is gone loses its pages: they are ``unaccounted``. Kept files whose lines
+were stored (or moved into this run's own kept file) are deleted once the new undelivered
+file is written.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from structcrawl.crawl.feedstorage import redeliverer
+from structcrawl.crawl.uploads import carry, failed_page_feeds, settled_spools
+from structcrawl.ledger.pages import Ledger
+from structcrawl.ledger.uploads import (
+    UNDELIVERED_FILE,
+    read_undelivered,
+    redelivered_line,
+    rewrite_ledger,
+    undelivered_pages,
+)
+
+__all__ = ["Redelivery"]
+
+logger = logging.getLogger(__name__)
+
+
+class Redelivery:
+    def __init__(self, crawler: Any, jobdir: str | None):
+        self.crawler = crawler
+        self.path = Path(jobdir) / UNDELIVERED_FILE if jobdir else None
+        self.feeds = read_undelivered(self.path) if self.path is not None else {}
+        self.present: set[str] = set()
+        deliver = redeliverer(crawler)
+        for uri, feed in self.feeds.items():
+            spool = str(feed.get("spool") or "")
+            if spool and Path(spool).is_file():
+                self.present.add(spool)
+                carry(crawler, uri, str(feed.get("format") or ""), spool, deliver)
+        if self.feeds:
+            logger.warning(
+                "re-delivering %d page feed(s) an earlier run of the job could not store, "
+                "from their kept files: %s",
+                len(self.feeds),
+                "; ".join(
+                    f"{uri} <- {feed.get('spool')}"
+                    + ("" if feed.get("spool") in self.present else " (gone)")
+                    for uri, feed in self.feeds.items()
+                ),
+            )
+
+    def pages(self) -> Iterator[tuple[dict[str, Any], list[str]]]:
+        """The pages an earlier run kept: the line to account for each in this run, and the
+        kept files it needs that are gone."""
+        if self.path is None or not self.feeds:
+            return
+        for line in undelivered_pages(self.path):
+            yield redelivered_line(line, self.feeds, self.present)
+
+    def finish(self, ledger: Ledger, ledger_path: Path) -> Counter[str]:
+        """The pages of this run's page feeds that were not stored become ``kept`` (the
+        ledger file rewritten); with ``JOBDIR`` they and their kept files are written for the
+        next run. Returns the outcomes moved to ``kept``."""
+        failed = failed_page_feeds(self.crawler)
+        errors = {upload.uri: str(upload.error) for upload in failed}
+        moved: Counter[str] = Counter()
+        if self.path is None:
+            if errors and ledger_path.exists():
+                moved = rewrite_ledger(ledger_path, ledger, errors)
+            return moved
+        partial = self.path.with_name(self.path.name + ".partial")
+        with partial.open("w", encoding="utf-8") as keep:
+            for upload in failed:
+                feed = {"feed": upload.uri, "format": upload.format, "spool": upload.spool}
+                keep.write(json.dumps({**feed, "error": upload.error}, ensure_ascii=False) + "\n")
+            if errors and ledger_path.exists():
+                moved = rewrite_ledger(ledger_path, ledger, errors, keep)
+        if failed:
+            partial.replace(self.path)
+        else:
+            partial.unlink()
+            self.path.unlink(missing_ok=True)
+        for spool in settled_spools(self.crawler):  # after the file that might still name them
+            Path(spool).unlink(missing_ok=True)
+        return moved
