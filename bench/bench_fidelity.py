@@ -39,6 +39,7 @@ from urllib.parse import urljoin
 
 from structcrawl.core.document import parse_html
 from structcrawl.extract import extract_payload
+from structcrawl.extract._actions import is_action_constraint
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = (
@@ -93,6 +94,35 @@ def _schema_facts(facts: set[Fact]) -> set[Fact]:
     }
 
 
+#: PropertyValueSpecification properties by the word of the textual form that states them
+#: (schema.org/docs/actions.html: "required maxlength=100 name=q" is the same specification).
+_CONSTRAINT_WORDS = (
+    ("valueRequired", "required"),
+    ("readonlyValue", "readonly"),
+    ("multipleValues", "multiple"),
+    ("valueMinLength", "minlength"),
+    ("valueMaxLength", "maxlength"),
+    ("minValue", "min"),
+    ("maxValue", "max"),
+    ("stepValue", "step"),
+    ("valuePattern", "pattern"),
+    ("valueName", "name"),
+)
+
+
+def constraint_text(spec: dict[str, Any]) -> str:
+    """An action constraint given as its properties (extruct's ``{"valueRequired": true,
+    "valueName": "q"}``), in its textual form (``"required name=q"``), as records write it."""
+    words = []
+    for prop, word in _CONSTRAINT_WORDS:
+        value = spec.get(prop)
+        if value is True:
+            words.append(word)
+        elif value not in (None, False, ""):
+            words.append(f"{word}={value}")
+    return " ".join(words)
+
+
 # -- extruct's Microdata items (the truth files and extruct's own output) ---------------------
 
 
@@ -114,6 +144,8 @@ def microdata_facts(items: list[dict[str, Any]]) -> set[Fact]:
                     walk(value, child)
                 elif isinstance(value, str | int | float):
                     facts.add((key, name, literal(value)))
+                elif isinstance(value, dict) and is_action_constraint(prop):
+                    facts.add((key, name, literal(constraint_text(value))))
 
     for item in items:
         iri = item.get("id")
@@ -124,6 +156,16 @@ def microdata_facts(items: list[dict[str, Any]]) -> set[Fact]:
 # -- expanded JSON-LD graphs (the RDFa truth files and extruct's RDFa output) -----------------
 
 
+def _members(values: Any) -> list[Any]:
+    """The values of one property, an RDF list's items among them (the records write an
+    ``inlist`` collection as a list value, its items facts of the property)."""
+    out: list[Any] = []
+    for value in values if isinstance(values, list) else [values]:
+        items = value.get("@list") if isinstance(value, dict) else None
+        out.extend(items if isinstance(items, list) else [value])
+    return out
+
+
 def graph_facts(nodes: list[dict[str, Any]]) -> set[Fact]:
     by_id = {n["@id"]: n for n in nodes if isinstance(n, dict) and "@id" in n}
     used = {
@@ -131,7 +173,7 @@ def graph_facts(nodes: list[dict[str, Any]]) -> set[Fact]:
         for n in nodes
         for k, vs in n.items()
         if not k.startswith("@")
-        for o in (vs if isinstance(vs, list) else [vs])
+        for o in _members(vs)
         if isinstance(o, dict) and "@id" in o
     }
     keys: dict[str, str] = {}
@@ -139,12 +181,17 @@ def graph_facts(nodes: list[dict[str, Any]]) -> set[Fact]:
     def name(node_id: str, parent: str, prop: str) -> str:
         if not node_id.startswith("_:"):
             return literal(node_id)
-        if node_id not in keys:
-            keys[node_id] = _key(parent, prop, _types(by_id.get(node_id, {}).get("@type")))
+        if node_id not in keys:  # named by the property's local name, as the records are
+            types = _types(by_id.get(node_id, {}).get("@type"))
+            keys[node_id] = _key(parent, prop.removeprefix("schema:"), types)
         return keys[node_id]
 
     facts: set[Fact] = set()
-    stack = [(n["@id"], "", "") for n in nodes if n.get("@id") not in used]
+    # IRI subjects that objects name are subjects all the same, as in the records (a cycle,
+    # two people who know each other, has no other way in); read last (the stack's bottom)
+    named = [i for i in by_id if i in used and not i.startswith("_:")]
+    roots = [*reversed(named), *(n["@id"] for n in nodes if n.get("@id") not in used)]
+    stack = [(node_id, "", "") for node_id in roots]
     seen: set[str] = set()
     while stack:
         node_id, parent, prop = stack.pop()
@@ -158,7 +205,7 @@ def graph_facts(nodes: list[dict[str, Any]]) -> set[Fact]:
         for p, values in node.items():
             if p.startswith("@"):
                 continue
-            for value in values if isinstance(values, list) else [values]:
+            for value in _members(values):
                 if isinstance(value, dict) and "@id" in value:
                     facts.add((key, term(p), name(value["@id"], key, term(p))))
                     stack.append((value["@id"], key, term(p)))
@@ -190,6 +237,9 @@ def record_facts(records: list[dict[str, Any]], fmt: str) -> set[Fact]:
                     child = child or _key(key, name.removeprefix("schema:"), sorted(types))
                     facts.add((key, name, child))
                     walk(value, child)
+                elif isinstance(value, dict) and str(value.get("@id", "")).startswith("_:"):
+                    # a blank node with no statements of its own, named as the truth names it
+                    facts.add((key, name, _key(key, name.removeprefix("schema:"), [])))
                 elif isinstance(value, dict) and ("@id" in value or "@value" in value):
                     facts.add((key, name, literal(value.get("@id", value.get("@value")))))
                 elif isinstance(value, str | int | float) and not isinstance(value, bool):
