@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from bench.fidelity_fixtures import FidelityCase, compared, fidelity_cases, read_facts
 from structcrawl.core.document import parse_html
 from structcrawl.extract import extract_payload
 from structcrawl.extract._actions import is_action_constraint
@@ -129,19 +130,20 @@ def constraint_text(spec: dict[str, Any]) -> str:
 def microdata_facts(items: list[dict[str, Any]]) -> set[Fact]:
     facts: set[Fact] = set()
 
-    def walk(item: dict[str, Any], key: str) -> None:
+    def walk(item: dict[str, Any], key: str, inherited: bool = False) -> None:
         types = _types(item.get("type"))
         for t in types:
             facts.add((key, RDF_TYPE, t))
-        schema = any(t.startswith("schema:") for t in types)
+        # an untyped item's names are its enclosing item's vocabulary's (Microdata to RDF)
+        schema = any(t.startswith("schema:") for t in types) or (inherited and not types)
         for prop, values in (item.get("properties") or {}).items():
             for value in values if isinstance(values, list) else [values]:
                 name = term(prop) if "/" in prop or not schema else f"schema:{prop}"
-                if isinstance(value, dict) and ("type" in value or "id" in value):
+                if isinstance(value, dict) and {"type", "id", "properties"} & value.keys():
                     iri = value.get("id")
                     child = literal(iri) if iri else _key(key, prop, _types(value.get("type")))
                     facts.add((key, name, child))
-                    walk(value, child)
+                    walk(value, child, schema)
                 elif isinstance(value, str | int | float):
                     facts.add((key, name, literal(value)))
                 elif isinstance(value, dict) and is_action_constraint(prop):
@@ -220,13 +222,15 @@ def graph_facts(nodes: list[dict[str, Any]]) -> set[Fact]:
 def record_facts(records: list[dict[str, Any]], fmt: str) -> set[Fact]:
     facts: set[Fact] = set()
 
-    def walk(record: dict[str, Any], key: str) -> None:
+    def walk(record: dict[str, Any], key: str, inherited: bool = False) -> None:
         types = [t if ":" in t else f"schema:{t}" for t in _types(record.get("type"))]
         for t in types:
             facts.add((key, RDF_TYPE, t))
         # records write schema.org properties by their short names; Microdata's untyped items
-        # keep names as written (no vocabulary), RDFa's short names are schema.org's
+        # keep names as written (no vocabulary) or in their enclosing item's vocabulary, RDFa's
+        # short names are schema.org's
         schema = fmt == "rdfa" or any(t.startswith("schema:") for t in types)
+        schema = schema or (inherited and not types)
         for prop, values in (record.get("properties") or {}).items():
             name = term(prop) if "/" in prop or not schema else f"schema:{prop}"
             for value in values if isinstance(values, list) else [values]:
@@ -236,7 +240,7 @@ def record_facts(records: list[dict[str, Any]], fmt: str) -> set[Fact]:
                     child = literal(iri) if iri and not iri.startswith("_:") else None
                     child = child or _key(key, name.removeprefix("schema:"), sorted(types))
                     facts.add((key, name, child))
-                    walk(value, child)
+                    walk(value, child, schema)
                 elif isinstance(value, dict) and str(value.get("@id", "")).startswith("_:"):
                     # a blank node with no statements of its own, named as the truth names it
                     facts.add((key, name, _key(key, name.removeprefix("schema:"), [])))
@@ -299,6 +303,59 @@ def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
+Counts = dict[tuple[str, str], list[int]]
+
+
+def _score(counts: Counts, fmt: str, name: str, html: bytes, truth: set[Fact], show: bool) -> None:
+    for tool, got in (
+        ("ours", structcrawl_facts(html, fmt)),
+        ("extruct", extruct_facts(html, fmt)),
+    ):
+        if got is None:
+            continue
+        c = counts[(tool, fmt)]
+        c[0] += len(truth & got)
+        c[1] += len(got - truth)
+        c[2] += len(truth - got)
+        if show and tool == "ours" and got != truth:
+            print(f"{fmt} {name}: missed {sorted(truth - got)}")
+            print(f"{' ' * len(fmt)} {name}: extra  {sorted(got - truth)}")
+
+
+def _new_counts() -> Counts:
+    return {(tool, fmt): [0, 0, 0] for tool in ("ours", "extruct") for fmt in ("microdata", "rdfa")}
+
+
+def sample_counts(show: bool = False) -> tuple[Counts, int]:
+    """Counts over the conformance examples, and the number of pages scored."""
+    counts, pages = _new_counts(), 0
+    for fmt, page, truth_file in cases():
+        _Base.url = BASES.get(page.name, BASE)
+        truth = true_facts(fmt, truth_file)
+        if not truth:  # no schema.org facts on this page
+            continue
+        pages += 1
+        _score(counts, fmt, page.name, page.read_bytes(), truth, show)
+    return counts, pages
+
+
+def fixture_facts(case: FidelityCase) -> set[Fact]:
+    """A hand-written case's facts as compared (the base set to its page's URL)."""
+    url, rows = read_facts(case.facts_file)
+    _Base.url = url
+    return _schema_facts(compared(rows, literal))
+
+
+def fixture_counts(show: bool = False) -> tuple[Counts, int]:
+    """Counts over the hand-written cases of ``fixtures/fidelity``, and their number."""
+    counts, pages = _new_counts(), 0
+    for case in fidelity_cases():
+        truth = fixture_facts(case)
+        pages += 1
+        _score(counts, case.syntax, case.name, case.page.read_bytes(), truth, show)
+    return counts, pages
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="print each page's misses")
@@ -306,42 +363,24 @@ def main(argv: list[str] | None = None) -> int:
     if not SAMPLES.is_dir():
         print(f"no conformance samples at {SAMPLES}")
         return 2
-    counts = {
-        (tool, fmt): [0, 0, 0] for tool in ("ours", "extruct") for fmt in ("microdata", "rdfa")
-    }
-    pages = 0
-    for fmt, page, truth_file in cases():
-        _Base.url = BASES.get(page.name, BASE)
-        truth = true_facts(fmt, truth_file)
-        if not truth:  # no schema.org facts on this page
-            continue
-        pages += 1
-        html = page.read_bytes()
-        for tool, got in (
-            ("ours", structcrawl_facts(html, fmt)),
-            ("extruct", extruct_facts(html, fmt)),
-        ):
-            if got is None:
-                continue
-            c = counts[(tool, fmt)]
-            c[0] += len(truth & got)
-            c[1] += len(got - truth)
-            c[2] += len(truth - got)
-            if args.show and tool == "ours" and got != truth:
-                print(f"{fmt} {page.name}: missed {sorted(truth - got)}")
-                print(f"{' ' * len(fmt)} {page.name}: extra  {sorted(got - truth)}")
     line = []
-    for fmt in ("microdata", "rdfa"):
-        p, r, f1 = prf(*counts[("ours", fmt)])
-        _, _, ef1 = prf(*counts[("extruct", fmt)])
-        print(f"{fmt}: structcrawl P {p:.3f} R {r:.3f} F1 {f1:.3f}; extruct F1 {ef1:.3f}")
-        line += [
-            f"{fmt}_f1={f1:.3f}",
-            f"{fmt}_p={p:.3f}",
-            f"{fmt}_r={r:.3f}",
-            f"extruct_{fmt}_f1={ef1:.3f}",
-        ]
-    print(" ".join([*line, f"pages={pages}"]))
+    for label, (counts, pages) in (
+        ("", sample_counts(args.show)),
+        ("fixtures_", fixture_counts(args.show)),
+    ):
+        for fmt in ("microdata", "rdfa"):
+            p, r, f1 = prf(*counts[("ours", fmt)])
+            _, _, ef1 = prf(*counts[("extruct", fmt)])
+            where = "hand-written cases" if label else "conformance examples"
+            print(
+                f"{fmt} ({where}): structcrawl P {p:.3f} R {r:.3f} F1 {f1:.3f}; extruct F1 {ef1:.3f}"
+            )
+            line += [f"{label}{fmt}_f1={f1:.3f}"]
+            if not label:
+                line += [f"{fmt}_p={p:.3f}", f"{fmt}_r={r:.3f}"]
+            line += [f"{label}extruct_{fmt}_f1={ef1:.3f}"]
+        line.append(f"{label}pages={pages}")
+    print(" ".join(line))
     return 0
 
 
