@@ -169,6 +169,10 @@ def _members(values: Any) -> list[Any]:
 
 
 def graph_facts(nodes: list[dict[str, Any]]) -> set[Fact]:
+    """Facts of an expanded JSON-LD graph, read as the records nest it: every IRI node is a
+    subject of its own; a blank node is described under each subject that names it (a blank
+    node two subjects share, an ``rdfa:copy`` pattern's, under both), by the path from that
+    subject (``<subject>/<local name>{<types>}``); a top-level blank node is ``/{<types>}``."""
     by_id = {n["@id"]: n for n in nodes if isinstance(n, dict) and "@id" in n}
     used = {
         o["@id"]
@@ -178,29 +182,9 @@ def graph_facts(nodes: list[dict[str, Any]]) -> set[Fact]:
         for o in _members(vs)
         if isinstance(o, dict) and "@id" in o
     }
-    keys: dict[str, str] = {}
-
-    def name(node_id: str, parent: str, prop: str) -> str:
-        if not node_id.startswith("_:"):
-            return literal(node_id)
-        if node_id not in keys:  # named by the property's local name, as the records are
-            types = _types(by_id.get(node_id, {}).get("@type"))
-            keys[node_id] = _key(parent, prop.removeprefix("schema:"), types)
-        return keys[node_id]
-
     facts: set[Fact] = set()
-    # IRI subjects that objects name are subjects all the same, as in the records (a cycle,
-    # two people who know each other, has no other way in); read last (the stack's bottom)
-    named = [i for i in by_id if i in used and not i.startswith("_:")]
-    roots = [*reversed(named), *(n["@id"] for n in nodes if n.get("@id") not in used)]
-    stack = [(node_id, "", "") for node_id in roots]
-    seen: set[str] = set()
-    while stack:
-        node_id, parent, prop = stack.pop()
-        if node_id in seen:
-            continue
-        seen.add(node_id)
-        key = name(node_id, parent, prop)
+
+    def walk(node_id: str, key: str, path: frozenset[str]) -> None:
         node = by_id.get(node_id, {})
         for t in _types(node.get("@type")):
             facts.add((key, RDF_TYPE, t))
@@ -208,11 +192,23 @@ def graph_facts(nodes: list[dict[str, Any]]) -> set[Fact]:
             if p.startswith("@"):
                 continue
             for value in _members(values):
-                if isinstance(value, dict) and "@id" in value:
-                    facts.add((key, term(p), name(value["@id"], key, term(p))))
-                    stack.append((value["@id"], key, term(p)))
-                elif isinstance(value, dict) and "@value" in value:
+                if isinstance(value, dict) and "@value" in value:
                     facts.add((key, term(p), literal(value["@value"])))
+                elif isinstance(value, dict) and str(value.get("@id", "")).startswith("_:"):
+                    child_id = value["@id"]
+                    types = _types(by_id.get(child_id, {}).get("@type"))
+                    child = _key(key, term(p).removeprefix("schema:"), types)
+                    facts.add((key, term(p), child))
+                    if child_id not in path:  # a cycle of blank nodes ends here
+                        walk(child_id, child, path | {child_id})
+                elif isinstance(value, dict) and "@id" in value:
+                    facts.add((key, term(p), literal(value["@id"])))
+
+    for node_id in by_id:
+        if not node_id.startswith("_:"):
+            walk(node_id, literal(node_id), frozenset())
+        elif node_id not in used:
+            walk(node_id, _key("", "", _types(by_id[node_id].get("@type"))), frozenset([node_id]))
     return _schema_facts(facts)
 
 
