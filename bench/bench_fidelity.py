@@ -37,8 +37,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from bench.fidelity_fixtures import FidelityCase, compared, fidelity_cases, read_facts
 from structcrawl.core.document import parse_html
 from structcrawl.extract import extract_payload
+from structcrawl.extract._actions import is_action_constraint
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = (
@@ -93,27 +95,59 @@ def _schema_facts(facts: set[Fact]) -> set[Fact]:
     }
 
 
+#: PropertyValueSpecification properties by the word of the textual form that states them
+#: (schema.org/docs/actions.html: "required maxlength=100 name=q" is the same specification).
+_CONSTRAINT_WORDS = (
+    ("valueRequired", "required"),
+    ("readonlyValue", "readonly"),
+    ("multipleValues", "multiple"),
+    ("valueMinLength", "minlength"),
+    ("valueMaxLength", "maxlength"),
+    ("minValue", "min"),
+    ("maxValue", "max"),
+    ("stepValue", "step"),
+    ("valuePattern", "pattern"),
+    ("valueName", "name"),
+)
+
+
+def constraint_text(spec: dict[str, Any]) -> str:
+    """An action constraint given as its properties (extruct's ``{"valueRequired": true,
+    "valueName": "q"}``), in its textual form (``"required name=q"``), as records write it."""
+    words = []
+    for prop, word in _CONSTRAINT_WORDS:
+        value = spec.get(prop)
+        if value is True:
+            words.append(word)
+        elif value not in (None, False, ""):
+            words.append(f"{word}={value}")
+    return " ".join(words)
+
+
 # -- extruct's Microdata items (the truth files and extruct's own output) ---------------------
 
 
 def microdata_facts(items: list[dict[str, Any]]) -> set[Fact]:
     facts: set[Fact] = set()
 
-    def walk(item: dict[str, Any], key: str) -> None:
+    def walk(item: dict[str, Any], key: str, inherited: bool = False) -> None:
         types = _types(item.get("type"))
         for t in types:
             facts.add((key, RDF_TYPE, t))
-        schema = any(t.startswith("schema:") for t in types)
+        # an untyped item's names are its enclosing item's vocabulary's (Microdata to RDF)
+        schema = any(t.startswith("schema:") for t in types) or (inherited and not types)
         for prop, values in (item.get("properties") or {}).items():
             for value in values if isinstance(values, list) else [values]:
                 name = term(prop) if "/" in prop or not schema else f"schema:{prop}"
-                if isinstance(value, dict) and ("type" in value or "id" in value):
+                if isinstance(value, dict) and {"type", "id", "properties"} & value.keys():
                     iri = value.get("id")
                     child = literal(iri) if iri else _key(key, prop, _types(value.get("type")))
                     facts.add((key, name, child))
-                    walk(value, child)
+                    walk(value, child, schema)
                 elif isinstance(value, str | int | float):
                     facts.add((key, name, literal(value)))
+                elif isinstance(value, dict) and is_action_constraint(prop):
+                    facts.add((key, name, literal(constraint_text(value))))
 
     for item in items:
         iri = item.get("id")
@@ -124,46 +158,57 @@ def microdata_facts(items: list[dict[str, Any]]) -> set[Fact]:
 # -- expanded JSON-LD graphs (the RDFa truth files and extruct's RDFa output) -----------------
 
 
+def _members(values: Any) -> list[Any]:
+    """The values of one property, an RDF list's items among them (the records write an
+    ``inlist`` collection as a list value, its items facts of the property)."""
+    out: list[Any] = []
+    for value in values if isinstance(values, list) else [values]:
+        items = value.get("@list") if isinstance(value, dict) else None
+        out.extend(items if isinstance(items, list) else [value])
+    return out
+
+
 def graph_facts(nodes: list[dict[str, Any]]) -> set[Fact]:
+    """Facts of an expanded JSON-LD graph, read as the records nest it: every IRI node is a
+    subject of its own; a blank node is described under each subject that names it (a blank
+    node two subjects share, an ``rdfa:copy`` pattern's, under both), by the path from that
+    subject (``<subject>/<local name>{<types>}``); a top-level blank node is ``/{<types>}``."""
     by_id = {n["@id"]: n for n in nodes if isinstance(n, dict) and "@id" in n}
     used = {
         o["@id"]
         for n in nodes
         for k, vs in n.items()
         if not k.startswith("@")
-        for o in (vs if isinstance(vs, list) else [vs])
+        for o in _members(vs)
         if isinstance(o, dict) and "@id" in o
     }
-    keys: dict[str, str] = {}
-
-    def name(node_id: str, parent: str, prop: str) -> str:
-        if not node_id.startswith("_:"):
-            return literal(node_id)
-        if node_id not in keys:
-            keys[node_id] = _key(parent, prop, _types(by_id.get(node_id, {}).get("@type")))
-        return keys[node_id]
-
     facts: set[Fact] = set()
-    stack = [(n["@id"], "", "") for n in nodes if n.get("@id") not in used]
-    seen: set[str] = set()
-    while stack:
-        node_id, parent, prop = stack.pop()
-        if node_id in seen:
-            continue
-        seen.add(node_id)
-        key = name(node_id, parent, prop)
+
+    def walk(node_id: str, key: str, path: frozenset[str]) -> None:
         node = by_id.get(node_id, {})
         for t in _types(node.get("@type")):
             facts.add((key, RDF_TYPE, t))
         for p, values in node.items():
             if p.startswith("@"):
                 continue
-            for value in values if isinstance(values, list) else [values]:
-                if isinstance(value, dict) and "@id" in value:
-                    facts.add((key, term(p), name(value["@id"], key, term(p))))
-                    stack.append((value["@id"], key, term(p)))
-                elif isinstance(value, dict) and "@value" in value:
+            for value in _members(values):
+                if isinstance(value, dict) and "@value" in value:
                     facts.add((key, term(p), literal(value["@value"])))
+                elif isinstance(value, dict) and str(value.get("@id", "")).startswith("_:"):
+                    child_id = value["@id"]
+                    types = _types(by_id.get(child_id, {}).get("@type"))
+                    child = _key(key, term(p).removeprefix("schema:"), types)
+                    facts.add((key, term(p), child))
+                    if child_id not in path:  # a cycle of blank nodes ends here
+                        walk(child_id, child, path | {child_id})
+                elif isinstance(value, dict) and "@id" in value:
+                    facts.add((key, term(p), literal(value["@id"])))
+
+    for node_id in by_id:
+        if not node_id.startswith("_:"):
+            walk(node_id, literal(node_id), frozenset())
+        elif node_id not in used:
+            walk(node_id, _key("", "", _types(by_id[node_id].get("@type"))), frozenset([node_id]))
     return _schema_facts(facts)
 
 
@@ -173,13 +218,15 @@ def graph_facts(nodes: list[dict[str, Any]]) -> set[Fact]:
 def record_facts(records: list[dict[str, Any]], fmt: str) -> set[Fact]:
     facts: set[Fact] = set()
 
-    def walk(record: dict[str, Any], key: str) -> None:
+    def walk(record: dict[str, Any], key: str, inherited: bool = False) -> None:
         types = [t if ":" in t else f"schema:{t}" for t in _types(record.get("type"))]
         for t in types:
             facts.add((key, RDF_TYPE, t))
         # records write schema.org properties by their short names; Microdata's untyped items
-        # keep names as written (no vocabulary), RDFa's short names are schema.org's
+        # keep names as written (no vocabulary) or in their enclosing item's vocabulary, RDFa's
+        # short names are schema.org's
         schema = fmt == "rdfa" or any(t.startswith("schema:") for t in types)
+        schema = schema or (inherited and not types)
         for prop, values in (record.get("properties") or {}).items():
             name = term(prop) if "/" in prop or not schema else f"schema:{prop}"
             for value in values if isinstance(values, list) else [values]:
@@ -189,7 +236,10 @@ def record_facts(records: list[dict[str, Any]], fmt: str) -> set[Fact]:
                     child = literal(iri) if iri and not iri.startswith("_:") else None
                     child = child or _key(key, name.removeprefix("schema:"), sorted(types))
                     facts.add((key, name, child))
-                    walk(value, child)
+                    walk(value, child, schema)
+                elif isinstance(value, dict) and str(value.get("@id", "")).startswith("_:"):
+                    # a blank node with no statements of its own, named as the truth names it
+                    facts.add((key, name, _key(key, name.removeprefix("schema:"), [])))
                 elif isinstance(value, dict) and ("@id" in value or "@value" in value):
                     facts.add((key, name, literal(value.get("@id", value.get("@value")))))
                 elif isinstance(value, str | int | float) and not isinstance(value, bool):
@@ -249,6 +299,59 @@ def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
+Counts = dict[tuple[str, str], list[int]]
+
+
+def _score(counts: Counts, fmt: str, name: str, html: bytes, truth: set[Fact], show: bool) -> None:
+    for tool, got in (
+        ("ours", structcrawl_facts(html, fmt)),
+        ("extruct", extruct_facts(html, fmt)),
+    ):
+        if got is None:
+            continue
+        c = counts[(tool, fmt)]
+        c[0] += len(truth & got)
+        c[1] += len(got - truth)
+        c[2] += len(truth - got)
+        if show and tool == "ours" and got != truth:
+            print(f"{fmt} {name}: missed {sorted(truth - got)}")
+            print(f"{' ' * len(fmt)} {name}: extra  {sorted(got - truth)}")
+
+
+def _new_counts() -> Counts:
+    return {(tool, fmt): [0, 0, 0] for tool in ("ours", "extruct") for fmt in ("microdata", "rdfa")}
+
+
+def sample_counts(show: bool = False) -> tuple[Counts, int]:
+    """Counts over the conformance examples, and the number of pages scored."""
+    counts, pages = _new_counts(), 0
+    for fmt, page, truth_file in cases():
+        _Base.url = BASES.get(page.name, BASE)
+        truth = true_facts(fmt, truth_file)
+        if not truth:  # no schema.org facts on this page
+            continue
+        pages += 1
+        _score(counts, fmt, page.name, page.read_bytes(), truth, show)
+    return counts, pages
+
+
+def fixture_facts(case: FidelityCase) -> set[Fact]:
+    """A hand-written case's facts as compared (the base set to its page's URL)."""
+    url, rows = read_facts(case.facts_file)
+    _Base.url = url
+    return _schema_facts(compared(rows, literal))
+
+
+def fixture_counts(show: bool = False) -> tuple[Counts, int]:
+    """Counts over the hand-written cases of ``fixtures/fidelity``, and their number."""
+    counts, pages = _new_counts(), 0
+    for case in fidelity_cases():
+        truth = fixture_facts(case)
+        pages += 1
+        _score(counts, case.syntax, case.name, case.page.read_bytes(), truth, show)
+    return counts, pages
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="print each page's misses")
@@ -256,42 +359,24 @@ def main(argv: list[str] | None = None) -> int:
     if not SAMPLES.is_dir():
         print(f"no conformance samples at {SAMPLES}")
         return 2
-    counts = {
-        (tool, fmt): [0, 0, 0] for tool in ("ours", "extruct") for fmt in ("microdata", "rdfa")
-    }
-    pages = 0
-    for fmt, page, truth_file in cases():
-        _Base.url = BASES.get(page.name, BASE)
-        truth = true_facts(fmt, truth_file)
-        if not truth:  # no schema.org facts on this page
-            continue
-        pages += 1
-        html = page.read_bytes()
-        for tool, got in (
-            ("ours", structcrawl_facts(html, fmt)),
-            ("extruct", extruct_facts(html, fmt)),
-        ):
-            if got is None:
-                continue
-            c = counts[(tool, fmt)]
-            c[0] += len(truth & got)
-            c[1] += len(got - truth)
-            c[2] += len(truth - got)
-            if args.show and tool == "ours" and got != truth:
-                print(f"{fmt} {page.name}: missed {sorted(truth - got)}")
-                print(f"{' ' * len(fmt)} {page.name}: extra  {sorted(got - truth)}")
     line = []
-    for fmt in ("microdata", "rdfa"):
-        p, r, f1 = prf(*counts[("ours", fmt)])
-        _, _, ef1 = prf(*counts[("extruct", fmt)])
-        print(f"{fmt}: structcrawl P {p:.3f} R {r:.3f} F1 {f1:.3f}; extruct F1 {ef1:.3f}")
-        line += [
-            f"{fmt}_f1={f1:.3f}",
-            f"{fmt}_p={p:.3f}",
-            f"{fmt}_r={r:.3f}",
-            f"extruct_{fmt}_f1={ef1:.3f}",
-        ]
-    print(" ".join([*line, f"pages={pages}"]))
+    for label, (counts, pages) in (
+        ("", sample_counts(args.show)),
+        ("fixtures_", fixture_counts(args.show)),
+    ):
+        for fmt in ("microdata", "rdfa"):
+            p, r, f1 = prf(*counts[("ours", fmt)])
+            _, _, ef1 = prf(*counts[("extruct", fmt)])
+            where = "hand-written cases" if label else "conformance examples"
+            print(
+                f"{fmt} ({where}): structcrawl P {p:.3f} R {r:.3f} F1 {f1:.3f}; extruct F1 {ef1:.3f}"
+            )
+            line += [f"{label}{fmt}_f1={f1:.3f}"]
+            if not label:
+                line += [f"{fmt}_p={p:.3f}", f"{fmt}_r={r:.3f}"]
+            line += [f"{label}extruct_{fmt}_f1={ef1:.3f}"]
+        line.append(f"{label}pages={pages}")
+    print(" ".join(line))
     return 0
 
 

@@ -130,9 +130,10 @@ DISAGREEMENTS: dict[tuple[str, str], str] = {
         " that element has no itemprop, so it adds nothing (it stays a top-level item of its own)"
     ),
     ("schema.org/SearchAction.001.json", "potentialAction.query-input*"): (
-        "extruct turns <input itemprop=query-input name=search_term_string required> into"
-        " valueName/valueRequired (schema.org's PropertyValueSpecification shorthand);"
-        " WHATWG microdata has no rule for <input>, its value is its text content, ''"
+        "<input itemprop=query-input name=search_term_string required>: extruct writes the"
+        " specification as valueName/valueRequired properties, structcrawl as its textual form"
+        " 'required name=search_term_string' (schema.org/docs/actions.html, the form its JSON-LD"
+        " examples use); one specification, two shapes"
     ),
     ("w3c/microdata.4.2.strings.unclean.json", "*"): (
         "WHATWG microdata: the value is the element's textContent, which includes the text of"

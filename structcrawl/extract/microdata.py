@@ -46,6 +46,7 @@ from lxml import etree
 from structcrawl.core.document import Document
 from structcrawl.core.records import Provenance, Record, short_schema_name
 from structcrawl.core.values import make_ref
+from structcrawl.extract._actions import action_constraint
 from structcrawl.extract._microdata_report import bound_errors, page_warnings
 from structcrawl.extract._schemacontext import iri_as_string
 
@@ -290,8 +291,9 @@ class ItemCrawler:
                 for name in names:
                     rec.add_value(name, value, path)
                 continue
-            seen = property_value(doc, prop_el, self.practical)
+            found = property_value(doc, prop_el, self.practical)
             for name in names:
+                seen = _constraint(name, prop_el, found)
                 value = seen.value
                 if seen.attribute in _URL_ATTRS and value and not iri_as_string(name):
                     value = make_ref(value)
@@ -300,6 +302,18 @@ class ItemCrawler:
                     source = rec.provenance.fields[name][-1]
                     source.attribute, source.text = seen.attribute, seen.text
         return rec
+
+
+def _constraint(name: str, el: etree._Element, seen: Sighting) -> Sighting:
+    """An action's ``query-input`` written as a form control: the shorthand its attributes
+    state (:mod:`structcrawl.extract._actions`) instead of the control's empty text."""
+    if seen.attribute is not None or seen.value:
+        return seen
+    shorthand = action_constraint(name, el)
+    if shorthand is None:
+        return seen
+    read = " ".join(word.partition("=")[0] for word in shorthand.split())
+    return Sighting(shorthand, shorthand, read)
 
 
 def extract(doc: Document, mode: str = "practical") -> list[Record]:

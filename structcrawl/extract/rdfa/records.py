@@ -31,6 +31,7 @@ from typing import Any
 from structcrawl.core.document import Document
 from structcrawl.core.records import Provenance, Record, error_record, short_schema_name
 from structcrawl.core.values import make_literal, make_ref
+from structcrawl.extract._actions import action_constraint
 from structcrawl.extract._schemacontext import iri_as_string
 from structcrawl.extract.rdfa._model import IRI, BNode, Literal, Triple
 from structcrawl.extract.rdfa.diagnostics import diagnostics
@@ -103,6 +104,17 @@ def value_attribute(triple: Triple) -> str:
         if el.get(name) is not None:
             return name
     return "typeof" if el.get("typeof") is not None else "about"
+
+
+def _constraint(prop: str, triple: Triple) -> str | None:
+    """An action's ``query-input`` written on a form control (its text is always empty): the
+    shorthand its attributes state (:mod:`structcrawl.extract._actions`)."""
+    obj = triple.object
+    if not isinstance(obj, Literal) or obj.value or obj.datatype:
+        return None
+    if triple.element.get("content") is not None:
+        return None
+    return action_constraint(prop, triple.element)
 
 
 def _literal_raw(term: Literal) -> Any:
@@ -210,8 +222,15 @@ class _Grouper:
             items = self.as_list(obj) if isinstance(obj, BNode) else None
             if items is None:
                 val, raw = self.value(prop, obj, inner, depth)
+                shorthand = _constraint(prop, t)
+                if shorthand:
+                    val = raw = shorthand
                 rec.add_value(prop, val, doc.path_of(t.element), raw)
-                rec.provenance.fields[prop][-1].attribute = value_attribute(t)
+                rec.provenance.fields[prop][-1].attribute = (
+                    " ".join(w.partition("=")[0] for w in shorthand.split())
+                    if shorthand
+                    else value_attribute(t)
+                )
                 continue
             # an RDF collection (inlist): a list value, each item with its own element
             values = [self.value(prop, item.object, inner, depth) for item in items]
