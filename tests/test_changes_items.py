@@ -48,3 +48,21 @@ def test_fields_that_changed_and_price_history_over_runs(tmp_path):
         ("2026-03-02", "39.00", "InStock"),
         ("2026-03-03", "34.90", "OutOfStock"),
     ]
+
+
+def test_history_before_the_commit_has_this_runs_observations_of_that_item_only(tmp_path):
+    tracker = ItemTracker(tmp_path / "items.sqlite", scope="shop")
+    kettles = [(f"{PAGE}?v={n}", kettle(f"{30 + n}.00", "InStock")) for n in range(3)]
+    mug = kettle("5.00", "InStock").replace(b"K-1", b"M-1").replace(b"Kettle", b"Mug")
+    for seen, (url, body) in enumerate([kettles[0], (PAGE, mug), kettles[1], kettles[2]]):
+        items = page_items(body, url, "text/html")
+        tracker.observe(items, seen=f"2026-03-0{seen + 1}", page_url=url)
+    key = item_key({"type": "Product", "sku": "K-1"}, PAGE)
+    assert [h["price"] for h in tracker.history(key)] == ["30.00", "31.00", "32.00"]
+    assert [h["price"] for h in tracker.history(key, 2)] == ["31.00", "32.00"]
+    assert [
+        h["price"] for h in tracker.history(item_key({"type": "Product", "sku": "M-1"}, PAGE))
+    ] == ["5.00"]
+    tracker.finish()  # committed: read from the table, nothing left pending
+    assert [h["price"] for h in tracker.history(key)] == ["30.00", "31.00", "32.00"]
+    tracker.close()

@@ -262,3 +262,28 @@ def test_feed_formats_are_the_addons():
     from structcrawl.crawl.addon import FEED_EXPORTERS
 
     assert feed_formats() == FEED_EXPORTERS and "items" in FEED_EXPORTERS
+
+
+def test_crawl_parent_process_holds_no_page_code_while_the_crawl_runs(tmp_path):
+    """The summary's modules (report, ledger, typed items, lxml: ~30 MB) are imported after the
+    child ends, not held beside the crawl (issue 24)."""
+    script = f"""
+import sys
+import structcrawl.commandline.crawl as crawl
+from structcrawl.commandline import main
+from structcrawl.crawl.child import ChildRun
+held = []
+def child(cmd, *a, **k):
+    held.extend(m for m in sys.modules if m == "lxml" or m.startswith(("structcrawl.typed",
+                "structcrawl.report", "structcrawl.ledger")))
+    return ChildRun(code=0)
+crawl.run_child = child
+code = main(["crawl", "--sitemap", "http://127.0.0.1:9/sitemap.xml", "-o", {str(tmp_path / "out")!r}])
+assert code == 0, code
+print(sorted(held))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout

@@ -27,3 +27,18 @@ def test_tuned_while_the_spider_runs_and_restored_after():
 def test_off_raises_not_configured():
     with pytest.raises(NotConfigured, match="STRUCTCRAWL_GC_TUNING"):
         GcTuning.from_crawler(get_crawler(settings_dict={"STRUCTCRAWL_GC_TUNING": False}))
+
+
+def test_collections_are_counted_and_timed_in_the_stats():
+    crawler = get_crawler(settings_dict={"STRUCTCRAWL_GC_TUNING": True})
+    ext = GcTuning.from_crawler(crawler)
+    ext.spider_opened()
+    try:
+        for _ in range(3):
+            gc.collect(2)
+    finally:
+        ext.spider_closed()
+    assert ext._timed not in gc.callbacks
+    stats = crawler.stats.get_stats()
+    assert stats["structcrawl/gc/collections/2"] >= 3
+    assert stats["structcrawl/gc/ms/2"] >= 0 and "structcrawl/gc/ms/0" in stats

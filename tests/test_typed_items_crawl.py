@@ -198,3 +198,36 @@ def test_the_merged_items_feed_writes_current_entities_of_item_types():
     ]
     lines = export(MergedItemsJsonLinesExporter, entities)
     assert [(x["entityKey"], x["price"]) for x in lines] == [("gtin:04006381333931", "12.00")]
+
+
+def test_facts_the_record_checks_read_are_not_read_again_and_flag_the_same():
+    from structcrawl.typed.classes import item_dict
+    from structcrawl.visible.facts import LazyVisibleFacts
+
+    body = meta_price("24.99")  # shown: the price and the name agree with the facts alone
+    fresh, fresh_page, fresh_flagged = checked(body)
+    doc = parse_html(body, URL)
+    read = LazyVisibleFacts(doc)
+    read["prices"], read["title"], read["h1"]  # what the validation pipeline read
+    items = page_items(body, URL, "text/html", document=doc)
+    page = LazyPage(doc, read.read_so_far())
+    assert check_fallbacks(items, page) == fresh_flagged == 0
+    assert (
+        items[0]["validation"]
+        == fresh["validation"]
+        == {
+            "visible_checked": ["price", "name"],
+            "flags": [],
+        }
+    )
+    assert not page.computed and fresh_page.computed  # nothing read from the page again
+    # the crawl's pipeline hands the page item's facts over, read so far and no more
+    crawler = get_crawler(
+        settings_dict={"STRUCTCRAWL_TYPED_ITEMS": True, "STRUCTCRAWL_CHANGES_ENABLED": False}
+    )
+    item = page_item(body)
+    item.visible = LazyVisibleFacts(item.document)
+    item.visible["prices"]
+    built = TypedItemsPipeline.from_crawler(crawler).process_item(item)
+    assert item_dict(built.typed_items[0])["validation"] == fresh["validation"]
+    assert item.visible.read_so_far().keys() == {"prices"}  # the pages feed writes no more

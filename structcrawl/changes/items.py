@@ -118,6 +118,9 @@ class ItemTracker:
         self.scope = scope
         self.keep = max(1, int(keep))
         self.pending: list[tuple[Any, ...]] = []
+        #: this run's observations by item key (:meth:`history` reads them without a scan of
+        #: every pending row: that made a crawl's items quadratic in its pages)
+        self._pending_by_key: dict[str, list[tuple[Any, ...]]] = {}
         self.tracker = ChangeTracker(SqliteChangeStore(self.path, scope=f"items:{scope}"))
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA busy_timeout=30000")
@@ -141,6 +144,8 @@ class ItemTracker:
             if any(i.get(f) is not None for f in HISTORY_FIELDS)
         ]  # fmt: skip
         self.pending.extend(rows)
+        for row in rows:
+            self._pending_by_key.setdefault(row[1], []).append(row)
         return [{"key": e["key"], **c.to_dict()} for e, c in zip(entities, changes, strict=True)]
 
     def finish(self) -> list[dict[str, Any]]:
@@ -161,6 +166,7 @@ class ItemTracker:
                 [(self.scope, k, self.scope, k, self.keep) for k in keys],
             )
         self.pending = []
+        self._pending_by_key = {}
         return gone
 
     def history(self, key: str, limit: int | None = None) -> list[dict[str, Any]]:
@@ -173,7 +179,7 @@ class ItemTracker:
                 (self.scope, key),
             )
         )
-        rows += [row[2:] for row in self.pending if row[1] == key]
+        rows += [row[2:] for row in self._pending_by_key.get(key, ())]
         if limit is not None:
             rows = rows[-limit:] if limit > 0 else []
         names = ("seen", "page", *HISTORY_FIELDS)

@@ -33,7 +33,6 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from structcrawl.commandline._summary import summary
 from structcrawl.crawl.child import ProgressTail, run_child
 
 __all__ = ["FEEDS", "add_arguments", "crawl_command", "feed_formats", "run", "start_problem"]
@@ -259,6 +258,11 @@ def run(args: argparse.Namespace) -> int:
     how = "resuming" if args.resume else "crawling"
     print(f"{how}; log: {log} (Ctrl-C stops it, resumable)", file=sys.stderr)
     child = run_child(crawl_command(args), env, ProgressTail(log, sys.stderr), _told)
+    # read after the crawl: the summary reads the report and the ledger, whose modules (the
+    # typed items, the report's aggregation) this process would otherwise hold in memory
+    # beside the crawl for its whole length (~30 MB of the process tree's peak; issue 24)
+    from structcrawl.commandline._summary import summary
+
     for line in summary(args.output):
         print(line, file=sys.stderr)
     for name in [*FEEDS, "report/report.html"]:

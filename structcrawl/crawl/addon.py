@@ -91,6 +91,9 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "structcrawl.crawl.middlewares.BackoffRetryMiddleware": 550,
     "structcrawl.crawl.middlewares.RedirectGuardMiddleware": 610,
+    # a meta refresh ruled out from the page's head, not its whole text decoded (issue 24)
+    "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
+    "structcrawl.crawl.middlewares.HeadMetaRefreshMiddleware": 580,
     "structcrawl.crawl.challenges.ChallengeMiddleware": 560,  # before retry: never retried
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "structcrawl.crawl.polite.CrawlDelayRobotsTxtMiddleware": 100,

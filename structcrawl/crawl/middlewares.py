@@ -17,6 +17,12 @@
   with a bare ``IgnoreRequest`` (more than ``REDIRECT_MAX_TIMES``) into errors the spider's
   errback turns into error records: ``redirect-loop``, ``redirect-offsite``,
   ``redirect-too-many``.
+* :class:`HeadMetaRefreshMiddleware` replaces Scrapy's ``MetaRefreshMiddleware`` (the same
+  settings and redirects) and decodes only the head of a page to rule a refresh out: Scrapy's
+  reads a ``<meta http-equiv="refresh">`` in the first 4,096 characters of the text, but
+  decodes the whole body for them (1.5 ms of a 700 KB page). A page whose first 4,096
+  characters do not hold the word ``refresh`` (which w3lib's reading needs) goes on at once;
+  any other goes through Scrapy's middleware as before.
 
 Stats: ``structcrawl/retry/delayed``, ``structcrawl/retry/delay_ms`` (total wait),
 ``structcrawl/retry/retry_after/honoured``, ``structcrawl/retry/retry_after/too_long``,
@@ -32,12 +38,14 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 from scrapy import Request, signals
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
+from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware
 from scrapy.downloadermiddlewares.retry import get_retry_request
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, NotConfigured
-from scrapy.http import Response
+from scrapy.http import HtmlResponse, Response
 from scrapy.utils.asyncio import sleep
 from scrapy.utils.misc import load_object
 from scrapy.utils.response import response_status_message
+from w3lib.encoding import html_to_unicode
 from w3lib.url import safe_url_string
 
 from structcrawl.crawl.config import DEFAULTS
@@ -47,6 +55,7 @@ from structcrawl.crawl.retry import RetryPolicy, retry_after_seconds, retry_dela
 __all__ = [
     "BackoffRetryMiddleware",
     "FetchRefused",
+    "HeadMetaRefreshMiddleware",
     "RedirectGuardMiddleware",
     "RedirectLoop",
     "RedirectOffsite",
@@ -258,3 +267,38 @@ class RedirectGuardMiddleware:
             return response
         self.stats.inc_value(f"structcrawl/redirect/{error.fetch_error_code}")
         raise error
+
+
+#: What Scrapy's meta refresh reads of a page's text (``response.text[0:4096]``).
+_REFRESH_CHARS = 4096
+
+
+def head_text(response: HtmlResponse, chars: int = _REFRESH_CHARS) -> str:
+    """``response.text[:chars]``, decoding only the head of the body, with the response's
+    encoding as ``response.text`` does: four bytes a character at most (UTF-8, UTF-16,
+    UTF-32) and a few more. A decoder reads left to right, so the text of a prefix of the
+    body is a prefix of the body's text but for its last character or two (one cut in two):
+    a head that decodes to fewer than 16 characters more than asked is read whole instead.
+    A page that declares no encoding (header, BOM, ``<meta>``) had its whole text decoded by
+    Scrapy to infer one (and kept): that text is read."""
+    declared = getattr(response, "_declared_encoding", None)  # Scrapy's TextResponse
+    encoding = declared() if callable(declared) else None
+    head = 4 * chars + 64
+    if encoding and len(response.body) > head:
+        text = html_to_unicode(f"charset={encoding}", response.body[:head])[1]
+        if len(text) >= chars + 16:
+            return text[:chars]
+    return response.text[:chars]
+
+
+class HeadMetaRefreshMiddleware(MetaRefreshMiddleware):
+    """Scrapy's ``MetaRefreshMiddleware``, ruling a refresh out from the head of the page
+    (see the module doc)."""
+
+    # without Scrapy's deprecated ``spider`` argument, as the other middlewares here
+    def process_response(  # type: ignore[override]
+        self, request: Request, response: Response
+    ) -> Request | Response:
+        if isinstance(response, HtmlResponse) and "refresh" not in head_text(response).lower():
+            return response  # w3lib reads a refresh only from a tag whose attributes say so
+        return super().process_response(request, response)

@@ -33,11 +33,12 @@ check (:class:`LazyPage`), once per page.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from structcrawl.core.document import Document
 from structcrawl.visible.compare import agrees, amount_shown, code_shown
-from structcrawl.visible.facts import VisibleFacts, visible_facts
+from structcrawl.visible.facts import LazyVisibleFacts
 from structcrawl.visible.prices import amount, find_prices
 from structcrawl.visible.tree import visible_text
 
@@ -50,20 +51,32 @@ _CHECKED = ("price", "name", "headline", "sku", "mpn")
 
 
 class LazyPage:
-    """A page's visible facts and visible text, computed on first use (once)."""
+    """A page's visible facts and visible text, each computed on first use (once).
 
-    def __init__(self, document: Document | None):
+    ``known``: facts already read from the same page (the crawl's
+    :class:`~structcrawl.visible.facts.LazyVisibleFacts`, what the record checks read), taken
+    as they are instead of being read from the page again; the others are read here, one by
+    one, and only those a check asks for (``computed``: whether anything was read here)."""
+
+    def __init__(self, document: Document | None, known: Mapping[str, Any] | None = None):
         self.document = document
-        self._facts: VisibleFacts | None = None
+        self._known: dict[str, Any] = dict(known or {})
+        self._facts: LazyVisibleFacts | None = None
         self._text: str | None = None
         self.computed = False
 
-    @property
-    def facts(self) -> VisibleFacts | None:
-        if self._facts is None and self.document is not None:
+    def fact(self, name: str) -> Any:
+        """The visible fact ``name`` (a :class:`~structcrawl.visible.facts.VisibleFacts`
+        field), None without a document."""
+        if name in self._known:
+            return self._known[name]
+        if self.document is None:
+            return None
+        if self._facts is None:
             self.computed = True
-            self._facts = visible_facts(self.document)
-        return self._facts
+            self._facts = LazyVisibleFacts(self.document)
+        value = self._known[name] = self._facts[name]
+        return value
 
     @property
     def text(self) -> str:
@@ -92,8 +105,7 @@ def fallback_fields(item: dict[str, Any]) -> list[str]:
 def _price_shown(value: Any, page: LazyPage) -> tuple[bool, list[str]]:
     if amount(value) is None:
         return True, []  # nothing to compare
-    facts = page.facts
-    shown = list(facts.prices) if facts is not None else []
+    shown = list(page.fact("prices") or [])
     if amount_shown(value, shown):
         return True, shown
     anywhere = find_prices(page.text)
@@ -101,8 +113,8 @@ def _price_shown(value: Any, page: LazyPage) -> tuple[bool, list[str]]:
 
 
 def _name_shown(value: Any, page: LazyPage) -> tuple[bool, list[str]]:
-    facts = page.facts
-    seen = ([facts.title] if facts and facts.title else []) + (list(facts.h1) if facts else [])
+    title = page.fact("title")
+    seen = ([title] if title else []) + list(page.fact("h1") or [])
     if any(agrees(str(value), s) for s in seen):
         return True, seen
     return agrees(str(value), page.text) or str(value).casefold() in page.text.casefold(), seen

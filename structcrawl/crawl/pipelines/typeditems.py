@@ -47,6 +47,7 @@ from structcrawl.crawl.pipelines._resolution import page_resolution
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.typed.schema import as_checked_items
 from structcrawl.validate.fallbacks import LazyPage, check_fallbacks
+from structcrawl.visible.facts import LazyVisibleFacts
 
 __all__ = ["ITEM_FEED_FORMATS", "TypedItemsPipeline", "item_store_path", "items_wanted"]
 
@@ -84,6 +85,14 @@ def items_wanted(crawler: Crawler) -> bool:
         isinstance(options, dict) and options.get("format") in ITEM_FEED_FORMATS
         for options in feeds.values()
     )
+
+
+def _page(adapter: ItemAdapter) -> LazyPage:
+    """The page the fallback values are checked against: the visible facts the record checks
+    already read (the page item's ``visible``) are not read again."""
+    visible = adapter.get("visible") if "visible" in adapter.field_names() else None
+    known = visible.read_so_far() if isinstance(visible, LazyVisibleFacts) else None
+    return LazyPage(adapter.get("document"), known)
 
 
 class TypedItemsPipeline:
@@ -135,7 +144,7 @@ class TypedItemsPipeline:
             logger.exception("typed items of %s could not be built", adapter.get("url"))
             items = []
         try:
-            flagged = check_fallbacks(items, LazyPage(adapter.get("document")))
+            flagged = check_fallbacks(items, _page(adapter))
         except Exception:  # a bug must not lose the page: its items go out unchecked
             logger.exception("fallback values of %s could not be checked", adapter.get("url"))
             flagged = 0
