@@ -10,7 +10,10 @@ product pages (to 644 URLs), else the shared pages (to 654); ``--crawl pipeline`
 crawl site -a sitemap=URL -a depth=1`` with the records and entities feeds, the body, entity
 and change stores and the report, ``--crawl cli`` is ``structcrawl crawl --sitemap URL -o DIR
 --depth 1`` (py-spy follows its ``scrapy crawl`` child; the parent only waits). ``-s`` adds a
-setting to the crawl (``-s STRUCTCRAWL_RENDER_AUDIT=False``, say, to see it without). Each sample of the crawl's main thread is given to the first stage, in the order of
+setting to the crawl (``-s STRUCTCRAWL_RENDER_AUDIT=False``, say, to see it without). The
+article bodies (trafilatura) and the reading of the visible page (``structcrawl/visible/``)
+are stages of their own, taken from the stages that call them (validation, the entity
+merge's resolution, the typed items). Each sample of the crawl's main thread is given to the first stage, in the order of
 :data:`STAGES`, one of whose functions is on its stack; start-up (imports, building the
 components) is left out; of the other threads, the body store's compression (gzip, in a thread
 pool, beside the main thread) is counted apart. Prints a table of milliseconds per page and
@@ -43,6 +46,11 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("extraction", r"extract_payload \(|ExtractionPipeline\.process_item"),
     ("site_rules", r"SelectorPipeline\.process_item"),
     ("normalization", r"NormalizationPipeline\.process_item"),
+    # an article's main text (trafilatura), wherever the resolution asks for it
+    ("article_body", r"main_text \(structcrawl/articles/"),
+    # what the page shows a reader (structcrawl/visible/: facts, evidence, stock), for the
+    # record checks and the resolution alike
+    ("visible_page", r"\(structcrawl/visible/"),
     ("validation", r"ValidationPipeline\.process_item"),
     ("entity_merge", r"EntityPipeline\.process_item"),
     ("entity_emission", r"EntityPipeline\.emit \("),
