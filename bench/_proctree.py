@@ -1,5 +1,5 @@
 """Peak memory of a process tree (the process and all its descendants: a browser and its
-driver included), sampled from /proc while the process runs. Linux only; no dependency.
+driver included), sampled from /proc while the process runs. Linux only (read by :mod:`structcrawl.core.procfs`).
 
 Two figures: the sum of RSS over the tree (pages shared between processes, such as
 Chromium's libraries and its shared memory, counted once in every process that maps them,
@@ -9,56 +9,23 @@ really holds)."""
 
 from __future__ import annotations
 
-import os
 import threading
-from pathlib import Path
+
+from structcrawl.core.procfs import descendants, pss_bytes, rss_bytes
 
 __all__ = ["TreeSampler", "tree_memory", "tree_rss"]
 
-_PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def _children_map() -> dict[int, list[int]]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        # "pid (comm) state ppid ...": comm may hold spaces and parentheses
-        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
-    return children
-
 
 def _tree(pid: int) -> list[int]:
-    children = _children_map()
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        todo.extend(children.get(current, ()))
-    return found
+    return [pid, *descendants(pid)]
 
 
 def _rss(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE
-    except (OSError, IndexError, ValueError):
-        return 0
+    return rss_bytes(pid) or 0
 
 
 def _pss(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
-            for line in rollup:
-                if line.startswith(b"Pss:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, IndexError, ValueError):
-        pass
-    return 0
+    return pss_bytes(pid) or 0
 
 
 def tree_rss(pid: int) -> int:

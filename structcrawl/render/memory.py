@@ -22,7 +22,6 @@ imports.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import signal
@@ -32,6 +31,8 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from structcrawl.core.procfs import descendants, pss_bytes, rss_bytes
 
 __all__ = [
     "INTERVAL",
@@ -47,7 +48,6 @@ logger = logging.getLogger("structcrawl.render")
 #: Seconds between two samples of the renderers' memory while pages are rendered.
 INTERVAL = 0.05
 _MB = 1024 * 1024
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,28 +118,6 @@ def judge(samples: Iterable[Sample], page_limit: int, total_limit: int) -> list[
 # -- /proc -----------------------------------------------------------------------------------
 
 
-def _descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    with contextlib.suppress(OSError):
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                    text = stat.read()
-                # "pid (comm) state ppid ...": comm may hold spaces and parentheses
-                ppid = int(text[text.rindex(b")") + 2 :].split()[1])
-            except (OSError, ValueError, IndexError):  # gone meanwhile
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], list(children.get(root, ()))
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(children.get(pid, ()))
-    return found
-
-
 def _is_renderer(pid: int) -> bool | None:
     """Whether ``pid`` is a renderer; None while it may still become one (a renderer is
     forked from Chromium's zygote and carries the zygote's command line until it rewrites
@@ -154,24 +132,16 @@ def _is_renderer(pid: int) -> bool | None:
 
 
 def _memory(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
-            for line in rollup:
-                if line.startswith(b"Pss:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE
-    except (OSError, ValueError, IndexError):
-        return None  # gone meanwhile
+    """The process's PSS, else its RSS, else ``None`` (gone meanwhile)."""
+    pss = pss_bytes(pid)
+    return pss if pss is not None else rss_bytes(pid)
 
 
 def read_renderers(root: int, known: dict[int, bool] | None = None) -> list[Sample]:
     """The memory of every Chromium renderer process under ``root`` now. ``known`` caches
     whether a pid is a renderer (a process's command line does not change; the pids no
     longer under ``root`` are forgotten)."""
-    pids = _descendants(root)
+    pids = descendants(root)
     if known is not None:
         for gone in known.keys() - set(pids):
             del known[gone]
