@@ -1,4 +1,5 @@
-"""What the package imports is declared, and extruct and boto3 are not run-time dependencies."""
+"""What the package imports is declared (at module level: a run-time dependency; inside a
+function: at least an extra), and extruct and boto3 are not run-time dependencies."""
 
 from __future__ import annotations
 
@@ -28,23 +29,43 @@ def _name(requirement: str) -> str:
     return requirement.strip().lower()
 
 
-def _imports() -> set[str]:
-    found: set[str] = set()
+def _imports() -> tuple[set[str], set[str]]:
+    """The third-party names the package imports: (at module level, only inside a function).
+    A function-level import is one a feature makes when it is used (an s3:// feed imports
+    boto3), so its distribution may be an extra."""
+    top: set[str] = set()
+    lazy: set[str] = set()
     for path in (ROOT / "structcrawl").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_functions = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for inner in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            names: list[str] = []
             if isinstance(node, ast.Import):
-                found.update(alias.name.split(".")[0] for alias in node.names)
+                names = [alias.name.split(".")[0] for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                found.add(node.module.split(".")[0])
-    return found - set(sys.stdlib_module_names) - {"structcrawl", "__future__"}
+                names = [node.module.split(".")[0]]
+            (lazy if id(node) in in_functions else top).update(names)
+    ignored = set(sys.stdlib_module_names) | {"structcrawl", "__future__"}
+    return top - ignored, lazy - ignored - top
+
+
+def _distribution(name: str) -> str:
+    return DISTRIBUTIONS.get(name, name).lower()
 
 
 def test_every_third_party_import_of_the_package_is_declared():
-    declared = {_name(r) for r in PROJECT["dependencies"]}
-    missing = sorted(
-        name for name in _imports() if DISTRIBUTIONS.get(name, name).lower() not in declared
-    )
-    assert not missing, f"imported but not in [project.dependencies]: {missing}"
+    runtime = {_name(r) for r in PROJECT["dependencies"]}
+    extras = {_name(r) for extra in PROJECT["optional-dependencies"].values() for r in extra}
+    top, lazy = _imports()
+    missing = sorted(name for name in top if _distribution(name) not in runtime)
+    assert not missing, f"imported at module level but not in [project.dependencies]: {missing}"
+    undeclared = sorted(name for name in lazy if _distribution(name) not in runtime | extras)
+    assert not undeclared, f"imported in a function but in no dependency or extra: {undeclared}"
 
 
 def test_extruct_and_boto3_are_extras_only():
