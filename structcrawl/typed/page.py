@@ -309,7 +309,7 @@ def _grid_items(
     """A category page without product markup: the products its grid of cards shows
     (:func:`structcrawl.visible.grid.grid_products`), each a listed Product."""
     out: list[tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]] = []
-    for card in grid_products(document, ev.cards):
+    for card in grid_products(document, ev.cards, own_price=ev.price is not None):
         cands = shown.grid_candidates(card, ev)
         item, chosen = _build("Product", [], page_url, None, precedence, cands)
         item["role"] = "listed"

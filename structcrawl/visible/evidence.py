@@ -8,7 +8,8 @@ first visible ``<h1>``. A price is a text piece that reads as an amount with a c
 skipped when struck through (``del``/``s``/``strike`` or a class naming an old, compare or list
 price) or when its own text or the words just before it say it is something else (instalments,
 savings, shipping, thresholds, unit prices). The nearest remaining price after the heading wins
-(before it, at double the distance). Nothing is read from a product card, one box of a grid or
+(before it, at double the distance; :mod:`structcrawl.visible.mainprice` says in which block).
+Nothing is read from a product card, one box of a grid or
 carousel of other products (:mod:`structcrawl.visible.cards`): not its price, stock wording or
 buy button.
 """
@@ -26,8 +27,9 @@ from structcrawl.core.currency import page_language
 from structcrawl.core.document import Document
 from structcrawl.visible.cards import cards, in_card
 from structcrawl.visible.heading import heading_element, heading_text, page_heading
+from structcrawl.visible.mainprice import main_price
 from structcrawl.visible.prices import declared_currency, find_prices, price_texts
-from structcrawl.visible.stock import buy_control_outside, in_buy_control
+from structcrawl.visible.stock import buy_element_outside, in_buy_control
 from structcrawl.visible.walk import Piece, Walk, visible_walk
 from structcrawl.visible.words import (
     DECOY_WORDS,
@@ -91,27 +93,6 @@ def _pieces(walk: Walk, around: frozenset[etree._Element]) -> list[Piece]:
         else p
         for p in walk.pieces
     ]
-
-
-def _main_price(
-    found_prices: list[tuple[int, str, Piece]],
-    heading: etree._Element | None,
-    boxes: frozenset[etree._Element],
-) -> tuple[str | None, Piece | None]:
-    """The price nearest the heading within the smallest block around the heading that holds
-    one (a sidebar offer before the product block does not compete), outside the product
-    cards ``boxes`` (another product's)."""
-    found_prices = [c for c in found_prices if not in_card(c[2].el, boxes)]
-    if not found_prices:
-        return None, None
-    blocks = list(heading.iterancestors()) if heading is not None else []
-    for block in blocks:
-        inside = [c for c in found_prices if block in c[2].el.iterancestors() or c[2].el is block]
-        if inside:
-            found_prices = inside
-            break
-    best = min(found_prices, key=lambda c: c[0])
-    return best[1], best[2]
 
 
 _DIGIT = re.compile(r"\d")
@@ -262,7 +243,10 @@ _STOCK_WORDS = ((PREORDER, "PreOrder"), (OUT_OF_STOCK, "OutOfStock"), (IN_STOCK,
 
 
 def _availability(
-    pieces: list[Piece], document: Document, anchor: int, boxes: frozenset[etree._Element]
+    pieces: list[Piece],
+    anchor: int,
+    boxes: frozenset[etree._Element],
+    control: tuple[str | None, str | None],
 ) -> tuple[str | None, str | None]:
     """Stock wording nearest the heading, stated by a stock element first and by one option of
     a list of options last; else a buy control (disabled: out of stock); neither from a
@@ -278,7 +262,6 @@ def _availability(
         el = pieces[i].el
         if value is not None and not in_buy_control(el) and not in_card(el, boxes):
             found.append((_stock_rank(el), order, value, text))
-    control = buy_control_outside(document, boxes)
     if found:
         rank, _, value, text = min(found)
         if rank < 2 or control[0] is None:  # one option's "sold out" yields to a buy control
@@ -306,12 +289,13 @@ def page_evidence(document: Document) -> Evidence:
     anchor = h1_at if h1_at is not None else 0
     priced, ev.prices, holders = price_candidates(pieces, anchor)
     boxes = cards(holders, around)
-    ev.price, piece = _main_price(priced, head[1] if head else None, boxes)
+    state, said, control = buy_element_outside(document, boxes)
+    ev.price, piece = main_price(priced, head[1] if head else None, boxes, control)
     ev.cards = boxes
     if piece is not None:
         ev.price_path = document.path_of(piece.el)
         ev.price_element = piece.el
-    ev.availability, ev.availability_text = _availability(pieces, document, anchor, boxes)
+    ev.availability, ev.availability_text = _availability(pieces, anchor, boxes, (state, said))
     text = _Text(pieces)
     sku = next(
         (found for p in (SKU_LABEL, REF_LABEL, MODEL_LABEL) if (found := text.nearest(p, anchor))),

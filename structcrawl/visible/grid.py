@@ -35,7 +35,7 @@ from structcrawl.core.document import Document
 from structcrawl.visible.cards import MIN_CARDS, link_target
 from structcrawl.visible.evidence import price_candidates
 from structcrawl.visible.stock import box_buy_control, in_buy_control
-from structcrawl.visible.walk import Piece, visible_walk
+from structcrawl.visible.walk import Piece, Walk, visible_walk
 from structcrawl.visible.words import OUT_OF_STOCK, PREORDER
 
 __all__ = ["GridProduct", "grid_products"]
@@ -66,6 +66,21 @@ def _main_grid(cards: frozenset[etree._Element]) -> list[etree._Element]:
     if parent is None or count < MIN_CARDS:
         return []
     return [child for child in parent if child in cards]
+
+
+def _is_main(walk: Walk, grid: list[etree._Element]) -> bool:
+    """Whether the grid is the page's main content: the last ``h1``/``h2`` before its first
+    card is an ``h1`` (or there is none). A grid after a section heading ("Related
+    products", "Customers also bought") on a page with a price of its own is a part of
+    another page, a product page whose product was not read: its cards are not what the page
+    lists. (A category page's own ``h2`` between its title and its grid, "12 products", is
+    no such sign alone: its prices are all in the cards.)"""
+    first = {grid[0], *grid[0].iterdescendants()}
+    start = next((p.order for p in walk.pieces if p.el in first), None)
+    if start is None:
+        return False
+    before = [el for order, el in walk.heads if order <= start and el not in first]
+    return not before or before[-1].tag == "h1" or not any(el.tag == "h1" for el in before)
 
 
 def _clean(value: str | None) -> str | None:
@@ -108,15 +123,22 @@ def _struck_within(piece: Piece, outer: set[etree._Element]) -> Piece:
     return Piece(piece.text, piece.el, piece.order, False, piece.strikers)
 
 
-def grid_products(doc: Document, cards: frozenset[etree._Element]) -> list[GridProduct]:
-    """The products of the page's main grid of ``cards`` (see the module doc)."""
+def grid_products(
+    doc: Document, cards: frozenset[etree._Element], own_price: bool = False
+) -> list[GridProduct]:
+    """The products of the page's main grid of ``cards`` (see the module doc). ``own_price``:
+    the page shows a price outside the cards; its grid is then its listing only where it is
+    the page's main content (:func:`_is_main`)."""
     grid = _main_grid(cards)
     if not grid:
+        return []
+    walk = visible_walk(doc)
+    if own_price and not _is_main(walk, grid):
         return []
     of: dict[etree._Element, list[Piece]] = {card: [] for card in grid}
     parent = grid[0].getparent()
     outer = {parent, *parent.iterancestors()} if parent is not None else set()
-    for piece in visible_walk(doc).pieces:
+    for piece in walk.pieces:
         holder = next((a for a in (piece.el, *piece.el.iterancestors()) if a in of), None)
         if holder is not None:
             of[holder].append(_struck_within(piece, {holder, *outer}))

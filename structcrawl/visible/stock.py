@@ -39,6 +39,7 @@ __all__ = [
     "box_buy_control",
     "buy_control",
     "buy_control_outside",
+    "buy_element_outside",
     "in_buy_control",
     "page_buy_control",
     "visible_availability",
@@ -128,6 +129,15 @@ def box_buy_control(box: etree._Element) -> tuple[str | None, str | None]:
 def _first_buy(
     controls: Iterable[etree._Element], outside: frozenset[etree._Element]
 ) -> tuple[str | None, str | None]:
+    state, said, _ = _find_buy(controls, outside)
+    return state, said
+
+
+_Found = tuple[str | None, str | None, etree._Element | None]
+
+
+def _find_buy(controls: Iterable[etree._Element], outside: frozenset[etree._Element]) -> _Found:
+    """The first buy control among ``controls``: its state, its words and the element."""
     for el in controls:
         label = _control_label(el)
         named = CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
@@ -140,19 +150,24 @@ def _first_buy(
             continue
         disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
         said = label or (named.group(0) if named else "")
-        return ("OutOfStock" if disabled else "InStock"), said
-    return None, None
+        return ("OutOfStock" if disabled else "InStock"), said, el
+    return None, None, None
 
 
-def page_buy_control(doc: Document) -> tuple[str | None, str | None]:
-    """:func:`buy_control` of the page, found once per document (kept on its memo) for the
-    evidence and the availability reading (its search is from the document's root, whatever
-    element it is given)."""
+def _page_buy(doc: Document) -> _Found:
+    """The page's first buy control, found once per document (kept on its memo) for the
+    evidence and the availability reading."""
     known = doc.memo.get("buy-control")
     if isinstance(known, tuple):
         return known
-    found = doc.memo["buy-control"] = buy_control(doc.root)
+    found = doc.memo["buy-control"] = _find_buy(_controls(doc.root), frozenset())
     return found
+
+
+def page_buy_control(doc: Document) -> tuple[str | None, str | None]:
+    """:func:`buy_control` of the page (its search is from the document's root)."""
+    state, said, _ = _page_buy(doc)
+    return state, said
 
 
 def buy_control_outside(
@@ -160,10 +175,16 @@ def buy_control_outside(
 ) -> tuple[str | None, str | None]:
     """:func:`page_buy_control` where it is outside the elements ``outside`` (a page whose
     first buy button is a product card's: the first of the page's own)."""
-    found = page_buy_control(doc)
+    state, said, _ = buy_element_outside(doc, outside)
+    return state, said
+
+
+def buy_element_outside(doc: Document, outside: frozenset[etree._Element]) -> _Found:
+    """:func:`buy_control_outside` with the control's element."""
+    found = _page_buy(doc)
     if found[0] is None or not outside:
         return found
-    return buy_control(doc.root, outside)
+    return _find_buy(_controls(doc.root), outside)
 
 
 def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:

@@ -143,7 +143,8 @@ BUY = _words(
     r"place (?:a )?bid", "bid now", "gebot abgeben", "jetzt bieten", "enchérir", "pujar",
     "licytuj",
     tail=("カートに入れる", "加入购物车", "장바구니", "구매하기", "바로구매", "加入購物車",
-          "立即購買", "立即购买"),
+          "立即購買", "立即购买", "馬上購買", "马上购买", "放入購物車", "放入购物车",
+          "立即訂購", "立即订购", "今すぐ購入", "カートに追加", "바로 구매"),
 )  # fmt: skip
 #: Labels of the shop's own article code, by language (SKU, ASIN, article / item / product
 #: number, reference, deal number, ...).
