@@ -239,6 +239,16 @@ def test_an_h2_naming_the_page_beats_h1s_of_related_products():
     assert ev.heading == "Good Thoughts: yearly subscription (gift)"
 
 
+def test_a_section_h2_sharing_the_titles_category_and_place_does_not_name_the_page():
+    ev = evidence(
+        "<html><head><title>Remote control TV in Feldkirch - TV, projectors - free ads</title>"
+        "</head><body><main><h1>Remote control TV</h1><strong>€20,-</strong>"
+        "<h2>Similar ads for TV, projectors near Feldkirch may interest you</h2></main>"
+        "</body></html>"
+    )
+    assert ev.heading == "Remote control TV"
+
+
 @pytest.mark.parametrize(
     ("html", "lang", "url", "price", "currency"),
     [

@@ -24,20 +24,25 @@ def _main_heading(
     """The visible h1 that shares most words with the page's title (the first on a tie, and
     the first when none shares any): a dialog's or a banner's h1 ("Adding to cart...") before
     the product's does not name the page. An h2 sharing more words (two at least) with the
-    title than every h1 names the page instead."""
+    title than every h1, and more than half its own words, names the page instead."""
     said = {w.lower() for w in _WORD.findall(title)}
 
+    def words(head: tuple[int, etree._Element]) -> set[str]:
+        return {w.lower() for w in _WORD.findall(" ".join(head[1].itertext()))}
+
     def shared(head: tuple[int, etree._Element]) -> int:
-        words = {w.lower() for w in _WORD.findall(" ".join(head[1].itertext()))}
-        return len(words & said)
+        return len(words(head) & said)
 
     h1s = [h for h in heads if h[1].tag == "h1"]
     h1 = max(h1s, key=shared) if h1s else None
-    # an h2 names the page where it shares at least two words with its title and more than
-    # any h1 (the h1s of a page can be its related products' names)
+    # an h2 names the page where it shares at least two words with its title, more than any
+    # h1 (the h1s of a page can be its related products' names) and most of its own words
+    # ("Similar ads for TV, projectors near Feldkirch may interest you" shares the title's
+    # category and place but is mostly words of its own: a section's heading)
     h2 = max((h for h in heads if h[1].tag == "h2"), key=shared, default=None)
     if h2 is not None and shared(h2) >= 2 and (h1 is None or shared(h2) > shared(h1)):
-        return h2
+        if h1 is None or 2 * shared(h2) > len(words(h2)):
+            return h2
     return h1
 
 
