@@ -15,9 +15,21 @@ Every item reader goes through these helpers so that both shapes read the same.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-__all__ = ["first", "is_node", "literal", "node_type", "nodes_of", "props", "ref", "text", "values"]
+__all__ = [
+    "PRIVATE_USE",
+    "first",
+    "is_node",
+    "literal",
+    "node_type",
+    "nodes_of",
+    "props",
+    "ref",
+    "text",
+    "values",
+]
 
 
 def is_node(value: Any) -> bool:
@@ -65,8 +77,16 @@ def text(value: Any) -> str | None:
                 format(item, "f").rstrip("0").rstrip(".") if isinstance(item, float) else str(item)
             )
         if isinstance(item, str) and item.strip():
-            return " ".join(item.split())
+            if _PRIVATE_USE.search(item):  # an icon font's glyph: no text a reader reads
+                item = _PRIVATE_USE.sub(" ", item)
+            if item.strip():
+                return " ".join(item.split())
     return None
+
+
+#: Unicode's private-use code points: icon fonts draw their glyphs there ("\uf004" a heart)
+PRIVATE_USE = r"[\ue000-\uf8ff\U000f0000-\U0010ffff]"
+_PRIVATE_USE = re.compile(PRIVATE_USE)
 
 
 def first(value: Any) -> Any:

@@ -11,6 +11,7 @@ import re
 from lxml import etree
 
 from structcrawl.core.document import Document
+from structcrawl.core.readers import text
 from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
 
 __all__ = ["heading_element", "heading_text", "page_heading"]
@@ -98,5 +99,6 @@ def page_heading(document: Document) -> str | None:
 
 
 def heading_text(el: etree._Element | None) -> str | None:
-    """An element's text, whitespace normalized (``None`` for none or an empty one)."""
-    return (" ".join("".join(el.itertext()).split()) or None) if el is not None else None
+    """An element's text, whitespace normalized, icon fonts' glyphs left out (``None`` for
+    none or an empty one)."""
+    return text("".join(el.itertext())) if el is not None else None
