@@ -54,6 +54,7 @@ def test_every_code_the_checks_emit_has_a_fix():
         "microdata-itemref-missing", "microdata-nested-scope-without-itemprop",
         "rating-out-of-range", "negative-price", "date-in-past", "value-not-in-range",
         "availability-vs-visible", "syntax-disagreement", "missing-required",
+        "price-shown-as-old",
     }  # fmt: skip
     assert emitted <= set(fixes())
 
@@ -117,6 +118,30 @@ def test_availability_both_ways_and_not_on_listings():
     )
     listing = checked(two + "<p>Sold out</p>")
     assert not any(p["code"] == "availability-vs-visible" for p in listing["problems"])
+
+
+def _sale(offers: dict) -> str:
+    box = "<div class='price-box'><span>Was <del>$39.00</del></span> <b>$29.00</b></div>"
+    return ld({**PRODUCT, "offers": offers}) + f"<h1>K1</h1>{box}<button>Add to cart</button>"
+
+
+def test_a_markup_price_the_page_shows_struck_through_as_old_is_named():
+    page = checked(_sale({"@type": "Offer", "price": "39.00", "priceCurrency": "USD"}))
+    (problem,) = [p for p in page["problems"] if p["code"] == "price-shown-as-old"]
+    assert problem["path"] == "offers.price" and "'$29.00'" in problem["message"]
+    assert not any(p["code"] == "price-vs-visible" for p in page["problems"])
+
+
+def test_the_current_price_with_its_old_one_as_a_strikethrough_spec_is_clean():
+    spec = {"@type": "UnitPriceSpecification", "priceType": "https://schema.org/StrikethroughPrice"}
+    offers = {
+        "@type": "Offer",
+        "price": "29.00",
+        "priceCurrency": "USD",
+        "priceSpecification": {**spec, "price": "39.00", "priceCurrency": "USD"},
+    }
+    page = checked(_sale(offers))
+    assert not {"price-shown-as-old", "price-vs-visible"} & {p["code"] for p in page["problems"]}
 
 
 def test_syntaxes_disagreeing_on_one_id():

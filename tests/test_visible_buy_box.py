@@ -1,6 +1,7 @@
 """The buy box and the page's own content: a price in a description's running text yields to
 the buy box's, a filter form's bounds are no price, and a grid of other products after a
-section heading is no listing of a page that shows a price of its own."""
+section heading is no listing of a page that shows a price of its own; an old price's label
+and a range's pieces say nothing of the current price."""
 
 from __future__ import annotations
 
@@ -115,3 +116,20 @@ def test_a_category_pages_count_heading_before_its_grid_keeps_the_listing():
     assert ev.price is None  # the filter's bound is not the page's own price
     listed = [i for i in page_items(body.encode(), URL, "text/html") if i.get("role") == "listed"]
     assert [i["name"] for i in listed] == ["Deal 0", "Deal 1", "Deal 2", "Deal 3"]
+
+
+def test_an_old_prices_label_is_not_the_current_prices():
+    # "Statt:" labels the struck 59,99 €, not the 49,99 € after it
+    body = (
+        "<main><h1>Teekanne</h1><div class='price-box'><span>Statt: <del>59,99 €</del></span> "
+        "<span class='price'>49,99 €</span></div></main>"
+    )
+    assert page_evidence(parse_html(body.encode(), URL)).price == "49,99 €"
+
+
+def test_a_ranges_dash_and_end_and_a_count_are_no_amount():
+    body = (
+        "<main><h1>Pillows, pair</h1><div class='estimate'><span>Estimate</span> "
+        "<span>$300</span><span>-</span><span>$500</span><span>3</span></div></main>"
+    )
+    assert page_evidence(parse_html(body.encode(), URL)).price is None

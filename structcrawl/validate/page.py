@@ -25,6 +25,7 @@ from structcrawl.core.document import Document
 from structcrawl.core.records import short_schema_name
 from structcrawl.validate.authors import article_subjects, check_authors
 from structcrawl.validate.availability import check_availability, visible_availability
+from structcrawl.validate.oldprice import check_old_price
 from structcrawl.validate.syntaxes import syntax_conflicts
 from structcrawl.validate.validator import Validator
 from structcrawl.validate.visible import FactsLike, VisibleFacts, check_visible
@@ -160,6 +161,7 @@ def check_page(
             shown = visible_availability(document)
             for i in subjects:
                 entities[i]["conflicts"].extend(check_availability(entities[i], shown))
+                entities[i]["conflicts"].extend(check_old_price(entities[i], document))
     for record, conflicts in zip(entities, syntax_conflicts(entities), strict=True):
         if conflicts:
             record.setdefault("conflicts", []).extend(conflicts)

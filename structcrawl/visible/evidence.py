@@ -115,7 +115,11 @@ def price_candidates(
         if not found or piece.struck:
             continue
         # a label just before (not a price of its own: "statt 13,99 €" says nothing of the next)
-        labels = [p.text for p in pieces[max(0, i - 2) : i] if not find_prices(p.text)]
+        labels: list[str] = []
+        for p in reversed(pieces[max(0, i - 2) : i]):
+            if find_prices(p.text):
+                break  # the label before that price is that price's
+            labels.insert(0, p.text)
         before = " ".join(labels)[-40:]
         context = f"{before} {piece.text}"
         for text in found:
@@ -180,6 +184,8 @@ def _split_price(pieces: list[Piece], i: int) -> list[str]:
     for piece in pieces[i + 1 : i + 4]:
         if len(piece.text) > 16 or not near & {piece.el, *list(piece.el.iterancestors())[:2]}:
             break
+        if find_prices(piece.text):
+            break  # a price of its own ("-", "$500", "3 bids" is no "-$5003")
         parts.append(piece.text)
     for k in range(len(parts), 1, -1):
         if find_prices(parts[k - 1]):
