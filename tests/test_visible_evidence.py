@@ -256,6 +256,8 @@ def test_a_section_h2_sharing_the_titles_category_and_place_does_not_name_the_pa
         ("<span>售價</span><span>99元</span>", "zh-TW", "https://shop.example/p", "99.00", "TWD"),
         ("<span>99 元</span>", "zh", "https://shop.example/p", "99.00", "CNY"),
         ("<span>RM 129.00</span>", "ms", "https://kedai.example/p", "129.00", "MYR"),
+        # the Indian grouping (lakh): not "₹1,29"
+        ("<span>₹1,29,999</span>", "en-IN", "https://dukaan.example/p", "129999.00", "INR"),
     ],
 )
 def test_local_currency_signs(html, lang, url, price, currency):

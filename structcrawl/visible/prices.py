@@ -40,7 +40,11 @@ _SYMBOL = (
 )
 # "20,-" / "20.–": whole units, no cents
 _CENTS = r"(?:[.,]\d{1,2}(?!\d)|[.,][–-](?![\d–-]))?"
-_AMOUNT = rf"\d{{1,3}}(?:[.,'’ ]\d{{3}})+(?!\d){_CENTS}|\d+(?!\d){_CENTS}"
+# the Indian grouping first (lakh and crore: "1,29,999", "12,34,567.00"), then groups of three
+_AMOUNT = (
+    rf"\d{{1,2}}(?:,\d{{2}})+,\d{{3}}(?!\d){_CENTS}"
+    rf"|\d{{1,3}}(?:[.,'’ ]\d{{3}})+(?!\d){_CENTS}|\d+(?!\d){_CENTS}"
+)
 _PRICE = re.compile(
     rf"(?:{_SYMBOL}|{_CODE})\s?(?:{_AMOUNT})|(?<![\w.,])(?:{_AMOUNT})\s?(?:{_SYMBOL}|{_CODE})"
 )
@@ -53,6 +57,8 @@ def find_prices(text: str) -> list[str]:
     ['$349.00', '1.299,00 €', '129.99 USD']
     >>> find_prices("1 299,00 zł · 4,980円(税込) · kr. 499,00 · CHF 1’299.00 · 1 290 Kč")
     ['1 299,00 zł', '4,980円', 'kr. 499,00', 'CHF 1’299.00', '1 290 Kč']
+    >>> find_prices("₹1,29,999 (M.R.P. ₹ 1,49,990.00)")
+    ['₹1,29,999', '₹ 1,49,990.00']
     """
     return [" ".join(m.group(0).split()) for m in _PRICE.finditer(" ".join(text.split()))]
 
