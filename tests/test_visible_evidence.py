@@ -258,6 +258,11 @@ def test_a_section_h2_sharing_the_titles_category_and_place_does_not_name_the_pa
         ("<span>RM 129.00</span>", "ms", "https://kedai.example/p", "129.00", "MYR"),
         # the Indian grouping (lakh): not "₹1,29"
         ("<span>₹1,29,999</span>", "en-IN", "https://dukaan.example/p", "129999.00", "INR"),
+        # the Arab countries' and other local abbreviations; an article code is none
+        ("<span>99 ر.س</span>", "ar", "https://souq.example/p", "99.00", "SAR"),
+        ("<span>ج.م 250</span>", "ar-EG", "https://souq.example/p", "250.00", "EGP"),
+        ("<span>1.299,90 TL</span>", "tr", "https://magaza.example/p", "1299.90", "TRY"),
+        ("<i>AY-ST-KN01</i><span>4,980円</span>", "ja", "https://mise.example/p", "4980", "JPY"),
     ],
 )
 def test_local_currency_signs(html, lang, url, price, currency):

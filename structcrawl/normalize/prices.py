@@ -38,7 +38,11 @@ _SYMBOLS = {
     "₪": "ILS", "zł": "PLN", "kč": "CZK", "ft": "HUF", "lei": "RON", "лв": "BGN", "лв.": "BGN",
     "₫": "VND", "฿": "THB", "₱": "PHP", "₦": "NGN", "₡": "CRC", "₲": "PYG", "₸": "KZT",
     "₾": "GEL", "₼": "AZN", "fr.": "CHF", "sfr.": "CHF", "円": "JPY", "원": "KRW",
-    "rm": "MYR", "rp": "IDR", "rp.": "IDR",
+    "rm": "MYR", "rp": "IDR", "rp.": "IDR", "грн": "UAH", "грн.": "UAH", "tl": "TRY",
+    "đ": "VND", "kn": "HRK",
+    # the Arab countries' currencies as their shops abbreviate them
+    "ر.س": "SAR", "د.إ": "AED", "ج.م": "EGP", "د.ك": "KWD", "ر.ق": "QAR", "د.ب": "BHD",
+    "ر.ع": "OMR", "د.أ": "JOD",
 }
 # fmt: on
 # Signs used by several currencies: read by the page (structcrawl.core.currency), else flagged.

@@ -223,11 +223,17 @@ GTIN_LABEL = re.compile(
 )
 
 #: Prices in currencies the general price finder leaves out: kronor/kroner (``kr`` alone names
-#: no one currency), złoty, koruna, forint, leu, lev, rouble, hryvnia ("499,00 kr",
-#: "129,99 zł", "1 290 Kč", "kr 1.299").
-_LOCAL_SIGNS = r"(?:kr\.?|zł|zl|Kč|Ft|lei|лв\.?|руб\.?|грн\.?|PLN|CZK|HUF|RON|NOK|DKK|SEK|ISK|BGN)"
-_LOCAL_AMOUNT = r"\d{1,3}(?:[. \u00a0]\d{3})*(?:,\d{2}|,-)?"
+#: no one currency), złoty, koruna, forint, leu, lev, rouble, hryvnia, Turkish lira, dong,
+#: kuna, and the Arab countries' riyal, dirham, pound and dinar as their shops abbreviate them
+#: ("499,00 kr", "129,99 zł", "1 290 Kč", "kr 1.299", "1.299,90 TL", "99.00 ر.س").
+_LOCAL_SIGNS = (
+    r"(?:kr\.?|zł|zl|Kč|Ft|lei|лв\.?|руб\.?|грн\.?|(?-i:TL|đ|kn)|PLN|CZK|HUF|RON|NOK|DKK|SEK"
+    r"|ISK|BGN"
+    r"|ر\.س|د\.إ|ج\.م|د\.ك|ر\.ق|د\.ب|ر\.ع|د\.أ)"
+)
+_LOCAL_AMOUNT = r"\d{1,3}(?:[. \u00a0]\d{3})*(?:[.,]\d{2}(?!\d)|,-)?"
 KRONA_PRICE = re.compile(
-    rf"(?<![\d.,]){_LOCAL_AMOUNT}\s?{_LOCAL_SIGNS}(?!\w)|(?<!\w){_LOCAL_SIGNS}\s?{_LOCAL_AMOUNT}(?![\d,])",
+    rf"(?<![\w.,-]){_LOCAL_AMOUNT}\s?{_LOCAL_SIGNS}(?!\w)"
+    rf"|(?<![\w-]){_LOCAL_SIGNS}\s?{_LOCAL_AMOUNT}(?![\w,])",
     re.I,
 )
