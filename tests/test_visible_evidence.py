@@ -89,6 +89,14 @@ def test_a_price_written_over_two_elements_and_whole_units():
         ),
         ("<p class='stock'>Vypredané</p><button>Do košíka</button>", "OutOfStock"),
         ("<nav><a>Add to cart</a></nav>", None),
+        ("<button>أضف إلى السلة</button>", "InStock"),
+        ("<p class='stock'>نفذت الكمية</p><button>أعلمني عند التوفر</button>", "OutOfStock"),
+        ("<button>Thêm vào giỏ hàng</button>", "InStock"),
+        ("<span>Hết hàng</span>", "OutOfStock"),
+        ("<p>Stok tersedia</p><button>Beli Sekarang</button>", "InStock"),
+        ("<p>Tidak tersedia</p>", "OutOfStock"),
+        ("<button>หยิบใส่ตะกร้า</button>", "InStock"),
+        ("<p>Немає в наявності</p>", "OutOfStock"),
     ],
 )
 def test_availability_from_buy_controls_and_stock_wording(control, availability):

@@ -110,7 +110,11 @@ OUT_OF_STOCK = _words(
     "nincs raktáron", "stoc epuizat", "indisponibil", "esgotado", "indisponível",
     "sem estoque", "sem stock", "нет в наличии", "распродано", "tükendi", "stokta yok",
     "nav noliktavā", "išparduota", "εξαντλήθηκε", "μη διαθέσιμο",
-    tail=("在庫切れ", "売り切れ", "品切れ", "缺货", "售罄", "售完", "已售完", "缺貨", "품절",
+    "غير متوفر", "غير متاح", "نفذت الكمية", "نفدت الكمية", "نفذ من المخزون", "אזל מהמלאי",
+    "לא במלאי", "hết hàng", "stok habis", "tidak tersedia", "немає в наявності",
+    "немає на складі",
+    tail=("สินค้าหมด",
+          "在庫切れ", "売り切れ", "品切れ", "缺货", "售罄", "售完", "已售完", "缺貨", "품절",
           "일시품절"),
 )  # fmt: skip
 IN_STOCK = _words(
@@ -119,8 +123,9 @@ IN_STOCK = _words(
     "en stock", "disponible", "en existencia", "op voorraad", "disponibile", "i lager",
     "på lager", "varastossa", "dostępny", "skladem", "skladom", "na sklade", "na skladě",
     "raktáron", "în stoc", "em stock", "em estoque", "в наличии", "stokta", "ir noliktavā",
-    "yra sandėlyje", "διαθέσιμο",
-    tail=("在庫あり", "有現貨", "有现货", "現貨", "现货", "재고있음"),
+    "yra sandėlyje", "διαθέσιμο", "متوفر", "متاح", "במלאי", "còn hàng", "stok tersedia",
+    "tersedia", "в наявності",
+    tail=("มีสินค้า", "在庫あり", "有現貨", "有现货", "現貨", "现货", "재고있음"),
 )  # fmt: skip
 PREORDER = _words(
     "pre-?order", r"vorbestell\w*", "précommande", "pré-commande", "reservar ahora",
@@ -142,7 +147,13 @@ BUY = _words(
     # an open auction's way to buy
     r"place (?:a )?bid", "bid now", "gebot abgeben", "jetzt bieten", "enchérir", "pujar",
     "licytuj",
-    tail=("カートに入れる", "加入购物车", "장바구니", "구매하기", "바로구매", "加入購物車",
+    # Arabic, Hebrew, Vietnamese, Indonesian and Malay, Turkish, Ukrainian, Polish
+    "أضف إلى السلة", "أضف الى السلة", "أضف للسلة", "إضافة إلى السلة", "اضف الى السلة",
+    "اشتر الآن", "اشتري الآن", "הוסף לסל", "הוספה לסל", "קנה עכשיו", "thêm vào giỏ(?: hàng)?",
+    "mua ngay", "tambah(?:kan)? ke (?:keranjang|troli)", "beli sekarang", "hemen al",
+    "купити", "в кошик", "додати (?:в|до) кошика?", "kup teraz",
+    tail=("หยิบใส่ตะกร้า", "ใส่ตะกร้า", "ซื้อเลย", "ซื้อทันที",
+          "カートに入れる", "加入购物车", "장바구니", "구매하기", "바로구매", "加入購物車",
           "立即購買", "立即购买", "馬上購買", "马上购买", "放入購物車", "放入购物车",
           "立即訂購", "立即订购", "今すぐ購入", "カートに追加", "바로 구매"),
 )  # fmt: skip
