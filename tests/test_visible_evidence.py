@@ -25,6 +25,11 @@ def evidence(body: str, url: str = "https://shop.example/p/1"):
         ("<tr><td>딜번호 : 4548094738</td></tr>", "4548094738"),
         ("<tr><td>Art.-Nr.</td><td>AB-12345</td></tr>", "AB-12345"),
         ("<tr><td>Артикул</td><td>77-310</td></tr>", "77-310"),
+        ("<tr><td>رقم المنتج</td><td>14448AT50HJP</td></tr>", "14448AT50HJP"),
+        ("<tr><td>Mã sản phẩm:</td><td>SP-1234</td></tr>", "SP-1234"),
+        ("<tr><td>Kode produk</td><td>KP0098</td></tr>", "KP0098"),
+        ('<tr><td>רהיט מק"ט: 778812</td></tr>', "778812"),
+        ("<tr><td>รหัสสินค้า: 88123</td></tr>", "88123"),
     ],
 )
 def test_labelled_article_codes_in_many_languages(row, code):

@@ -173,7 +173,8 @@ _SKU_WORDS = (
     r"Objedn[áa]vac[íi] k[óo]d", r"Cikksz[áa]m", r"Term[ée]kk[óo]d", r"Cod produs",
     r"Preces kods", r"Artikuls", r"Prek[ėe]s kodas", r"Tootekood", r"[ÜU]r[üu]n kodu",
     r"Stok kodu", r"Артикул", r"Код товара", r"Κωδικός(?: προϊόντος)?", r"Bestelnr\.?",
-    r"Productcode", r"Bestelnummer",
+    r"Productcode", r"Bestelnummer", r"Код товару", r"Mã sản phẩm", r"Mã SP", r"Kode produk",
+    r"Kode barang", r"رقم المنتج", r"رمز المنتج", r"كود المنتج", r"מק\"ט", r"מקט",
 )  # fmt: skip
 #: Labels of a reference or code that may be the shop's or the maker's: read where no article
 #: code is labelled.
@@ -188,7 +189,7 @@ _MODEL_WORDS = (
 )  # fmt: skip
 #: Labels without word boundaries (CJK), article codes then model numbers.
 _SKU_CJK = ("品番", "商品コード", "商品番号", "商品編號", "商品编号", "货号", "貨號", "產品編號",
-            "상품번호", "딜번호", "품번")  # fmt: skip
+            "상품번호", "딜번호", "품번", "รหัสสินค้า")  # fmt: skip
 _MODEL_CJK = ("型番", "모델번호", "型號", "型号")
 #: a separator (after one more word: "Numero oggetto eBay:"), then a code holding a digit
 _CODE = (
