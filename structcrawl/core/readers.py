@@ -18,18 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = [
-    "PRIVATE_USE",
-    "first",
-    "is_node",
-    "literal",
-    "node_type",
-    "nodes_of",
-    "props",
-    "ref",
-    "text",
-    "values",
-]
+__all__ = ["first", "is_node", "literal", "node_type", "nodes_of", "props", "ref", "text", "values"]
 
 
 def is_node(value: Any) -> bool:
@@ -85,8 +74,7 @@ def text(value: Any) -> str | None:
 
 
 #: Unicode's private-use code points: icon fonts draw their glyphs there ("\uf004" a heart)
-PRIVATE_USE = r"[\ue000-\uf8ff\U000f0000-\U0010ffff]"
-_PRIVATE_USE = re.compile(PRIVATE_USE)
+_PRIVATE_USE = re.compile(r"[\ue000-\uf8ff\U000f0000-\U0010ffff]")
 
 
 def first(value: Any) -> Any:
