@@ -30,7 +30,8 @@ INDEXED_ATTRIBUTES: Final = (
 )
 #: Elements read by name: Open Graph and Dublin Core meta tags, DC ``<link>``, JSON-LD and
 #: data-block scripts, the document base (also as XHTML, for trees parsed as XML), and the
-#: void elements libxml2 does not know (the parse moves out what it nests inside them); for
+#: void elements libxml2 does not know (the parse moves out what it nests inside them), the
+#: paragraphs (the parse closes them where HTML does); for
 #: the render judgement, ``noscript`` notices and Angular's ``app-root``.
 INDEXED_TAGS: Final = frozenset(
     {
@@ -47,6 +48,7 @@ INDEXED_TAGS: Final = frozenset(
         "embed",
         "param",
         "keygen",
+        "p",
     }
 )
 
@@ -57,8 +59,9 @@ class ElementIndex:
 
     Equivalent to ``//@name`` (per attribute, taking each attribute's element) and to
     ``root.iter(*tags)``, read from a tree whose elements are not added, removed or reordered
-    afterwards (moving the content of a void element out after it keeps the document order
-    of every element, and is the only change the parse makes). One Python walk
+    afterwards (moving the content of a void element out after it, and closing a paragraph
+    where HTML does, keep the document order of every element: the only changes the parse
+    makes after the index; template content is dropped before it). One Python walk
     costs less than the several libxml2 scans it replaces (an XPath over attribute nodes, or
     ``iter`` with names, visits every node of the tree each time).
 

@@ -5,6 +5,11 @@ browsers use, through w3lib) and builds one lxml tree. The resulting :class:`Doc
 response URL, the document base (``<base href>`` counts, but never a ``javascript:`` or
 ``data:`` base), and gives element paths for provenance.
 
+The tree is libxml2's, repaired where HTML's parsing algorithm builds another one and the
+difference moves markup between items (:mod:`structcrawl.core._html5`): a ``<p>`` is closed
+before the block and HTML5 sectioning elements whose start tag closes it, and ``<template>``
+content, inert and no part of the document in HTML, is left out.
+
 The parser never loads DTDs, never touches the network and never expands entity definitions.
 
 Bounds (:mod:`structcrawl.core.limits`): only the first ``max_body_bytes`` of a body, and in them
@@ -27,6 +32,7 @@ from lxml import etree
 from w3lib.encoding import html_to_unicode
 
 from structcrawl.core._deep import html_parser, rebuild, unnest
+from structcrawl.core._html5 import close_paragraphs, drop_template_content
 from structcrawl.core._index import ElementIndex
 from structcrawl.core._paths import ElementPaths
 from structcrawl.core.limits import DEFAULT_LIMITS, Limits
@@ -228,11 +234,15 @@ def parse_html(
         problems.extend(deep)
     if root is None:  # nothing parseable: an empty document, so every layer finds nothing
         root = etree.fromstring(b"<html></html>", parser=_PARSER)
-    # the one walk every extraction layer reads; it also finds the void elements and <base>
+    if b"<template" in data or b"<TEMPLATE" in data:  # content no part of the document
+        drop_template_content(root)
+    # the one walk every extraction layer reads; it also finds the void elements, the
+    # paragraphs and <base>
     index = ElementIndex(root)
     nested = [el for el in index.named(*_VOID_TAGS) if len(el) or el.text]
     for void in reversed(nested):  # innermost first (the document order stays as it was)
         unnest(void)
+    close_paragraphs(index.named("p"))  # where HTML closes them (document order kept)
     base_href = None
     for base in index.named("base"):
         if base is not root and base.get("href") is not None:  # .//base[@href]

@@ -1,0 +1,66 @@
+"""The parse's repairs toward the HTML tree (structcrawl/core/_html5.py): paragraphs closed
+where HTML closes them, template content left out, and the shared index still true after."""
+
+from __future__ import annotations
+
+import pytest
+from lxml import etree
+
+from structcrawl.core._index import ElementIndex
+from structcrawl.core.document import parse_html
+
+
+def _body(html: str) -> str:
+    doc = parse_html(html.encode(), "https://a.test/")
+    return etree.tostring(doc.root.find("body"), encoding="unicode")
+
+
+@pytest.mark.parametrize(
+    "closer", ["section", "article", "aside", "figure", "header", "footer", "nav", "main"]
+)
+def test_an_html5_block_closes_the_open_paragraph(closer):
+    html = f"<!DOCTYPE html><body><p>a<{closer}>b</{closer}>c</body>"
+    assert _body(html) == f"<body><p>a</p><{closer}>b</{closer}>c</body>"
+
+
+def test_a_block_inside_inline_elements_closes_the_paragraph_and_them():
+    html = "<body><p>a<span>b<div>c<i>d</i></div>e</span>f</p>g</body>"
+    assert _body(html) == "<body><p>a<span>b</span></p><div>c<i>d</i></div>efg</body>"
+
+
+@pytest.mark.parametrize("scope", ["button", "object"])
+def test_a_block_inside_a_scope_boundary_leaves_the_paragraph_open(scope):
+    html = f"<body><p>a<{scope}><div>x</div></{scope}>b</p></body>"
+    doc = parse_html(html.encode(), "https://a.test/")
+    assert doc.root.find(".//div").xpath("ancestor::p")
+
+
+def test_paragraphs_of_ordinary_text_are_kept_as_they_are():
+    html = "<body><p>a <b>b</b> <a href=x>c</a></p><p>d<br>e</p><div><p>f</p></div></body>"
+    assert _body(html) == (
+        '<body><p>a <b>b</b> <a href="x">c</a></p><p>d<br/>e</p><div><p>f</p></div></body>'
+    )
+
+
+def test_template_content_is_no_part_of_the_tree():
+    html = (
+        "<body><div itemscope><template><b itemprop=x>1</b><i>2</i>tail</template>"
+        "<u itemprop=y>3</u></div></body>"
+    )
+    doc = parse_html(html.encode(), "https://a.test/")
+    assert [el.tag for el in doc.index().having("itemprop")] == ["u"]
+    template = doc.root.find(".//template")
+    assert template is not None and len(template) == 0 and not template.text
+
+
+def test_the_shared_index_stays_true_after_the_repairs():
+    html = (
+        "<body><p itemprop=a>x<span itemprop=b><section itemprop=c><p itemprop=d>y"
+        "<article itemprop=e>z</article></section></span><em itemprop=f>w</em></p>"
+        "<template><i itemprop=g>t</i></template></body>"
+    )
+    doc = parse_html(html.encode(), "https://a.test/")
+    fresh = ElementIndex(doc.root)
+    assert doc.index().having("itemprop") == fresh.having("itemprop")
+    assert [el.get("itemprop") for el in fresh.having("itemprop")] == list("abcdef")
+    assert doc.root.find(".//section").getparent().tag == "body"
