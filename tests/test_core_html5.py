@@ -64,3 +64,11 @@ def test_the_shared_index_stays_true_after_the_repairs():
     assert doc.index().having("itemprop") == fresh.having("itemprop")
     assert [el.get("itemprop") for el in fresh.having("itemprop")] == list("abcdef")
     assert doc.root.find(".//section").getparent().tag == "body"
+
+
+def test_in_quirks_mode_a_table_stays_inside_the_paragraph():
+    html = "<p>a<span>b<table><tr><td>c</td></tr></table></span></p>"
+    doc = parse_html(html.encode(), "https://a.test/")
+    assert doc.root.find(".//table").xpath("ancestor::p")
+    doc = parse_html(b"<!DOCTYPE html>" + html.encode(), "https://a.test/")
+    assert not doc.root.find(".//table").xpath("ancestor::p")

@@ -22,16 +22,36 @@ from typing import Final
 
 from lxml import etree
 
-__all__ = ["P_CLOSERS", "close_paragraphs", "drop_template_content"]
+__all__ = ["P_CLOSERS", "close_paragraphs", "drop_template_content", "quirks_mode"]
 
 #: Start tags before which HTML closes a ``<p>`` element in button scope (HTML, 13.2.6.4.7
 #: "The 'in body' insertion mode": address, article, ... ul; h1-h6; pre, listing; form;
-#: li; dd, dt; plaintext; table (in a document not in quirks mode, which is every page with
-#: ``<!DOCTYPE html>``); hr; xmp).
+#: li; dd, dt; plaintext; table (in a document not in quirks mode: see :func:`quirks_mode`);
+#: hr; xmp).
 P_CLOSERS: Final = frozenset(
     "address article aside blockquote center details dialog dir div dl fieldset figcaption "
     "figure footer header hgroup main menu nav ol p search section summary ul "
     "h1 h2 h3 h4 h5 h6 pre listing form li dd dt plaintext table hr xmp".split()
+)
+#: Public identifiers of the legacy DOCTYPEs that put a document in quirks mode (HTML,
+#: 13.2.6.4.1 "The 'initial' insertion mode"; the common ones), where ``<table>`` does not
+#: close a paragraph.
+_QUIRKS_PUBLIC: Final = (
+    "-//w3c//dtd html 3",
+    "-//w3c//dtd html 4.0 transitional//",
+    "-//w3c//dtd html 4.0 frameset//",
+    "-//w3c//dtd w3 html",
+    "-//w3o//",
+    "-//ietf//",
+    "-//microsoft//",
+    "-//netscape comm. corp.//",
+    "-//softquad",
+    "-//spyglass//",
+    "-//webtechs//",
+)
+_QUIRKS_WITHOUT_SYSTEM: Final = (
+    "-//w3c//dtd html 4.01 transitional//",
+    "-//w3c//dtd html 4.01 frameset//",
 )
 #: Elements that end "button scope" (HTML, 13.2.4.2 "has an element in button scope"): a
 #: ``<p>`` outside them is not closed by a start tag inside them.
@@ -61,6 +81,23 @@ def drop_template_content(root: etree._Element) -> int:
         for child in list(template):
             template.remove(child)  # its tail, still template content, goes along
     return emptied
+
+
+def quirks_mode(root: etree._Element) -> bool:
+    """Whether the page's DOCTYPE (none, or a legacy one) puts it in quirks mode.
+
+    >>> quirks_mode(etree.fromstring(b"<p>x</p>", etree.HTMLParser()))
+    True
+    >>> quirks_mode(etree.fromstring(b"<!DOCTYPE html><p>x</p>", etree.HTMLParser()))
+    False
+    """
+    info = root.getroottree().docinfo
+    if not info.doctype:
+        return True
+    public = (info.public_id or "").lower()
+    if public.startswith(_QUIRKS_PUBLIC):
+        return True
+    return not info.system_url and public.startswith(_QUIRKS_WITHOUT_SYSTEM)
 
 
 def _in_button_scope(el: etree._Element, paragraph: etree._Element) -> bool:
@@ -96,9 +133,10 @@ def _split(paragraph: etree._Element, closer: etree._Element) -> None:
         anchor.tail = (anchor.tail or "") + after
 
 
-def close_paragraphs(paragraphs: list[etree._Element]) -> int:
+def close_paragraphs(paragraphs: list[etree._Element], quirks: bool = False) -> int:
     """Close each ``<p>`` of ``paragraphs`` (document order) where HTML closes it: before the
-    first element inside it (in button scope) whose start tag closes a paragraph. What
+    first element inside it (in button scope) whose start tag closes a paragraph (in
+    ``quirks`` mode, a ``<table>`` does not). What
     followed moves out after the paragraph, so ``<p itemprop=description>..<section
     itemprop=review>`` no longer nests the review inside the paragraph. Formatting elements
     open at that point are closed, not reconstructed inside the moved content (their
@@ -111,10 +149,11 @@ def close_paragraphs(paragraphs: list[etree._Element]) -> int:
     (1, b'<body><p>a<span>b</span></p><section>c</section>def</body>')
     """
     closed = 0
+    closers = P_CLOSERS - {"table"} if quirks else P_CLOSERS
     for paragraph in paragraphs:
         if not len(paragraph):
             continue
-        for el in paragraph.iterdescendants(*P_CLOSERS):
+        for el in paragraph.iterdescendants(*closers):
             if _in_button_scope(el, paragraph):
                 _split(paragraph, el)
                 closed += 1

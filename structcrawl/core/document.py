@@ -32,7 +32,7 @@ from lxml import etree
 from w3lib.encoding import html_to_unicode
 
 from structcrawl.core._deep import html_parser, rebuild, unnest
-from structcrawl.core._html5 import close_paragraphs, drop_template_content
+from structcrawl.core._html5 import close_paragraphs, drop_template_content, quirks_mode
 from structcrawl.core._index import ElementIndex
 from structcrawl.core._paths import ElementPaths
 from structcrawl.core.limits import DEFAULT_LIMITS, Limits
@@ -242,7 +242,9 @@ def parse_html(
     nested = [el for el in index.named(*_VOID_TAGS) if len(el) or el.text]
     for void in reversed(nested):  # innermost first (the document order stays as it was)
         unnest(void)
-    close_paragraphs(index.named("p"))  # where HTML closes them (document order kept)
+    paragraphs = index.named("p")
+    if paragraphs:  # closed where HTML closes them (the document order is kept)
+        close_paragraphs(paragraphs, quirks_mode(root))
     base_href = None
     for base in index.named("base"):
         if base is not root and base.get("href") is not None:  # .//base[@href]
