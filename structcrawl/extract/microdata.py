@@ -117,7 +117,8 @@ def property_value(doc: Document, el: etree._Element, practical: bool = True) ->
         if raw is None:
             return Sighting("", None, attr)
         # an empty URL parses to the document's base without its fragment (WHATWG URL)
-        return Sighting(doc.resolve(raw) if raw.strip() else _base(doc), raw, attr)
+        value = doc.resolve(raw) if raw.strip() else urldefrag(doc.base_url).url
+        return Sighting(value, raw, attr)
     attr = _VALUE_ATTR.get(tag)
     if attr is not None:
         raw = el.get(attr, "")
@@ -127,10 +128,6 @@ def property_value(doc: Document, el: etree._Element, practical: bool = True) ->
         return Sighting(raw.strip(), raw, "datetime")
     raw = _string(el)
     return Sighting(" ".join(raw.split()), raw)
-
-
-def _base(doc: Document) -> str:
-    return urldefrag(doc.base_url).url
 
 
 def vocabulary(types: list[str], inherited: str | None) -> str | None:
