@@ -72,3 +72,34 @@ def test_in_quirks_mode_a_table_stays_inside_the_paragraph():
     assert doc.root.find(".//table").xpath("ancestor::p")
     doc = parse_html(b"<!DOCTYPE html>" + html.encode(), "https://a.test/")
     assert not doc.root.find(".//table").xpath("ancestor::p")
+
+
+def test_a_later_body_tag_adds_the_attributes_the_body_lacks():
+    html = (
+        '<html><body class="site"><div>banner</div>'
+        '<body class="other" itemscope itemtype="https://schema.org/WebPage">'
+        "<span itemprop=name>x</span></body></html>"
+    )
+    doc = parse_html(html.encode(), "https://a.test/")
+    body = doc.root.find("body")
+    assert dict(body.attrib) == {
+        "class": "site",  # the element's own attribute is kept
+        "itemscope": "",
+        "itemtype": "https://schema.org/WebPage",
+    }
+    assert body in doc.index().having("itemscope")  # indexed after the merge
+
+
+def test_a_later_html_tag_adds_its_attributes_to_the_root():
+    html = '<html lang="en"><body>x<html lang="de" vocab="https://schema.org/"></body>'
+    root = parse_html(html.encode(), "https://a.test/").root
+    assert dict(root.attrib) == {"lang": "en", "vocab": "https://schema.org/"}
+
+
+def test_body_tags_in_scripts_and_comments_are_not_tags():
+    html = (
+        "<body><script>document.write('<body itemscope class=a>')</script>"
+        "<!-- <body typeof=WebPage> -->x</body>"
+    )
+    body = parse_html(html.encode(), "https://a.test/").root.find("body")
+    assert dict(body.attrib) == {}

@@ -10,7 +10,11 @@ libxml2 parses by HTML 4 rules, so:
   body" insertion mode closes a ``<p>`` in button scope before every such start tag
   (:func:`close_paragraphs`);
 * it parses ``<template>`` content as ordinary children, where HTML puts it in an inert
-  document fragment that is no part of the document (:func:`drop_template_content`).
+  document fragment that is no part of the document (:func:`drop_template_content`);
+* it drops the attributes of an ``<html>`` or ``<body>`` start tag after the first (or after
+  content that opened the body), where HTML adds each one the element does not have yet
+  (``<body itemscope itemtype=...>`` in a page that already opened its body):
+  :func:`merge_root_attributes`.
 
 Both keep every remaining element's document order, so an index of the tree taken before
 :func:`close_paragraphs` stays true.
@@ -18,11 +22,19 @@ Both keep every remaining element's document order, so an index of the tree take
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from lxml import etree
 
-__all__ = ["P_CLOSERS", "close_paragraphs", "drop_template_content", "quirks_mode"]
+__all__ = [
+    "P_CLOSERS",
+    "close_paragraphs",
+    "drop_template_content",
+    "merge_root_attributes",
+    "misplaced_root_tags",
+    "quirks_mode",
+]
 
 #: Start tags before which HTML closes a ``<p>`` element in button scope (HTML, 13.2.6.4.7
 #: "The 'in body' insertion mode": address, article, ... ul; h1-h6; pre, listing; form;
@@ -59,6 +71,77 @@ _BUTTON_SCOPE: Final = frozenset(
     "applet caption html table td th marquee object template button "
     "mi mo mn ms mtext annotation-xml foreignobject foreignObject desc title".split()
 )
+
+
+_ROOT_NEEDLES: Final = (b"<body", b"<BODY", b"<Body", b"<html", b"<HTML", b"<Html")
+#: a start tag with its attributes (quoted values may hold ``>``)
+_ROOT_TAG = re.compile(rb"""<(body|html)(?=[\s/>])((?:[^>"']|"[^"]*"|'[^']*')*)>""", re.I)
+_ATTRIBUTES_PARSER = etree.HTMLParser(encoding="utf-8", no_network=True, default_doctype=False)
+
+
+def _in_script_or_comment(data: bytes, at: int) -> bool:
+    """Whether ``at`` lies inside a ``<script>`` or a comment (not a tag there)."""
+    lower = data[max(0, at - 65536) : at].lower()
+    return lower.rfind(b"<script") > lower.rfind(b"</script") or lower.rfind(b"<!--") > lower.rfind(
+        b"-->"
+    )
+
+
+def _add_attributes(target: etree._Element, written: bytes) -> int:
+    """Set on ``target`` each attribute of the tag text ``written`` that it lacks."""
+    added = 0
+    try:
+        tag = etree.fromstring(b"<body" + written + b">", _ATTRIBUTES_PARSER)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        return 0
+    parsed = tag.find("body") if tag is not None else None
+    for key, value in parsed.attrib.items() if parsed is not None else ():
+        try:
+            if target.get(key) is None:
+                target.set(key, value)
+                added += 1
+        except ValueError:  # a name or value lxml cannot hold from Python
+            continue
+    return added
+
+
+def misplaced_root_tags(parser: etree.HTMLParser) -> bool:
+    """Whether libxml2 met, in the parse just done with ``parser``, an ``<html>`` or
+    ``<body>`` start tag it had no place for (it reports each, and drops its attributes):
+    only then is :func:`merge_root_attributes` needed."""
+    return any(
+        "misplaced <body>" in message or "misplaced <html>" in message
+        for message in (error.message or "" for error in parser.error_log)
+    )
+
+
+def merge_root_attributes(root: etree._Element, data: bytes) -> int:
+    """Give ``<html>`` and ``<body>`` the attributes of every start tag of theirs in ``data``
+    that they lack (HTML, 13.2.6.4.7 "in body": an ``html`` or ``body`` start tag adds each
+    attribute not already present on the element; libxml2 keeps only the first tag's, and
+    none of a ``<body>`` tag met after content). Tags inside scripts and comments are not
+    tags. Returns how many attributes were added.
+
+    >>> data = b'<html><body><div>a</div><body itemscope itemtype="https://schema.org/WebPage">'
+    >>> root = etree.fromstring(data, etree.HTMLParser())
+    >>> merge_root_attributes(root, data), sorted(root.find("body").attrib)
+    (2, ['itemscope', 'itemtype'])
+    """
+    added = 0
+    body = root.find("body")
+    for needle in _ROOT_NEEDLES:
+        at = data.find(needle)
+        while at >= 0:
+            match = _ROOT_TAG.match(data, at)
+            at = data.find(needle, at + 1)
+            if match is None or not match.group(2).strip(b" \t\r\n\f/"):
+                continue
+            name = match.group(1).lower()
+            target = root if name == b"html" else body
+            if target is None or _in_script_or_comment(data, match.start()):
+                continue
+            added += _add_attributes(target, match.group(2))
+    return added
 
 
 def drop_template_content(root: etree._Element) -> int:
@@ -153,8 +236,9 @@ def close_paragraphs(paragraphs: list[etree._Element], quirks: bool = False) -> 
     for paragraph in paragraphs:
         if not len(paragraph):
             continue
-        for el in paragraph.iterdescendants(*closers):
-            if _in_button_scope(el, paragraph):
+        # unfiltered: a paragraph holds few elements, and a tag filter costs more to set up
+        for el in paragraph.iterdescendants():
+            if el.tag in closers and _in_button_scope(el, paragraph):
                 _split(paragraph, el)
                 closed += 1
                 break

@@ -7,8 +7,9 @@ response URL, the document base (``<base href>`` counts, but never a ``javascrip
 
 The tree is libxml2's, repaired where HTML's parsing algorithm builds another one and the
 difference moves markup between items (:mod:`structcrawl.core._html5`): a ``<p>`` is closed
-before the block and HTML5 sectioning elements whose start tag closes it, and ``<template>``
-content, inert and no part of the document in HTML, is left out.
+before the block and HTML5 sectioning elements whose start tag closes it, ``<template>``
+content, inert and no part of the document in HTML, is left out, and ``<html>``/``<body>`` get
+the attributes of their later start tags.
 
 The parser never loads DTDs, never touches the network and never expands entity definitions.
 
@@ -32,7 +33,13 @@ from lxml import etree
 from w3lib.encoding import html_to_unicode
 
 from structcrawl.core._deep import html_parser, rebuild, unnest
-from structcrawl.core._html5 import close_paragraphs, drop_template_content, quirks_mode
+from structcrawl.core._html5 import (
+    close_paragraphs,
+    drop_template_content,
+    merge_root_attributes,
+    misplaced_root_tags,
+    quirks_mode,
+)
 from structcrawl.core._index import ElementIndex
 from structcrawl.core._paths import ElementPaths
 from structcrawl.core.limits import DEFAULT_LIMITS, Limits
@@ -229,6 +236,7 @@ def parse_html(
         root = etree.fromstring(data, parser=_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         root = None
+    misplaced = root is not None and misplaced_root_tags(_PARSER)
     if root is not None and _too_deep(_PARSER):
         root, deep = rebuild(data, limits)
         problems.extend(deep)
@@ -236,6 +244,8 @@ def parse_html(
         root = etree.fromstring(b"<html></html>", parser=_PARSER)
     if b"<template" in data or b"<TEMPLATE" in data:  # content no part of the document
         drop_template_content(root)
+    if misplaced:  # later <html>/<body> tags: their attributes, as HTML adds them
+        merge_root_attributes(root, data)
     # the one walk every extraction layer reads; it also finds the void elements, the
     # paragraphs and <base>
     index = ElementIndex(root)
