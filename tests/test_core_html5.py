@@ -103,3 +103,18 @@ def test_body_tags_in_scripts_and_comments_are_not_tags():
     )
     body = parse_html(html.encode(), "https://a.test/").root.find("body")
     assert dict(body.attrib) == {}
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ("<dl><dt>c<dd>Red<dd>Blue</dl>", "<dl><dt>c</dt><dd>Red</dd><dd>Blue</dd></dl>"),
+        ("<dl><dd>x<img><dt>y</dl>", "<dl><dd>x<img/></dd><dt>y</dt></dl>"),
+        ("<ul><li><div>a<li>b</div></ul>", "<ul><li><div>a</div></li><li>b</li></ul>"),
+        # a nested list's items stay in it: the ul between them is special
+        ("<ul><li>a<ul><li>b</ul><li>c</ul>", "<ul><li>a<ul><li>b</li></ul></li><li>c</li></ul>"),
+    ],
+)
+def test_a_list_item_closes_the_open_one_where_html_does(html, expected):
+    doc = parse_html(f"<!DOCTYPE html><body>{html}</body>".encode(), "https://a.test/")
+    assert etree.tostring(doc.root.find("body")[0], encoding="unicode") == expected

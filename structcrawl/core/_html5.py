@@ -9,6 +9,9 @@ libxml2 parses by HTML 4 rules, so:
   elements it does not know (``<p>a<section>``, ``<article>``, ``<figure>``...): HTML's "in
   body" insertion mode closes a ``<p>`` in button scope before every such start tag
   (:func:`close_paragraphs`);
+* it closes an open ``<li>``, ``<dd>`` or ``<dt>`` before the next one only in simple cases
+  (``<dd>x<img><dd>`` nests the second definition inside the first), where HTML closes it
+  whenever no other special element lies between them (:func:`close_list_items`);
 * it parses ``<template>`` content as ordinary children, where HTML puts it in an inert
   document fragment that is no part of the document (:func:`drop_template_content`);
 * it drops the attributes of an ``<html>`` or ``<body>`` start tag after the first (or after
@@ -29,6 +32,7 @@ from lxml import etree
 
 __all__ = [
     "P_CLOSERS",
+    "close_list_items",
     "close_paragraphs",
     "drop_template_content",
     "merge_root_attributes",
@@ -142,6 +146,43 @@ def merge_root_attributes(root: etree._Element, data: bytes) -> int:
                 continue
             added += _add_attributes(target, match.group(2))
     return added
+
+
+#: HTML's "special" elements (13.2.4.2) without address, div and p: an open ``<li>``,
+#: ``<dd>`` or ``<dt>`` beyond one of them is not closed by the next list item.
+_ITEM_SCOPE: Final = frozenset(
+    "applet area article aside base basefont bgsound blockquote body br button caption center "
+    "col colgroup dd details dir dl dt embed fieldset figcaption figure footer form frame "
+    "frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html iframe img input keygen li link "
+    "listing main marquee menu meta nav noembed noframes noscript object ol param plaintext "
+    "pre script search section select source style summary table tbody td template textarea "
+    "tfoot th thead title tr track ul wbr xmp".split()
+)
+_CLOSES: Final = {"li": ("li",), "dd": ("dd", "dt"), "dt": ("dd", "dt")}
+
+
+def close_list_items(items: list[etree._Element]) -> int:
+    """Close each open ``<li>`` (``<dd>``, ``<dt>``) where the next one starts (HTML,
+    13.2.6.4.7 "in body", "A start tag whose tag name is 'li'" and "one of: 'dd', 'dt'"):
+    an element of ``items`` (document order) nested in an item of its kind, with only
+    address, div, p or non-special elements between them, moves out after it. Returns how
+    many were moved.
+
+    >>> root = etree.fromstring(b"<dl><dd>x<img><dd>y</dl>", etree.HTMLParser())
+    >>> close_list_items(list(root.iter("dd"))), etree.tostring(root.find(".//dl"))
+    (1, b'<dl><dd>x<img/></dd><dd>y</dd></dl>')
+    """
+    moved = 0
+    for item in items:
+        kinds = _CLOSES.get(item.tag, ())
+        for ancestor in item.iterancestors():
+            if ancestor.tag in kinds:
+                _split(ancestor, item)
+                moved += 1
+                break
+            if ancestor.tag in _ITEM_SCOPE:
+                break
+    return moved
 
 
 def drop_template_content(root: etree._Element) -> int:

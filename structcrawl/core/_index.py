@@ -31,7 +31,7 @@ INDEXED_ATTRIBUTES: Final = (
 #: Elements read by name: Open Graph and Dublin Core meta tags, DC ``<link>``, JSON-LD and
 #: data-block scripts, the document base (also as XHTML, for trees parsed as XML), and the
 #: void elements libxml2 does not know (the parse moves out what it nests inside them), the
-#: paragraphs (the parse closes them where HTML does); for
+#: paragraphs and list items (the parse closes them where HTML does); for
 #: the render judgement, ``noscript`` notices and Angular's ``app-root``.
 INDEXED_TAGS: Final = frozenset(
     {
@@ -49,6 +49,9 @@ INDEXED_TAGS: Final = frozenset(
         "param",
         "keygen",
         "p",
+        "li",
+        "dd",
+        "dt",
     }
 )
 
@@ -59,9 +62,9 @@ class ElementIndex:
 
     Equivalent to ``//@name`` (per attribute, taking each attribute's element) and to
     ``root.iter(*tags)``, read from a tree whose elements are not added, removed or reordered
-    afterwards (moving the content of a void element out after it, and closing a paragraph
-    where HTML does, keep the document order of every element: the only changes the parse
-    makes after the index; template content is dropped before it). One Python walk
+    afterwards (moving the content of a void element out after it, and closing a paragraph or
+    list item where HTML does, keep the document order of every element: the only changes the
+    parse makes after the index; template content is dropped before it). One Python walk
     costs less than the several libxml2 scans it replaces (an XPath over attribute nodes, or
     ``iter`` with names, visits every node of the tree each time).
 

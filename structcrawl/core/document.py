@@ -34,6 +34,7 @@ from w3lib.encoding import html_to_unicode
 
 from structcrawl.core._deep import html_parser, rebuild, unnest
 from structcrawl.core._html5 import (
+    close_list_items,
     close_paragraphs,
     drop_template_content,
     merge_root_attributes,
@@ -252,6 +253,9 @@ def parse_html(
     nested = [el for el in index.named(*_VOID_TAGS) if len(el) or el.text]
     for void in reversed(nested):  # innermost first (the document order stays as it was)
         unnest(void)
+    items = index.named("li", "dd", "dt")
+    if items:  # closed where the next one starts, as HTML does (the document order is kept)
+        close_list_items(items)
     paragraphs = index.named("p")
     if paragraphs:  # closed where HTML closes them (the document order is kept)
         close_paragraphs(paragraphs, quirks_mode(root))
