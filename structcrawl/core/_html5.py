@@ -161,27 +161,78 @@ _ITEM_SCOPE: Final = frozenset(
 _CLOSES: Final = {"li": ("li",), "dd": ("dd", "dt"), "dt": ("dd", "dt")}
 
 
+def _open_item(item: etree._Element) -> etree._Element | None:
+    """The open list item of ``item``'s kind that its start tag closes, if any."""
+    kinds = _CLOSES.get(item.tag, ())
+    for ancestor in item.iterancestors():
+        if ancestor.tag in kinds:
+            return ancestor
+        if ancestor.tag in _ITEM_SCOPE:
+            return None
+    return None
+
+
+def _flatten(chain: list[etree._Element]) -> None:
+    """Make the items of ``chain`` (each the child of the one before, as libxml2 nests
+    ``<dd>a<dd>b<dd>c``) siblings, each moved once and after the items nested in it were
+    moved out (moving an element costs lxml a walk of its subtree: splitting the chain from
+    the top would be quadratic). What followed an inner item inside its outer one comes
+    after the last item, innermost first, as :func:`_split` would leave it."""
+    head = chain[0]
+    after = head.tail
+    head.tail = None
+    end: etree._Element | None = None
+    for inner in reversed(chain[1:]):
+        text, inner.tail = inner.tail, None
+        following = list(inner.itersiblings())
+        head.addnext(inner)  # before the items placed so far
+        if end is None:
+            end = inner
+        if text:
+            end.tail = (end.tail or "") + text
+        for el in following:
+            end.addnext(el)  # carries its tail along
+            end = el
+    if end is not None and after:
+        end.tail = (end.tail or "") + after
+
+
 def close_list_items(items: list[etree._Element]) -> int:
     """Close each open ``<li>`` (``<dd>``, ``<dt>``) where the next one starts (HTML,
     13.2.6.4.7 "in body", "A start tag whose tag name is 'li'" and "one of: 'dd', 'dt'"):
     an element of ``items`` (document order) nested in an item of its kind, with only
-    address, div, p or non-special elements between them, moves out after it. Returns how
+    address, div, p or non-special elements between them, moves out after it. Chains of
+    items each nested directly in the one before are flattened in linear time. Returns how
     many were moved.
 
     >>> root = etree.fromstring(b"<dl><dd>x<img><dd>y</dl>", etree.HTMLParser())
     >>> close_list_items(list(root.iter("dd"))), etree.tostring(root.find(".//dl"))
     (1, b'<dl><dd>x<img/></dd><dd>y</dd></dl>')
+    >>> root = etree.fromstring(b"<dl><dd>a<dd>b<i>c</i><dd>d</dl>x", etree.HTMLParser())
+    >>> close_list_items(list(root.iter("dd"))), etree.tostring(root.find(".//dl"))
+    (2, b'<dl><dd>a</dd><dd>b<i>c</i></dd><dd>d</dd></dl>x')
     """
-    moved = 0
+    nested: dict[etree._Element, etree._Element] = {}  # item -> the item first nested in it
+    inner: set[etree._Element] = set()
     for item in items:
-        kinds = _CLOSES.get(item.tag, ())
-        for ancestor in item.iterancestors():
-            if ancestor.tag in kinds:
-                _split(ancestor, item)
-                moved += 1
-                break
-            if ancestor.tag in _ITEM_SCOPE:
-                break
+        outer = _open_item(item)
+        if outer is not None and item.getparent() is outer and outer not in nested:
+            nested[outer] = item
+            inner.add(item)
+    moved = 0
+    for top in nested:
+        if top in inner:
+            continue  # inside a chain, flattened from its top
+        chain = [top]
+        while chain[-1] in nested:
+            chain.append(nested[chain[-1]])
+        _flatten(chain)
+        moved += len(chain) - 1
+    for item in items:  # the rest (through open inline elements), now on the flattened tree
+        outer = _open_item(item)
+        if outer is not None:
+            _split(outer, item)
+            moved += 1
     return moved
 
 
@@ -224,14 +275,20 @@ def quirks_mode(root: etree._Element) -> bool:
     return not info.system_url and public.startswith(_QUIRKS_WITHOUT_SYSTEM)
 
 
-def _in_button_scope(el: etree._Element, paragraph: etree._Element) -> bool:
-    """Whether no element between ``el`` and its ancestor ``paragraph`` ends button scope."""
-    for ancestor in el.iterancestors():
-        if ancestor is paragraph:
-            return True
-        if ancestor.tag in _BUTTON_SCOPE:
-            return False
-    return False
+def _first_closer(paragraph: etree._Element, closers: frozenset[str]) -> etree._Element | None:
+    """The first element inside ``paragraph`` (document order) named one of ``closers``
+    and not inside an element that ends button scope (whose subtrees are not entered)."""
+    pending = list(reversed(paragraph))
+    while pending:
+        el = pending.pop()
+        tag = el.tag
+        if not isinstance(tag, str):
+            continue  # a comment or processing instruction
+        if tag in closers:
+            return el
+        if tag not in _BUTTON_SCOPE and len(el):
+            pending.extend(reversed(el))
+    return None
 
 
 def _split(paragraph: etree._Element, closer: etree._Element) -> None:
@@ -277,10 +334,8 @@ def close_paragraphs(paragraphs: list[etree._Element], quirks: bool = False) -> 
     for paragraph in paragraphs:
         if not len(paragraph):
             continue
-        # unfiltered: a paragraph holds few elements, and a tag filter costs more to set up
-        for el in paragraph.iterdescendants():
-            if el.tag in closers and _in_button_scope(el, paragraph):
-                _split(paragraph, el)
-                closed += 1
-                break
+        closer = _first_closer(paragraph, closers)
+        if closer is not None:
+            _split(paragraph, closer)
+            closed += 1
     return closed
