@@ -214,11 +214,17 @@ def close_list_items(items: list[etree._Element]) -> int:
     """
     nested: dict[etree._Element, etree._Element] = {}  # item -> the item first nested in it
     inner: set[etree._Element] = set()
+    deeper: list[etree._Element] = []  # items whose parent is neither special nor an item
     for item in items:
-        outer = _open_item(item)
-        if outer is not None and item.getparent() is outer and outer not in nested:
-            nested[outer] = item
-            inner.add(item)
+        parent = item.getparent()
+        if parent is None:
+            continue
+        if parent.tag in _CLOSES.get(item.tag, ()):
+            if parent not in nested:
+                nested[parent] = item
+                inner.add(item)
+        elif parent.tag not in _ITEM_SCOPE:  # the usual parent (ul, ol, dl) ends the search
+            deeper.append(item)
     moved = 0
     for top in nested:
         if top in inner:
@@ -228,7 +234,7 @@ def close_list_items(items: list[etree._Element]) -> int:
             chain.append(nested[chain[-1]])
         _flatten(chain)
         moved += len(chain) - 1
-    for item in items:  # the rest (through open inline elements), now on the flattened tree
+    for item in deeper:  # through open inline elements, now on the flattened tree
         outer = _open_item(item)
         if outer is not None:
             _split(outer, item)
