@@ -83,12 +83,17 @@ _ROOT_TAG = re.compile(rb"""<(body|html)(?=[\s/>])((?:[^>"']|"[^"]*"|'[^']*')*)>
 _ATTRIBUTES_PARSER = etree.HTMLParser(encoding="utf-8", no_network=True, default_doctype=False)
 
 
-def _in_script_or_comment(data: bytes, at: int) -> bool:
-    """Whether ``at`` lies inside a ``<script>`` or a comment (not a tag there)."""
+#: Elements whose content is text, not markup (HTML, 13.1.2 "raw text" and "escapable raw
+#: text" elements, and the ones the parser reads as such): a ``<body`` inside is no tag.
+_TEXT_ELEMENTS: Final = (b"script", b"style", b"textarea", b"title", b"xmp", b"noembed")
+
+
+def _in_text(data: bytes, at: int) -> bool:
+    """Whether ``at`` lies inside a comment or a text-only element (not a tag there)."""
     lower = data[max(0, at - 65536) : at].lower()
-    return lower.rfind(b"<script") > lower.rfind(b"</script") or lower.rfind(b"<!--") > lower.rfind(
-        b"-->"
-    )
+    if lower.rfind(b"<!--") > lower.rfind(b"-->"):
+        return True
+    return any(lower.rfind(b"<" + name) > lower.rfind(b"</" + name) for name in _TEXT_ELEMENTS)
 
 
 def _add_attributes(target: etree._Element, written: bytes) -> int:
@@ -123,8 +128,8 @@ def merge_root_attributes(root: etree._Element, data: bytes) -> int:
     """Give ``<html>`` and ``<body>`` the attributes of every start tag of theirs in ``data``
     that they lack (HTML, 13.2.6.4.7 "in body": an ``html`` or ``body`` start tag adds each
     attribute not already present on the element; libxml2 keeps only the first tag's, and
-    none of a ``<body>`` tag met after content). Tags inside scripts and comments are not
-    tags. Returns how many attributes were added.
+    none of a ``<body>`` tag met after content). Tags inside comments, scripts, styles,
+    textareas and other text-only elements are not tags. Returns how many attributes were added.
 
     >>> data = b'<html><body><div>a</div><body itemscope itemtype="https://schema.org/WebPage">'
     >>> root = etree.fromstring(data, etree.HTMLParser())
@@ -142,7 +147,7 @@ def merge_root_attributes(root: etree._Element, data: bytes) -> int:
                 continue
             name = match.group(1).lower()
             target = root if name == b"html" else body
-            if target is None or _in_script_or_comment(data, match.start()):
+            if target is None or _in_text(data, match.start()):
                 continue
             added += _add_attributes(target, match.group(2))
     return added
