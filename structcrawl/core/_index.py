@@ -7,7 +7,7 @@ from typing import Final
 
 from lxml import etree
 
-__all__ = ["INDEXED_ATTRIBUTES", "INDEXED_TAGS", "ElementIndex"]
+__all__ = ["BLOCK_TAGS", "INDEXED_ATTRIBUTES", "INDEXED_TAGS", "ElementIndex"]
 
 #: Attributes whose elements the layers look for: microformats (``class``), RDFa (the ones
 #: that generate triples, and the subjects its diagnostics check: ``about``, ``resource``),
@@ -30,7 +30,8 @@ INDEXED_ATTRIBUTES: Final = (
 )
 #: Elements read by name: Open Graph and Dublin Core meta tags, DC ``<link>``, JSON-LD and
 #: data-block scripts, the document base (also as XHTML, for trees parsed as XML), and the
-#: void elements libxml2 does not know (the parse moves out what it nests inside them); for
+#: void elements libxml2 does not know (the parse moves out what it nests inside them), the
+#: paragraphs and list items (the parse closes them where HTML does); for
 #: the render judgement, ``noscript`` notices and Angular's ``app-root``.
 INDEXED_TAGS: Final = frozenset(
     {
@@ -47,8 +48,15 @@ INDEXED_TAGS: Final = frozenset(
         "embed",
         "param",
         "keygen",
+        "p",
+        "li",
+        "dd",
+        "dt",
     }
 )
+#: Of :data:`INDEXED_TAGS`, the many-per-page ones the parse repairs, kept in a list of their
+#: own so that looking up the others (``meta``, ``script``...) does not pass them each time.
+BLOCK_TAGS: Final = frozenset({"p", "li", "dd", "dt"})
 
 
 class ElementIndex:
@@ -57,8 +65,9 @@ class ElementIndex:
 
     Equivalent to ``//@name`` (per attribute, taking each attribute's element) and to
     ``root.iter(*tags)``, read from a tree whose elements are not added, removed or reordered
-    afterwards (moving the content of a void element out after it keeps the document order
-    of every element, and is the only change the parse makes). One Python walk
+    afterwards (moving the content of a void element out after it, and closing a paragraph or
+    list item where HTML does, keep the document order of every element: the only changes the
+    parse makes after the index; template content is dropped before it). One Python walk
     costs less than the several libxml2 scans it replaces (an XPath over attribute nodes, or
     ``iter`` with names, visits every node of the tree each time).
 
@@ -72,24 +81,27 @@ class ElementIndex:
     ['meta', 'script']
     """
 
-    __slots__ = ("_by_attribute", "_named", "size")
+    __slots__ = ("_by_attribute", "_named", "_blocks", "size")
 
     def __init__(self, root: etree._Element) -> None:
         by_attribute: dict[str, list[etree._Element]] = {name: [] for name in INDEXED_ATTRIBUTES}
         named: list[etree._Element] = []
+        blocks: list[etree._Element] = []
         lookup = by_attribute.get
         tags = INDEXED_TAGS
         size = 0
         for el in root.iter(etree.Element):
             size += 1
-            if el.tag in tags:
-                named.append(el)
+            tag = el.tag
+            if tag in tags:
+                (blocks if tag in BLOCK_TAGS else named).append(el)
             for key in el.keys():
                 found = lookup(key)
                 if found is not None:
                     found.append(el)
         self._by_attribute = by_attribute
         self._named = named
+        self._blocks = blocks
         self.size = size  #: elements in the tree
 
     def having(self, attribute: str) -> list[etree._Element]:
@@ -98,12 +110,16 @@ class ElementIndex:
         return self._by_attribute[attribute]
 
     def named(self, *tags: str) -> list[etree._Element]:
-        """The elements named one of ``tags`` (each in :data:`INDEXED_TAGS`), in document
-        order."""
+        """The elements named one of ``tags`` (each in :data:`INDEXED_TAGS`; those of
+        :data:`BLOCK_TAGS` asked for apart from the others), in document order."""
         unknown = set(tags) - INDEXED_TAGS
         if unknown:
             raise ValueError(f"not indexed: {sorted(unknown)}")
+        blocks = BLOCK_TAGS.intersection(tags)
+        if blocks and len(blocks) < len(tags):
+            raise ValueError(f"ask for {sorted(blocks)} apart from the other tags")
+        source = self._blocks if blocks else self._named
         if len(tags) == 1:
             only = tags[0]
-            return [el for el in self._named if el.tag == only]
-        return [el for el in self._named if el.tag in tags]
+            return [el for el in source if el.tag == only]
+        return [el for el in source if el.tag in tags]

@@ -5,6 +5,12 @@ browsers use, through w3lib) and builds one lxml tree. The resulting :class:`Doc
 response URL, the document base (``<base href>`` counts, but never a ``javascript:`` or
 ``data:`` base), and gives element paths for provenance.
 
+The tree is libxml2's, repaired where HTML's parsing algorithm builds another one and the
+difference moves markup between items (:mod:`structcrawl.core._html5`): a ``<p>`` is closed
+before the block and HTML5 sectioning elements whose start tag closes it, ``<template>``
+content, inert and no part of the document in HTML, is left out, and ``<html>``/``<body>`` get
+the attributes of their later start tags.
+
 The parser never loads DTDs, never touches the network and never expands entity definitions.
 
 Bounds (:mod:`structcrawl.core.limits`): only the first ``max_body_bytes`` of a body, and in them
@@ -27,6 +33,14 @@ from lxml import etree
 from w3lib.encoding import html_to_unicode
 
 from structcrawl.core._deep import html_parser, rebuild, unnest
+from structcrawl.core._html5 import (
+    close_list_items,
+    close_paragraphs,
+    drop_template_content,
+    merge_root_attributes,
+    misplaced_root_tags,
+    quirks_mode,
+)
 from structcrawl.core._index import ElementIndex
 from structcrawl.core._paths import ElementPaths
 from structcrawl.core.limits import DEFAULT_LIMITS, Limits
@@ -223,16 +237,28 @@ def parse_html(
         root = etree.fromstring(data, parser=_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         root = None
+    misplaced = root is not None and misplaced_root_tags(_PARSER)
     if root is not None and _too_deep(_PARSER):
         root, deep = rebuild(data, limits)
         problems.extend(deep)
     if root is None:  # nothing parseable: an empty document, so every layer finds nothing
         root = etree.fromstring(b"<html></html>", parser=_PARSER)
-    # the one walk every extraction layer reads; it also finds the void elements and <base>
+    if b"<template" in data or b"<TEMPLATE" in data:  # content no part of the document
+        drop_template_content(root)
+    if misplaced:  # later <html>/<body> tags: their attributes, as HTML adds them
+        merge_root_attributes(root, data)
+    # the one walk every extraction layer reads; it also finds the void elements, the
+    # paragraphs and <base>
     index = ElementIndex(root)
     nested = [el for el in index.named(*_VOID_TAGS) if len(el) or el.text]
     for void in reversed(nested):  # innermost first (the document order stays as it was)
         unnest(void)
+    items = index.named("li", "dd", "dt")
+    if items:  # closed where the next one starts, as HTML does (the document order is kept)
+        close_list_items(items)
+    paragraphs = index.named("p")
+    if paragraphs:  # closed where HTML closes them (the document order is kept)
+        close_paragraphs(paragraphs, quirks_mode(root))
     base_href = None
     for base in index.named("base"):
         if base is not root and base.get("href") is not None:  # .//base[@href]

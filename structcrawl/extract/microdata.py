@@ -12,12 +12,13 @@ letter. In both modes ``itemprop`` outside any item (``microdata-itemprop-outsid
 so is an ``itemtype`` that is not an absolute URL (``microdata-itemtype-not-absolute``).
 
 Values follow :mod:`structcrawl.core.values`: a URL attribute (``href``, ``src``...) gives a
-reference ``{"@id": url}``, except under schema.org properties whose range includes ``URL``
-(``url``, ``image``...) or is only datatypes (``telephone``: ``tel:`` links), which keep the
-string; every other value is a plain string. Names
-follow the item's vocabulary (W3C Microdata to RDF): schema.org names are short, a property of
-an item typed in another vocabulary is the full IRI (``http://purl.org/goodrelations/v1#``
-+ name), and an untyped item keeps names as written (or its enclosing item's vocabulary).
+reference ``{"@id": url}`` (an empty one is the document's URL, as the URL parser reads it),
+except under schema.org properties whose range includes ``URL`` (``url``, ``image``...) or is
+only datatypes (``telephone``: ``tel:`` links), which keep the string; every other value is a
+plain string. Names follow the item's vocabulary (W3C Microdata to RDF): schema.org names are
+short, a property of an item typed in another vocabulary is the full IRI
+(``http://purl.org/goodrelations/v1#`` + name), and an untyped item keeps names as written
+(or its enclosing item's vocabulary).
 
 Top-level items are elements with ``itemscope`` and no ``itemprop``. Properties are found by
 the spec's crawl: the item's children, then elements named by ``itemref`` (first element with
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, NamedTuple
+from urllib.parse import urldefrag
 
 from lxml import etree
 
@@ -114,7 +116,9 @@ def property_value(doc: Document, el: etree._Element, practical: bool = True) ->
         raw = el.get(attr)
         if raw is None:
             return Sighting("", None, attr)
-        return Sighting(doc.resolve(raw) if raw.strip() else "", raw, attr)
+        # an empty URL parses to the document's base without its fragment (WHATWG URL)
+        value = doc.resolve(raw) if raw.strip() else urldefrag(doc.base_url).url
+        return Sighting(value, raw, attr)
     attr = _VALUE_ATTR.get(tag)
     if attr is not None:
         raw = el.get(attr, "")
@@ -266,7 +270,7 @@ class ItemCrawler:
             self.rebuilt += 1
         else:
             self.built.add(el)
-        types = (el.get("itemtype") or "").split()
+        types = list(dict.fromkeys((el.get("itemtype") or "").split()))  # a set of tokens
         rec = Record(
             source_url=doc.url,
             format=FORMAT,
