@@ -162,7 +162,9 @@ class PageLedger:
 
     def _redeliver(self) -> None:
         """The pages an earlier run kept because their remote feed was not stored: their kept
-        lines are re-delivered by this run, which accounts for them (not fetched again)."""
+        lines are re-delivered by this run, which accounts for them (not fetched again); they
+        count as ``redelivered`` once the upload that carries them was stored (:meth:`_unstored`;
+        a re-delivery that fails again moves them to ``kept``)."""
         for line, gone in self.redelivery.pages():
             url = str(line["url"])
             self.ledger.request(url)
@@ -170,7 +172,6 @@ class PageLedger:
                 why = f"its feed lines were kept in {', '.join(gone)}, which is gone"
                 self._unwritten(url, why, UNSTORED, kept=False)
                 continue
-            self.stats.inc_value("structcrawl/ledger/redelivered")
             self._account(line)
 
     def _write(self, line: dict[str, Any]) -> None:
@@ -318,8 +319,11 @@ class PageLedger:
     def _unstored(self) -> None:
         """The pages whose lines went to a remote feed that was not stored: kept in its spool
         file (named in the error), no longer accounted (the ledger file is rewritten); with
-        ``JOBDIR`` the next run re-delivers them (:mod:`structcrawl.ledger.redelivery`)."""
-        moved = self.redelivery.finish(self.ledger, Path(self.config.path))
+        ``JOBDIR`` the next run re-delivers them (:mod:`structcrawl.ledger.redelivery`). The
+        pages of earlier runs whose re-delivery was stored are ``redelivered``."""
+        moved, redelivered = self.redelivery.finish(self.ledger, Path(self.config.path))
+        if redelivered:
+            self.stats.inc_value("structcrawl/ledger/redelivered", redelivered)
         for outcome, count in moved.items():
             self.stats.inc_value("structcrawl/ledger/accounted", -count)
             self.stats.inc_value(f"structcrawl/ledger/outcome/{outcome}", -count)

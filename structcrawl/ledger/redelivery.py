@@ -7,8 +7,11 @@ rewrite_ledger`). With ``JOBDIR``, what the run could not deliver is written to
 run of the job re-delivers it instead of leaving it in the kept files: each kept file is
 handed to the feed exporter's side (:func:`structcrawl.crawl.uploads.carry`: this run's feed
 of the same URI uploads its lines with its own, else it is uploaded alone to its URI), and
-its pages are accounted again in this run's ledger (``redelivered``: the kept files; not
-fetched again), so a re-delivery that fails again keeps them, in a file it names, once more.
+its pages are accounted again in this run's ledger (their line's ``redelivered``: the kept
+files; not fetched again), so a re-delivery that fails again keeps them, in a file it names,
+once more (``redelivery_failed`` instead). Only the pages whose re-delivery was stored count
+as ``redelivered`` (:attr:`Finished.redelivered`, ``structcrawl/ledger/redelivered``), once the
+uploads have ended.
 A kept file that is gone loses its pages: they are ``unaccounted``. Kept files whose lines
 were stored (or moved into this run's own kept file) are deleted once the new undelivered
 file is written.
@@ -21,7 +24,7 @@ import logging
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from structcrawl.crawl.feedstorage import redeliverer
 from structcrawl.crawl.uploads import carry, failed_page_feeds, settled_spools
@@ -34,9 +37,17 @@ from structcrawl.ledger.uploads import (
     undelivered_pages,
 )
 
-__all__ = ["Redelivery"]
+__all__ = ["Finished", "Redelivery"]
 
 logger = logging.getLogger(__name__)
+
+
+class Finished(NamedTuple):
+    """The end of a run: the outcomes moved to ``kept`` (a remote page feed was not stored),
+    by outcome, and the pages of earlier runs whose re-delivery was stored."""
+
+    moved: Counter[str]
+    redelivered: int
 
 
 class Redelivery:
@@ -45,6 +56,8 @@ class Redelivery:
         self.path = Path(jobdir) / UNDELIVERED_FILE if jobdir else None
         self.feeds = read_undelivered(self.path) if self.path is not None else {}
         self.present: set[str] = set()
+        #: the pages this run re-delivers, by the remote feeds (URIs) that must store them
+        self.carrying: Counter[tuple[str, ...]] = Counter()
         deliver = redeliverer(crawler)
         for uri, feed in self.feeds.items():
             spool = str(feed.get("spool") or "")
@@ -69,19 +82,25 @@ class Redelivery:
         if self.path is None or not self.feeds:
             return
         for line in undelivered_pages(self.path):
-            yield redelivered_line(line, self.feeds, self.present)
+            again, gone = redelivered_line(line, self.feeds, self.present)
+            if not gone:
+                self.carrying[tuple(again["upload"])] += 1
+            yield again, gone
 
-    def finish(self, ledger: Ledger, ledger_path: Path) -> Counter[str]:
+    def finish(self, ledger: Ledger, ledger_path: Path) -> Finished:
         """The pages of this run's page feeds that were not stored become ``kept`` (the
         ledger file rewritten); with ``JOBDIR`` they and their kept files are written for the
-        next run. Returns the outcomes moved to ``kept``."""
+        next run. Returns the outcomes moved to ``kept`` and the pages re-delivered."""
         failed = failed_page_feeds(self.crawler)
         errors = {upload.uri: str(upload.error) for upload in failed}
+        redelivered = sum(
+            count for uris, count in self.carrying.items() if not any(uri in errors for uri in uris)
+        )
         moved: Counter[str] = Counter()
         if self.path is None:
             if errors and ledger_path.exists():
                 moved = rewrite_ledger(ledger_path, ledger, errors)
-            return moved
+            return Finished(moved, redelivered)
         partial = self.path.with_name(self.path.name + ".partial")
         with partial.open("w", encoding="utf-8") as keep:
             for upload in failed:
@@ -96,4 +115,4 @@ class Redelivery:
             self.path.unlink(missing_ok=True)
         for spool in settled_spools(self.crawler):  # after the file that might still name them
             Path(spool).unlink(missing_ok=True)
-        return moved
+        return Finished(moved, redelivered)
