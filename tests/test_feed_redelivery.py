@@ -11,11 +11,12 @@ from pathlib import Path
 import boto3
 import pytest
 
+from structcrawl.crawl.spools import SPOOL_DIR
 from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.ledger.check import check_ledger, combine_runs
 from structcrawl.ledger.uploads import UNDELIVERED_FILE
 from tests.servers import moto_s3
-from tests.test_feed_faults import PAGES, _crawl, _kept_file, _ledger, _s3, _site, _urls
+from tests.test_feed_faults import PAGES, _crawl, _kept_file, _ledger, _s3, _site, _spools, _urls
 
 pytestmark = [pytest.mark.crawl, pytest.mark.timeout(300)]
 
@@ -53,6 +54,7 @@ def test_a_resumed_job_redelivers_the_feed_its_stopped_run_could_not_store(tmp_p
                        "-s", "CLOSESPIDER_ITEMCOUNT=40", feeds=feeds)  # fmt: skip
         assert first.returncode != 0
         kept = _kept_file(out, uri)
+        assert kept.parent == job / SPOOL_DIR  # the job's own folder, from the start
         kept_urls = set(_urls(kept))
         first_ledger = _ledger(out)
         assert 40 <= len(kept_urls) < PAGES
@@ -81,7 +83,7 @@ def test_a_resumed_job_redelivers_the_feed_its_stopped_run_could_not_store(tmp_p
     assert figures["accounted"] == len(second_ledger)
     assert figures["redelivered"] == len(kept_urls)
     assert report["stats"]["structcrawl/ledger/redelivered"] == len(kept_urls)
-    assert not kept.exists() and not list(rescue.iterdir())  # delivered: no copy left
+    assert not kept.exists() and not _spools(job / SPOOL_DIR)  # delivered: no copy left
     assert not (job / UNDELIVERED_FILE).exists()
     # the job's ledger (both runs) against what the remote feed holds: nothing missing
     pages = [{"url": url, "outcomes": ["x"]} for url in delivered]
@@ -134,7 +136,7 @@ def test_a_carried_redelivery_that_fails_again_counts_nothing_as_redelivered(tmp
         undelivered = [json.loads(t) for t in (job / UNDELIVERED_FILE).read_text().splitlines()]
         assert [obj["spool"] for obj in undelivered if "feed" in obj] == [str(kept)]
         assert {obj["page"]["url"] for obj in undelivered if "page" in obj} == set(kept_urls)
-        assert sorted(rescue.iterdir()) == [kept]  # run 1's file: its lines are in run 2's
+        assert _spools(job / SPOOL_DIR) == [kept]  # run 1's file: its lines are in run 2's
 
         s3 = _client(endpoint)
         s3.create_bucket(Bucket="feeds")
@@ -196,7 +198,7 @@ def test_a_redelivery_that_fails_keeps_the_pages_until_one_succeeds(tmp_path):
         PAGES + 1,
     )
     assert not kept.exists() and not (job / UNDELIVERED_FILE).exists()
-    assert not list(rescue.iterdir())  # the empty feeds of runs 2 and 3 are stored too
+    assert not _spools(job / SPOOL_DIR)  # the empty feeds of runs 2 and 3 are stored too
 
 
 def test_a_kept_file_that_is_gone_makes_its_pages_unaccounted(tmp_path):

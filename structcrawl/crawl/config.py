@@ -79,7 +79,9 @@ DEFAULTS: dict[str, Setting] = {
         None,
         "Where a feed's lines go when its file cannot be written (a full disk), and where "
         "S3 feeds are spooled and kept when the upload fails (None: the system's temporary "
-        "directory, usually another file system); each file is named in the error.",
+        "directory, usually another file system); each file is named in the error. With "
+        "JOBDIR, S3 feeds are spooled in <JOBDIR>/structcrawl-spool instead; each spool has a "
+        "label beside it (.feed.json) naming its feed, so one a killed run left is found.",
     ),
     "STRUCTCRAWL_FEED_UPLOAD_TIMEOUT": Setting(
         60.0,

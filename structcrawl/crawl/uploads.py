@@ -3,7 +3,7 @@ hook for what must wait for the uploads (:func:`when_feeds_stored`).
 
 Scrapy uploads a remote feed when its slot closes: as the spider closes (or when a batch is
 full), after the page ledger and the quality report have seen every page. So the storage
-(:class:`structcrawl.crawl.feedstorage.GuardedS3FeedStorage`) records its :class:`Upload`
+(:class:`structcrawl.crawl.s3feed.GuardedS3FeedStorage`) records its :class:`Upload`
 here when it opens its spool file and says how the upload ended; the page ledger asks, for
 each item, which remote ``pages`` or ``records`` feeds took lines of it
 (:func:`uploads_taking`), and finalizes once the feed exporter has stored every feed

@@ -126,7 +126,8 @@ class PageLedger:
         # JOBDIR: the job journal, which a killed run is resumed from (before the engine opens)
         self.journal = JobJournal(crawler, config.jobdir) if config.jobdir else None
         # remote page feeds an earlier run of the job could not store: re-delivered by this one
-        self.redelivery = Redelivery(crawler, config.jobdir)
+        committed = self.journal.state.feeds if self.journal and self.journal.recovering else None
+        self.redelivery = Redelivery(crawler, config.jobdir, committed)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PageLedger:

@@ -15,6 +15,12 @@ uploads have ended.
 A kept file that is gone loses its pages: they are ``unaccounted``. Kept files whose lines
 were stored (or moved into this run's own kept file) are deleted once the new undelivered
 file is written.
+
+A run killed before its uploads leaves its spools in ``<JOBDIR>/structcrawl-spool/``, each
+labelled with its feed (:mod:`structcrawl.crawl.spools`): the resumed run cuts each back to
+its last committed page (:mod:`structcrawl.ledger.orphans`), says which it found, and
+re-delivers them as it does kept files, their committed pages accounted (``redelivered``);
+a spool that began with a kept file's lines takes that file's place.
 """
 
 from __future__ import annotations
@@ -26,8 +32,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from structcrawl.crawl.feedstorage import redeliverer
+from structcrawl.crawl.s3feed import redeliverer
+from structcrawl.crawl.spools import SPOOL_DIR, drop_spool, orphan_spools
 from structcrawl.crawl.uploads import carry, failed_page_feeds, settled_spools
+from structcrawl.ledger.orphans import carriers, cut_orphan, orphan_lines
 from structcrawl.ledger.pages import Ledger
 from structcrawl.ledger.uploads import (
     UNDELIVERED_FILE,
@@ -51,19 +59,27 @@ class Finished(NamedTuple):
 
 
 class Redelivery:
-    def __init__(self, crawler: Any, jobdir: str | None):
+    def __init__(self, crawler: Any, jobdir: str | None, committed: dict[str, int] | None = None):
+        """``committed``: the spools' sizes at the last commit when the last run was killed
+        (the job journal's feed sizes), else None."""
         self.crawler = crawler
         self.path = Path(jobdir) / UNDELIVERED_FILE if jobdir else None
         self.feeds = read_undelivered(self.path) if self.path is not None else {}
         self.present: set[str] = set()
         #: the pages this run re-delivers, by the remote feeds (URIs) that must store them
         self.carrying: Counter[tuple[str, ...]] = Counter()
+        #: the committed pages of a killed run's spools (URL -> the line to account)
+        self.orphaned: dict[str, dict[str, Any]] = {}
+        self.superseded: list[str] = []  # files whose lines a killed run's spool holds now
         deliver = redeliverer(crawler)
+        alone = self._adopt(Path(jobdir) / SPOOL_DIR, committed) if jobdir else []
         for uri, feed in self.feeds.items():
             spool = str(feed.get("spool") or "")
             if spool and Path(spool).is_file():
                 self.present.add(spool)
                 carry(crawler, uri, str(feed.get("format") or ""), spool, deliver)
+        for orphan in alone:
+            carry(crawler, orphan["feed"], orphan["format"], orphan["spool"], deliver)
         if self.feeds:
             logger.warning(
                 "re-delivering %d page feed(s) an earlier run of the job could not store, "
@@ -76,16 +92,55 @@ class Redelivery:
                 ),
             )
 
+    def _adopt(self, folder: Path, committed: dict[str, int] | None) -> list[dict[str, Any]]:
+        """The spools a killed run left (cut back to their last commit, their committed pages
+        kept for :meth:`pages`); those that take the place of a kept file become that feed's
+        file; returns those to re-deliver alone (to their own URI)."""
+        known = {str(feed.get("spool")) for feed in self.feeds.values()}
+        orphans = orphan_spools(folder, known)
+        if not orphans:
+            return []
+        for orphan in orphans:
+            orphan["cut"] = cut_orphan(orphan, committed)
+        holder = carriers(orphans)
+        self.superseded = sorted(holder)
+        for feed in self.feeds.values():
+            feed["spool"] = holder.get(str(feed.get("spool")), feed.get("spool"))
+        taken = {str(feed.get("spool")) for feed in self.feeds.values()}
+        alone = []
+        for orphan in orphans:
+            spool = holder.get(orphan["spool"], orphan["spool"])
+            for line in orphan_lines(orphan):
+                page = self.orphaned.setdefault(str(line["url"]), {**line, "upload": []})
+                page["upload"].append(orphan["feed"])
+                page.setdefault("redelivered", []).append(spool)
+            if spool == orphan["spool"] and spool not in taken:
+                if Path(spool).stat().st_size or orphan.get("carries"):
+                    alone.append(orphan)
+                else:  # nothing committed in it
+                    self.superseded.append(spool)
+        logger.warning(
+            "found %d spool file(s) of a run of the job that was killed before its uploads, "
+            "re-delivering their committed lines (%d pages): %s",
+            len(orphans),
+            len(self.orphaned),
+            "; ".join(f"{o['feed']} <- {o['spool']} (cut {o['cut']} bytes)" for o in orphans),
+        )
+        return alone
+
     def pages(self) -> Iterator[tuple[dict[str, Any], list[str]]]:
         """The pages an earlier run kept: the line to account for each in this run, and the
         kept files it needs that are gone."""
-        if self.path is None or not self.feeds:
-            return
-        for line in undelivered_pages(self.path):
-            again, gone = redelivered_line(line, self.feeds, self.present)
-            if not gone:
-                self.carrying[tuple(again["upload"])] += 1
-            yield again, gone
+        if self.path is not None and self.feeds:
+            for line in undelivered_pages(self.path):
+                again, gone = redelivered_line(line, self.feeds, self.present)
+                if not gone:
+                    self.carrying[tuple(again["upload"])] += 1
+                yield again, gone
+        orphaned, self.orphaned = self.orphaned, {}
+        for line in orphaned.values():
+            self.carrying[tuple(line["upload"])] += 1
+            yield line, []
 
     def finish(self, ledger: Ledger, ledger_path: Path) -> Finished:
         """The pages of this run's page feeds that were not stored become ``kept`` (the
@@ -113,6 +168,6 @@ class Redelivery:
         else:
             partial.unlink()
             self.path.unlink(missing_ok=True)
-        for spool in settled_spools(self.crawler):  # after the file that might still name them
-            Path(spool).unlink(missing_ok=True)
+        for spool in [*settled_spools(self.crawler), *self.superseded]:  # named no more
+            drop_spool(spool)
         return Finished(moved, redelivered)
