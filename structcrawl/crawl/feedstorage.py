@@ -45,6 +45,7 @@ from typing import IO, Any
 from scrapy.extensions.feedexport import FileFeedStorage
 
 from structcrawl.core.redact import redact_url
+from structcrawl.crawl.feedconfig import FeedConfig
 from structcrawl.crawl.uploads import PAGE_FORMATS
 
 __all__ = [
@@ -130,7 +131,7 @@ def keep_failed_page(crawler: Any, item: Any, failure: Any) -> str | None:
 
 def rescue_path(settings: Any, uri: str, kind: str) -> Path:
     """A new file in ``STRUCTCRAWL_FEED_RESCUE_DIR`` named after the feed's file name."""
-    folder = Path(settings.get("STRUCTCRAWL_FEED_RESCUE_DIR") or tempfile.gettempdir())
+    folder = FeedConfig.from_settings(settings).rescue_dir
     folder.mkdir(parents=True, exist_ok=True)
     name = Path(uri.rsplit("/", 1)[-1] or "feed").name
     fd, path = tempfile.mkstemp(prefix=f"structcrawl-{kind}-{os.getpid()}-", suffix=f"-{name}",

@@ -22,8 +22,9 @@ from typing import IO, Any
 from scrapy.extensions.feedexport import S3FeedStorage
 
 from structcrawl.core.redact import REDACTED, redact_url
+from structcrawl.crawl.feedconfig import FeedConfig
 from structcrawl.crawl.feedstorage import GuardedFile
-from structcrawl.crawl.spools import drop_spool, label_carried, open_spool, spool_dir
+from structcrawl.crawl.spools import drop_spool, label_carried, open_spool
 from structcrawl.crawl.uploads import Carried, Deliver, Upload, take_carried, upload_opened
 
 __all__ = ["GuardedS3FeedStorage", "bounded_s3_client", "redeliverer"]
@@ -31,15 +32,14 @@ __all__ = ["GuardedS3FeedStorage", "bounded_s3_client", "redeliverer"]
 logger = logging.getLogger(__name__)
 
 
-def bounded_s3_client(storage: S3FeedStorage, settings: Any) -> None:
+def bounded_s3_client(storage: S3FeedStorage, timeout: float) -> None:
     """Give ``storage`` (Scrapy's S3 storage, built from the settings) a client whose connect
-    and read timeouts are ``STRUCTCRAWL_FEED_UPLOAD_TIMEOUT``: botocore waits 60 s for each
-    read, and an endpoint that accepts and never answers held the crawl's end that long per
-    attempt."""
+    and read timeouts are ``timeout`` (``STRUCTCRAWL_FEED_UPLOAD_TIMEOUT``): botocore waits
+    60 s for each read, and an endpoint that accepts and never answers held the crawl's end
+    that long per attempt."""
     import boto3.session
     from botocore.config import Config
 
-    timeout = settings.getfloat("STRUCTCRAWL_FEED_UPLOAD_TIMEOUT", 60.0)
     options: dict[str, Any] = {"connect_timeout": timeout, "read_timeout": timeout}
     if storage.max_pool_connections is not None:
         options["max_pool_connections"] = storage.max_pool_connections
@@ -58,6 +58,7 @@ class GuardedS3FeedStorage(S3FeedStorage):
     """Scrapy's S3 storage spooling into a named local file, kept when the upload fails."""
 
     crawler: Any = None
+    config: FeedConfig | None = None
     format = ""
     uri = ""
     spool: Path | None = None
@@ -68,7 +69,8 @@ class GuardedS3FeedStorage(S3FeedStorage):
         cls, crawler: Any, uri: str, *, feed_options: dict[str, Any] | None = None
     ) -> GuardedS3FeedStorage:
         storage = super().from_crawler(crawler, uri, feed_options=feed_options)
-        bounded_s3_client(storage, crawler.settings)
+        storage.config = FeedConfig.from_settings(crawler.settings)
+        bounded_s3_client(storage, storage.config.upload_timeout)
         storage.crawler = crawler
         storage.format = str((feed_options or {}).get("format") or "")
         storage.uri = uri
@@ -76,7 +78,8 @@ class GuardedS3FeedStorage(S3FeedStorage):
 
     def open(self, spider: Any) -> IO[bytes]:
         uri = redact_url(self.uri)
-        self.spool = open_spool(spool_dir(self.crawler.settings), uri, self.format)
+        assert self.config is not None
+        self.spool = open_spool(self.config.spool_dir, uri, self.format)
         logger.info("%s: spooled in %s until it is uploaded", uri, self.spool)
         spooled = GuardedFile(self.crawler, self.uri, self.format, self.spool, "wb", False)
         self.upload = upload_opened(self.crawler, spooled.uri, self.format, str(self.spool))
@@ -135,13 +138,14 @@ def _with_credentials(uri: str, feeds: Mapping[str, Any]) -> str:
 def redeliverer(crawler: Any) -> Deliver:
     """What uploads a kept file of an earlier run alone to its URI (in a thread), as Scrapy's
     S3 storage would have, its outcome on the :class:`Upload`."""
+    config = FeedConfig.from_settings(crawler.settings)
 
     def deliver(carried: Carried, upload: Upload) -> None:
         uri = _with_credentials(carried.uri, crawler.settings.getdict("FEEDS"))
         options = {"format": carried.format, "overwrite": True}
         try:
             storage = S3FeedStorage.from_crawler(crawler, uri, feed_options=options)
-            bounded_s3_client(storage, crawler.settings)
+            bounded_s3_client(storage, config.upload_timeout)
             with open(carried.spool, "rb") as kept:
                 storage._store_in_thread(kept)
         except Exception as exc:

@@ -29,6 +29,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from structcrawl.crawl.feedconfig import SPOOL_DIR  # the folder in JOBDIR (FeedConfig.spool_dir)
+
 __all__ = [
     "LABEL_SUFFIX",
     "SPOOL_DIR",
@@ -36,23 +38,10 @@ __all__ = [
     "label_carried",
     "open_spool",
     "orphan_spools",
-    "spool_dir",
 ]
-
-#: The folder of a job's spool files, inside ``JOBDIR``.
-SPOOL_DIR = "structcrawl-spool"
 
 #: A spool's label is its path with this suffix.
 LABEL_SUFFIX = ".feed.json"
-
-
-def spool_dir(settings: Any) -> Path:
-    """``<JOBDIR>/structcrawl-spool`` with ``JOBDIR``, else ``STRUCTCRAWL_FEED_RESCUE_DIR``
-    (default: the system's temporary directory)."""
-    jobdir = settings.get("JOBDIR")
-    if jobdir:
-        return Path(jobdir) / SPOOL_DIR
-    return Path(settings.get("STRUCTCRAWL_FEED_RESCUE_DIR") or tempfile.gettempdir())
 
 
 def _label(spool: Path) -> Path:
