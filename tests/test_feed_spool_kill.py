@@ -15,9 +15,9 @@ from pathlib import Path
 import boto3
 import pytest
 
-from structcrawl.crawl.spools import SPOOL_DIR
+from structcrawl.crawl.spools import SPOOL_DIR, open_spool
 from structcrawl.dev.devserver import BackgroundServer
-from structcrawl.ledger.journal import JOURNAL_FILE
+from structcrawl.ledger.journal import JOURNAL_FILE, Journal, read_journal
 from tests.servers import moto_s3
 from tests.test_feed_faults import PAGES, _command, _crawl, _ledger, _s3, _site, _spools, _urls
 
@@ -165,3 +165,51 @@ def test_a_run_killed_while_it_carries_a_kept_feed_loses_and_doubles_nothing(tmp
     figures = json.loads((out / "report" / "report.json").read_text())["ledger"]
     assert (figures["kept"], figures["unaccounted"], figures["duplicate"]) == (0, 0, 0)
     assert not _spools(spools)
+
+
+# -- the spools a killed run left, as plain objects ----------------------------------------------
+
+
+def _orphan(folder: Path, urls: list[str]) -> Path:
+    spool = open_spool(folder, URI, "pages")
+    spool.write_text("".join(json.dumps({"url": u, "outcomes": ["entity:json-ld"]}) + "\n"
+                             for u in urls))  # fmt: skip
+    return spool
+
+
+def test_a_resumed_run_cuts_a_killed_run_s_spool_once(tmp_path):
+    """The spool is cut back to its committed size by the run that finds it; a run that finds
+    it again (the first was killed too) does not cut it again (its commits are not that
+    spool's); every committed page is accounted, to be re-delivered."""
+    from scrapy.utils.test import get_crawler
+
+    from structcrawl.ledger.redelivery import Redelivery
+
+    job = tmp_path / "job"
+    spool = _orphan(job / SPOOL_DIR, ["http://a/1", "http://a/2", "http://a/3"])
+    committed = len(json.dumps({"url": "http://a/1", "outcomes": ["entity:json-ld"]})) + 1
+    crawler = get_crawler(settings_dict={"JOBDIR": str(job)})
+    first = Redelivery(crawler, str(job), {os.path.abspath(spool): committed})
+    assert [line["url"] for line, gone in first.pages()] == ["http://a/1"]
+    assert spool.stat().st_size == committed and _label(spool)["adopted"]
+    again = Redelivery(get_crawler(settings_dict={"JOBDIR": str(job)}), str(job), {})
+    lines = [line for line, gone in again.pages()]
+    assert [(x["url"], x["outcome"], x["redelivered"]) for x in lines] == [
+        ("http://a/1", "records", [str(spool)])
+    ]
+    assert spool.stat().st_size == committed  # not cut to nothing by a run that never wrote it
+
+
+def test_a_later_run_s_recovery_does_not_cut_an_earlier_run_s_kept_spool(tmp_path):
+    """The journal's feeds are the last run's: a spool run 1 kept (its upload failed) is not
+    among the files run 2's recovery cuts."""
+    path = tmp_path / JOURNAL_FILE
+    journal = Journal(path)
+    journal.write({"run": 1, "feeds": {}})
+    journal.write({"acc": "http://a/", "feeds": {"/job/structcrawl-spool/k1": 0}})
+    journal.write({"closed": "finished"})
+    journal.write({"run": 2, "feeds": {"/out/pages.jsonl": 10}})
+    journal.write({"acc": "http://a/2", "feeds": {"/out/pages.jsonl": 20}})
+    journal.close()
+    state = read_journal(path)
+    assert state.crashed and state.feeds == {"/out/pages.jsonl": 20}

@@ -36,6 +36,7 @@ __all__ = [
     "SPOOL_DIR",
     "drop_spool",
     "label_carried",
+    "mark_adopted",
     "open_spool",
     "orphan_spools",
 ]
@@ -85,6 +86,17 @@ def label_carried(spool: Path, carried: list[str], own_from: int) -> None:
     partial.replace(label)
 
 
+def mark_adopted(spool: Path) -> None:
+    """Say on ``spool``'s label that a resumed run found it and cut it back to its committed
+    lines: a later run (that run killed too) must not cut it again."""
+    label = _label(spool)
+    value = json.loads(label.read_text(encoding="utf-8"))
+    value["adopted"] = True
+    partial = label.with_suffix(".partial")
+    partial.write_text(json.dumps(value, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.replace(label)
+
+
 def drop_spool(spool: str | os.PathLike[str]) -> None:
     """Delete a spool file that is no longer needed, and its label."""
     path = Path(spool)
@@ -118,5 +130,6 @@ def orphan_spools(folder: Path, known: set[str]) -> list[dict[str, Any]]:
             "spool": str(spool),
             "carries": [str(c) for c in carries] if isinstance(carries, list) else [],
             "own_from": int(value.get("own_from") or 0),
+            "adopted": bool(value.get("adopted")),
         })  # fmt: skip
     return found

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from structcrawl.crawl.s3feed import redeliverer
-from structcrawl.crawl.spools import SPOOL_DIR, drop_spool, orphan_spools
+from structcrawl.crawl.spools import SPOOL_DIR, drop_spool, mark_adopted, orphan_spools
 from structcrawl.crawl.uploads import carry, failed_page_feeds, settled_spools
 from structcrawl.ledger.orphans import carriers, cut_orphan, orphan_lines
 from structcrawl.ledger.pages import Ledger
@@ -100,8 +100,9 @@ class Redelivery:
         orphans = orphan_spools(folder, known)
         if not orphans:
             return []
-        for orphan in orphans:
-            orphan["cut"] = cut_orphan(orphan, committed)
+        for orphan in orphans:  # cut once, by the run that finds it first
+            orphan["cut"] = 0 if orphan["adopted"] else cut_orphan(orphan, committed)
+            mark_adopted(Path(orphan["spool"]))
         holder = carriers(orphans)
         self.superseded = sorted(holder)
         for feed in self.feeds.values():
