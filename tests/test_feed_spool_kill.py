@@ -213,3 +213,21 @@ def test_a_later_run_s_recovery_does_not_cut_an_earlier_run_s_kept_spool(tmp_pat
     journal.close()
     state = read_journal(path)
     assert state.crashed and state.feeds == {"/out/pages.jsonl": 20}
+
+
+def test_a_page_in_two_killed_spools_is_accounted_once_with_both_feeds(tmp_path):
+    from scrapy.utils.test import get_crawler
+
+    from structcrawl.ledger.redelivery import Redelivery
+
+    job = tmp_path / "job"
+    pages = _orphan(job / SPOOL_DIR, ["http://a/1"])
+    records = open_spool(job / SPOOL_DIR, "s3://feeds/crawl/records.jsonl", "records")
+    record = {"kind": "entity", "provenance": {"fetch": {"url": "http://a/1"}}}
+    records.write_text((json.dumps(record) + "\n") * 2)  # two records of the page
+    crawler = get_crawler(settings_dict={"JOBDIR": str(job)})
+    committed = {os.path.abspath(p): p.stat().st_size for p in (pages, records)}
+    (line,) = [line for line, gone in Redelivery(crawler, str(job), committed).pages()]
+    assert (line["url"], line["outcome"], line["in_pages"]) == ("http://a/1", "records", True)
+    assert sorted(line["upload"]) == sorted([URI, "s3://feeds/crawl/records.jsonl"])
+    assert sorted(line["redelivered"]) == sorted([str(pages), str(records)])

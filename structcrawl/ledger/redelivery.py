@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 
 from structcrawl.crawl.s3feed import redeliverer
 from structcrawl.crawl.spools import SPOOL_DIR, drop_spool, mark_adopted, orphan_spools
-from structcrawl.crawl.uploads import carry, failed_page_feeds, settled_spools
+from structcrawl.crawl.uploads import PAGE_FORMATS, carry, failed_page_feeds, settled_spools
 from structcrawl.ledger.orphans import carriers, cut_orphan, orphan_lines
 from structcrawl.ledger.pages import Ledger
 from structcrawl.ledger.uploads import (
@@ -111,8 +111,10 @@ class Redelivery:
         alone = []
         for orphan in orphans:
             spool = holder.get(orphan["spool"], orphan["spool"])
-            for line in orphan_lines(orphan):
+            for line in orphan_lines(orphan) if orphan["format"] in PAGE_FORMATS else ():
                 page = self.orphaned.setdefault(str(line["url"]), {**line, "upload": []})
+                if orphan["format"] == "pages":  # its page item: the whole line
+                    page.update(line)  # (a records feed's line says less)
                 page["upload"].append(orphan["feed"])
                 page.setdefault("redelivered", []).append(spool)
             if spool == orphan["spool"] and spool not in taken:
