@@ -18,6 +18,8 @@ import pytest
 from structcrawl.crawl.spools import SPOOL_DIR, open_spool
 from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.ledger.journal import JOURNAL_FILE, Journal, read_journal
+from structcrawl.ledger.pages import Ledger
+from structcrawl.ledger.uploads import UNDELIVERED_FILE
 from tests.servers import moto_s3
 from tests.test_feed_faults import PAGES, _command, _crawl, _ledger, _s3, _site, _spools, _urls
 
@@ -198,6 +200,12 @@ def test_a_resumed_run_cuts_a_killed_run_s_spool_once(tmp_path):
         ("http://a/1", "records", [str(spool)])
     ]
     assert spool.stat().st_size == committed  # not cut to nothing by a run that never wrote it
+    # this run never uploaded it (no feed exporter here): nothing is redelivered, the spool
+    # is kept and named for the next run
+    finished = again.finish(Ledger(), tmp_path / "ledger.jsonl")
+    assert finished.redelivered == 0 and spool.exists()
+    undelivered = [json.loads(t) for t in (job / UNDELIVERED_FILE).read_text().splitlines()]
+    assert [(x["feed"], x["spool"]) for x in undelivered] == [(URI, str(spool))]
 
 
 def test_a_later_run_s_recovery_does_not_cut_an_earlier_run_s_kept_spool(tmp_path):

@@ -38,6 +38,7 @@ __all__ = [
     "failed_page_feeds",
     "failed_uploads",
     "settled_spools",
+    "stored_uploads",
     "take_carried",
     "upload_opened",
     "uploads_taking",
@@ -210,6 +211,14 @@ def failed_page_feeds(crawler: Any) -> list[Upload]:
             error = f"{carried.uri} was not re-delivered; its content is kept in {carried.spool}"
             failed.append(Upload(carried.uri, carried.format, carried.spool, True, error))
     return failed
+
+
+def stored_uploads(crawler: Any) -> set[str]:
+    """The remote feeds (URIs) with an upload that was stored and none that failed."""
+    registry = getattr(crawler, "_structcrawl_uploads", None)
+    uploads = registry.uploads if registry is not None else []
+    failed = {u.uri for u in uploads if u.error is not None}
+    return {u.uri for u in uploads if u.done and u.error is None and u.uri not in failed}
 
 
 def failed_uploads(crawler: Any) -> dict[str, str]:

@@ -34,7 +34,13 @@ from typing import Any, NamedTuple
 
 from structcrawl.crawl.s3feed import redeliverer
 from structcrawl.crawl.spools import SPOOL_DIR, drop_spool, mark_adopted, orphan_spools
-from structcrawl.crawl.uploads import PAGE_FORMATS, carry, failed_page_feeds, settled_spools
+from structcrawl.crawl.uploads import (
+    PAGE_FORMATS,
+    carry,
+    failed_page_feeds,
+    settled_spools,
+    stored_uploads,
+)
 from structcrawl.ledger.orphans import carriers, cut_orphan, orphan_lines
 from structcrawl.ledger.pages import Ledger
 from structcrawl.ledger.uploads import (
@@ -151,8 +157,11 @@ class Redelivery:
         next run. Returns the outcomes moved to ``kept`` and the pages re-delivered."""
         failed = failed_page_feeds(self.crawler)
         errors = {upload.uri: str(upload.error) for upload in failed}
+        stored = stored_uploads(self.crawler)  # not merely not failed: an upload may not end
         redelivered = sum(
-            count for uris, count in self.carrying.items() if not any(uri in errors for uri in uris)
+            count
+            for uris, count in self.carrying.items()
+            if uris and all(uri in stored and uri not in errors for uri in uris)
         )
         moved: Counter[str] = Counter()
         if self.path is None:
