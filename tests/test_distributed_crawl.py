@@ -264,30 +264,47 @@ def wait_for_entities(client, crawl_id, count):
         time.sleep(0.1)
 
 
+def lose_redis_mid_crawl(site, url, out, rescue, until=None) -> int:
+    """A worker of the crawl ``outage`` (rescue files in ``rescue``) whose Redis server is
+    shut down under it once it is well into the crawl (20 entities in Redis, then ``until()``
+    when given); returns its exit code (SIGKILLed by PID if it does not end)."""
+    client = redis.Redis.from_url(url)
+    proc = start_worker(site, url, "outage", out, f"STRUCTCRAWL_FEED_RESCUE_DIR={rescue}")
+    try:
+        wait_for_entities(client, "outage", 20)
+        deadline = time.monotonic() + 60
+        while until is not None and not until():
+            assert proc.poll() is None and time.monotonic() < deadline, "no progress"
+            time.sleep(0.05)
+        with contextlib.suppress(redis.ConnectionError):
+            client.shutdown(nosave=True)  # the server goes away mid-crawl
+        return proc.wait(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        client.close()
+
+
+def outage_file(log: str) -> Path:
+    """The outage file a worker that lost Redis names in its log."""
+    named = re.search(r"the requests it held go to (\S+), the URLs", log)
+    assert named, log[-3000:]
+    return Path(named.group(1))
+
+
 def test_a_worker_that_loses_redis_fails_loudly(tmp_path, site):
     with redis_server(tmp_path / "redis") as url:
-        client = redis.Redis.from_url(url)
-        kept_dir = f"STRUCTCRAWL_FEED_RESCUE_DIR={tmp_path / 'kept'}"
-        proc = start_worker(site, url, "outage", tmp_path / "w", kept_dir)
-        try:
-            wait_for_entities(client, "outage", 20)
-            with contextlib.suppress(redis.ConnectionError):
-                client.shutdown(nosave=True)  # the server goes away mid-crawl
-            code = proc.wait(timeout=TIMEOUT)
-        finally:
-            if proc.poll() is None:
-                os.kill(proc.pid, signal.SIGKILL)
-                proc.wait()
+        code = lose_redis_mid_crawl(site, url, tmp_path / "w", tmp_path / "kept")
     log = (tmp_path / "w" / "crawl.log").read_text()
     assert code == 1
     assert "Redis failed while" in log and "'structcrawl/failure/redis'" in log
     assert "(redis-unavailable)" in log  # closed for it, not finished
     assert "redis-unavailable" in (tmp_path / "w" / "stderr.txt").read_text()
     # every page it fetched is in its pages feed or in the outage file the log names
-    named = re.search(r"the requests it held go to (\S+), the URLs", log)
-    assert named, log[-3000:]
-    assert Path(named.group(1)).parent == tmp_path / "kept"
-    kept = lines(Path(named.group(1)))
+    named = outage_file(log)
+    assert named.parent == tmp_path / "kept"
+    kept = lines(named)
     kept_pages = {line["url"] for line in kept if line["kind"] == "page"}
     in_feed = {line["url"] for line in lines(tmp_path / "w" / "pages.jsonl")}
     ledger = lines(tmp_path / "w" / "report" / "ledger.jsonl")
@@ -304,7 +321,7 @@ def test_a_worker_that_loses_redis_fails_loudly(tmp_path, site):
     # there (named), not accounted as in the feed, not lost
     in_outage = [line for line in ledger if line["outcome"] == "unwritten:item-failed"]
     assert {line["url"] for line in in_outage} <= kept_pages
-    assert all(line["problem"] == "kept" and named.group(1) in line["message"]
+    assert all(line["problem"] == "kept" and str(named) in line["message"]
                for line in in_outage)  # fmt: skip
     accounted = {line["url"] for line in ledger if line["problem"] is None and line["in_pages"]}
     assert accounted <= in_feed

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -18,9 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-import redis
 
-from tests.test_distributed_crawl import TIMEOUT, lines, start_worker, wait_for_entities
+from tests.test_distributed_crawl import lines, lose_redis_mid_crawl, outage_file
 from tests.test_distributed_store import redis_server
 
 pytestmark = pytest.mark.crawl
@@ -52,29 +50,13 @@ def logged_site(tmp: Path):
 def test_every_page_the_site_served_is_in_the_feed_or_the_outage_file(tmp_path):
     out = tmp_path / "w"
     with logged_site(tmp_path) as (site, access), redis_server(tmp_path / "redis") as url:
-        client = redis.Redis.from_url(url)
-        proc = start_worker(
-            site, url, "outage", out, f"STRUCTCRAWL_FEED_RESCUE_DIR={tmp_path / 'kept'}"
+        code = lose_redis_mid_crawl(  # well into the crawl: 60 pages in the feed
+            site, url, out, tmp_path / "kept", until=lambda: len(lines(out / "pages.jsonl")) >= 60
         )
-        try:
-            wait_for_entities(client, "outage", 20)
-            deadline = time.monotonic() + 60
-            while len(lines(out / "pages.jsonl")) < 60:  # well into the crawl
-                assert proc.poll() is None and time.monotonic() < deadline, "no progress"
-                time.sleep(0.05)
-            with contextlib.suppress(redis.ConnectionError):
-                client.shutdown(nosave=True)  # the server goes away mid-crawl
-            code = proc.wait(timeout=TIMEOUT)
-        finally:
-            if proc.poll() is None:
-                os.kill(proc.pid, signal.SIGKILL)
-                proc.wait()
         served = {site + path for path in access.read_text().splitlines() if "/p/" in path}
     assert code == 1
-    log = (out / "crawl.log").read_text()
-    named = re.search(r"the requests it held go to (\S+), the URLs", log)
-    assert named, log[-3000:]
-    outage = lines(Path(named.group(1)))
+    named = outage_file((out / "crawl.log").read_text())
+    outage = lines(named)
     kept_pages = {line["url"] for line in outage if line["kind"] == "page"}
     kept_requests = {line["url"] for line in outage if line["kind"] == "request"}
     in_feed = [line["url"] for line in lines(out / "pages.jsonl")]
@@ -90,7 +72,7 @@ def test_every_page_the_site_served_is_in_the_feed_or_the_outage_file(tmp_path):
     assert sorted(accounted) == sorted(in_feed)  # the ledger's pages are the feed's, exactly
     kept = [line for line in ledger if line["problem"] == "kept"]
     assert {line["url"] for line in kept} == kept_pages
-    assert all(named.group(1) in line["message"] for line in kept)
+    assert all(str(named) in line["message"] for line in kept)
     assert not [line for line in ledger if line["problem"] == "unaccounted"]
     report = json.loads((out / "report" / "report.json").read_text())
     figures = report["ledger"]

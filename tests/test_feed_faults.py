@@ -46,13 +46,11 @@ def _site(root: Path) -> None:
         )
 
 
-def _crawl(
-    url: str, out: Path, rescue: Path, *extra: str, fsize: int | None = None,
-    feeds: dict | None = None, env: dict | None = None,
-):  # fmt: skip
+def _command(url: str, out: Path, rescue: Path, *extra: str, feeds: dict | None = None):
+    """The ``scrapy crawl`` of the site at ``url`` into ``out`` (its feeds, report, log)."""
     out.mkdir(parents=True, exist_ok=True)
     feed = ["-s", f"FEEDS={json.dumps(feeds)}"] if feeds else ["-O", f"{out / 'pages.jsonl'}:pages"]
-    cmd = [
+    return [
         sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start_urls={url}", *feed,
         "-s", f"STRUCTCRAWL_REPORT_DIR={out / 'report'}",
         "-s", f"STRUCTCRAWL_FEED_RESCUE_DIR={rescue}",
@@ -64,6 +62,13 @@ def _crawl(
         "-s", "LOG_LEVEL=WARNING", "-s", f"LOG_FILE={out / 'crawl.log'}",
         *extra,
     ]  # fmt: skip
+
+
+def _crawl(
+    url: str, out: Path, rescue: Path, *extra: str, fsize: int | None = None,
+    feeds: dict | None = None, env: dict | None = None,
+):  # fmt: skip
+    cmd = _command(url, out, rescue, *extra, feeds=feeds)
 
     def limit() -> None:  # the crawl's files cannot grow past fsize bytes: EFBIG
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -143,6 +148,21 @@ def _kept_file(out: Path, uri: str) -> Path:
     return Path(named.group(1))
 
 
+def _spools(folder: Path) -> list[Path]:
+    """The spool files in ``folder``, each with its label beside it naming its feed
+    (structcrawl.crawl.spools): the only other files there."""
+    if not folder.exists():
+        return []
+    files = sorted(folder.iterdir())
+    labels = {f for f in files if f.name.endswith(".feed.json")}
+    spools = [f for f in files if f not in labels]
+    assert labels == {f.with_name(f.name + ".feed.json") for f in spools}
+    for spool in spools:
+        label = json.loads(spool.with_name(spool.name + ".feed.json").read_text())
+        assert label["spool"] == str(spool) and label["feed"].startswith("s3://")
+    return spools
+
+
 def _assert_kept(out: Path, kept: Path, uri: str, kept_urls: set[str]) -> None:
     """The pages whose lines are in the kept file are kept there, not in the feeds, by the
     ledger and the report alike; every other page is accounted."""
@@ -179,7 +199,7 @@ def test_a_failed_s3_upload_keeps_the_feed_in_a_named_file(tmp_path):
     assert kept.parent == rescue
     assert sorted(_urls(kept)) == sorted(_urls(out / "pages.jsonl"))  # the whole feed
     assert len(_urls(kept)) == PAGES + 1
-    assert list(rescue.iterdir()) == [kept]
+    assert _spools(rescue) == [kept]
     _assert_kept(out, kept, uri, set(_urls(kept)))  # every page: the pages feed holds them all
     # `structcrawl ledger` against the kept file: its pages are kept, none missing or unknown
     check = check_ledger(_ledger(out), read_jsonl(kept))
@@ -212,7 +232,7 @@ def test_an_s3_endpoint_that_refuses_keeps_the_records_feed_and_says_which_pages
         done = _crawl(server.url, out, rescue, *_s3(refused), feeds=feeds)
     assert done.returncode != 0
     kept = _kept_file(out, uri)
-    assert kept.parent == rescue and list(rescue.iterdir()) == [kept]
+    assert kept.parent == rescue and _spools(rescue) == [kept]
     lines = [json.loads(line) for line in kept.read_text().splitlines()]
     by_page = {line["provenance"]["fetch"]["url"] for line in lines}
     assert len(by_page) == PAGES // 2  # every odd page's records, and only theirs
@@ -279,7 +299,7 @@ def test_failed_batches_keep_each_its_own_pages(tmp_path):
         done = _crawl(server.url, out, rescue, *_s3(endpoint), feeds=feeds)
     assert done.returncode != 0
     batches = {n: _kept_file(out, uri % {"batch_id": n}) for n in (1, 2, 3)}
-    assert sorted(rescue.iterdir()) == sorted(batches.values())
+    assert _spools(rescue) == sorted(batches.values())
     in_batch = {n: _urls(kept) for n, kept in batches.items()}
     assert [len(urls) for urls in in_batch.values()] == [50, 50, PAGES + 1 - 100]
     lines = {line["url"]: line for line in _ledger(out)}
@@ -308,7 +328,7 @@ def test_a_stored_s3_feed_counts_its_pages_as_accounted(tmp_path):
     assert done.returncode == 0, (out / "crawl.log").read_text()[-3000:]
     uploaded = [json.loads(line)["url"] for line in body.splitlines()]
     assert sorted(uploaded) == sorted(_urls(out / "pages.jsonl")) and len(uploaded) == PAGES + 1
-    assert not rescue.exists() or not list(rescue.iterdir())  # the spool is gone
+    assert not rescue.exists() or not list(rescue.iterdir())  # the spool is gone, its label too
     ledger = _ledger(out)
     assert all(line["problem"] is None and line["upload"] == [uri] for line in ledger)
     assert {line["url"] for line in ledger} == set(uploaded)

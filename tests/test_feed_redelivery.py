@@ -11,11 +11,12 @@ from pathlib import Path
 import boto3
 import pytest
 
+from structcrawl.crawl.spools import SPOOL_DIR
 from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.ledger.check import check_ledger, combine_runs
 from structcrawl.ledger.uploads import UNDELIVERED_FILE
 from tests.servers import moto_s3
-from tests.test_feed_faults import PAGES, _crawl, _kept_file, _ledger, _s3, _site, _urls
+from tests.test_feed_faults import PAGES, _crawl, _kept_file, _ledger, _s3, _site, _spools, _urls
 
 pytestmark = [pytest.mark.crawl, pytest.mark.timeout(300)]
 
@@ -53,6 +54,7 @@ def test_a_resumed_job_redelivers_the_feed_its_stopped_run_could_not_store(tmp_p
                        "-s", "CLOSESPIDER_ITEMCOUNT=40", feeds=feeds)  # fmt: skip
         assert first.returncode != 0
         kept = _kept_file(out, uri)
+        assert kept.parent == job / SPOOL_DIR  # the job's own folder, from the start
         kept_urls = set(_urls(kept))
         first_ledger = _ledger(out)
         assert 40 <= len(kept_urls) < PAGES
@@ -81,7 +83,7 @@ def test_a_resumed_job_redelivers_the_feed_its_stopped_run_could_not_store(tmp_p
     assert figures["accounted"] == len(second_ledger)
     assert figures["redelivered"] == len(kept_urls)
     assert report["stats"]["structcrawl/ledger/redelivered"] == len(kept_urls)
-    assert not kept.exists() and not list(rescue.iterdir())  # delivered: no copy left
+    assert not kept.exists() and not _spools(job / SPOOL_DIR)  # delivered: no copy left
     assert not (job / UNDELIVERED_FILE).exists()
     # the job's ledger (both runs) against what the remote feed holds: nothing missing
     pages = [{"url": url, "outcomes": ["x"]} for url in delivered]
@@ -89,6 +91,66 @@ def test_a_resumed_job_redelivers_the_feed_its_stopped_run_could_not_store(tmp_p
     assert check.ok, check.problems[:5]
     assert check.accounted == PAGES + 1
     assert check.by_outcome == {"records": PAGES, "no-records": 1}
+
+
+def test_a_carried_redelivery_that_fails_again_counts_nothing_as_redelivered(tmp_path):
+    """Run 1 stops after 40 items, its pages feed not stored (no bucket); run 2 of the job
+    carries those lines in its feed of the same URI, and that upload fails too (still no
+    bucket): no page is ``redelivered`` or accounted, every page is kept in the file run 2's
+    error names (run 1's lines among them), and the crawl fails. Run 3 (bucket made) stores
+    them all, and only then are they ``redelivered``."""
+    _site(tmp_path / "site")
+    uri = "s3://feeds/crawl/pages.jsonl"
+    out, rescue, job = tmp_path / "out", tmp_path / "rescue", tmp_path / "job"
+    feeds = {uri: {"format": "pages"}}
+    args = ["-s", f"JOBDIR={job}"]
+    with moto_s3(tmp_path) as endpoint, BackgroundServer(tmp_path / "site") as server:
+        first = _crawl(server.url, out, rescue, *_s3(endpoint), *args,
+                       "-s", "CLOSESPIDER_ITEMCOUNT=40", feeds=feeds)  # fmt: skip
+        assert first.returncode != 0
+        first_urls = set(_urls(_kept_file(out, uri)))
+        assert 40 <= len(first_urls) < PAGES
+        (out / "crawl.log").rename(out / "crawl.run-1.log")
+
+        second = _crawl(server.url, out, rescue, *_s3(endpoint), *args, feeds=feeds)
+        assert second.returncode != 0
+        kept = _kept_file(out, uri)  # run 2's own spool: run 1's lines first, then its own
+        kept_urls = _urls(kept)
+        assert sorted(kept_urls) == sorted(set(kept_urls)) and len(kept_urls) == PAGES + 1
+        assert first_urls <= set(kept_urls)
+        ledger = _ledger(out)
+        assert {line["url"] for line in ledger} == set(kept_urls)
+        for line in ledger:
+            assert line["problem"] == "kept" and line["outcome"] == "unwritten:upload"
+            assert str(kept) in line["message"]
+            assert not line.get("redelivered")  # not re-delivered: it failed
+        carried = {line["url"] for line in ledger if line.get("redelivery_failed")}
+        assert carried == first_urls
+        report = _report(out)
+        figures = report["ledger"]
+        assert (figures["redelivered"], figures["accounted"]) == (0, 0), figures
+        assert (figures["kept"], figures["unaccounted"]) == (PAGES + 1, 0)
+        assert report["stats"].get("structcrawl/ledger/redelivered", 0) == 0
+        assert report["stats"].get("structcrawl/ledger/accounted", 0) == 0
+        assert report["stats"]["structcrawl/failure/ledger/kept"] == PAGES + 1
+        undelivered = [json.loads(t) for t in (job / UNDELIVERED_FILE).read_text().splitlines()]
+        assert [obj["spool"] for obj in undelivered if "feed" in obj] == [str(kept)]
+        assert {obj["page"]["url"] for obj in undelivered if "page" in obj} == set(kept_urls)
+        assert _spools(job / SPOOL_DIR) == [kept]  # run 1's file: its lines are in run 2's
+
+        s3 = _client(endpoint)
+        s3.create_bucket(Bucket="feeds")
+        third = _crawl(server.url, out, rescue, *_s3(endpoint), *args, feeds=feeds)
+        assert third.returncode == 0, (out / "crawl.log").read_text()[-3000:]
+        delivered = _object_urls(s3, "crawl/pages.jsonl")
+    assert sorted(delivered) == sorted(kept_urls)
+    figures = _report(out)["ledger"]
+    assert (figures["redelivered"], figures["accounted"], figures["kept"]) == (
+        PAGES + 1,
+        PAGES + 1,
+        0,
+    )
+    assert not kept.exists() and not (job / UNDELIVERED_FILE).exists()
 
 
 def test_a_redelivery_that_fails_keeps_the_pages_until_one_succeeds(tmp_path):
@@ -136,7 +198,7 @@ def test_a_redelivery_that_fails_keeps_the_pages_until_one_succeeds(tmp_path):
         PAGES + 1,
     )
     assert not kept.exists() and not (job / UNDELIVERED_FILE).exists()
-    assert not list(rescue.iterdir())  # the empty feeds of runs 2 and 3 are stored too
+    assert not _spools(job / SPOOL_DIR)  # the empty feeds of runs 2 and 3 are stored too
 
 
 def test_a_kept_file_that_is_gone_makes_its_pages_unaccounted(tmp_path):

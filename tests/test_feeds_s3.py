@@ -78,7 +78,9 @@ def test_failed_upload_makes_the_crawl_exit_non_zero(tmp_path, site):
         timeout=180,
     )
     assert code == 1
-    (kept,) = (tmp_path / "kept").iterdir()  # the feed's content, named in the error
+    kept, label = sorted((tmp_path / "kept").iterdir())  # the feed's content, named in the error
     assert kept.read_text().count("\n") == 1 and kept.name.endswith("-entities.jsonl")
+    assert label.name == kept.name + ".feed.json"  # and labelled with its feed from the start
+    assert json.loads(label.read_text())["feed"] == "s3://feeds/entities.jsonl"
     log = (tmp_path / "out" / "crawl.log").read_text()
     assert "Error storing" in log and f"its content is kept in {kept}" in log

@@ -101,11 +101,12 @@ DOWNLOADER_MIDDLEWARES: dict[str, int | None] = {
     "structcrawl.crawl.credentials.UrlCredentialsMiddleware": 90,
 }
 #: Feeds that lose nothing unseen: cut back to whole lines and rescued on a failed write, an
-#: S3 feed's content kept in a named file when the upload fails (structcrawl.crawl.feedstorage).
+#: S3 feed's content kept in a named file when the upload fails (structcrawl.crawl.feedstorage,
+#: structcrawl.crawl.s3feed).
 FEED_STORAGES = {
     "": "structcrawl.crawl.feedstorage.GuardedFileFeedStorage",
     "file": "structcrawl.crawl.feedstorage.GuardedFileFeedStorage",
-    "s3": "structcrawl.crawl.feedstorage.GuardedS3FeedStorage",
+    "s3": "structcrawl.crawl.s3feed.GuardedS3FeedStorage",
 }
 #: Polite crawling (docs/politeness.md). Benchmarks turn it off on the command line:
 #: ``-s AUTOTHROTTLE_ENABLED=False -s DOWNLOAD_DELAY=0 -s ROBOTSTXT_OBEY=False``.

@@ -3,14 +3,11 @@
 Components read their settings once, through frozen config objects, in ``from_crawler``: the
 crawl shell's are below; a package below the shell keeps its own table and config beside its
 code (:mod:`structcrawl.extract.config`, :mod:`structcrawl.render.config`,
-:mod:`structcrawl.changes.config`), gathered here, so ``from structcrawl.crawl.config import X``
-finds every one. :class:`structcrawl.Addon` sets every default of :data:`DEFAULTS` at add-on
+:mod:`structcrawl.changes.config`), as do the feed storages
+(:mod:`structcrawl.crawl.feedconfig`), gathered here, so ``from structcrawl.crawl.config import
+X`` finds every one. :class:`structcrawl.Addon` sets every default of :data:`DEFAULTS` at add-on
 priority, and the manual's settings page (docs/settings.md) is generated from it
 (``python -m structcrawl.dev.settingsdoc``).
-
-Size: the crawl shell's own table and its frozen configs, one per component; the feed and
-upload settings (the most recent, issue 27) are next to move to a table beside their code, as
-the packages below the shell keep theirs.
 """
 
 from __future__ import annotations
@@ -22,6 +19,8 @@ from structcrawl.changes.config import SETTINGS as CHANGE_SETTINGS
 from structcrawl.changes.config import ChangeConfig
 from structcrawl.core.hosts import host_matches
 from structcrawl.core.setting import Setting
+from structcrawl.crawl.feedconfig import SETTINGS as FEED_STORAGE_SETTINGS
+from structcrawl.crawl.feedconfig import FeedConfig
 from structcrawl.crawl.feedformats import SETTINGS as FEED_SETTINGS
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.extract.config import SETTINGS as EXTRACT_SETTINGS
@@ -34,6 +33,7 @@ __all__ = [
     "BodyStoreConfig",
     "ChangeConfig",
     "ExtractConfig",
+    "FeedConfig",
     "NormalizeConfig",
     "RenderConfig",
     "RulesConfig",
@@ -75,19 +75,7 @@ DEFAULTS: dict[str, Setting] = {
         list(DEFAULT_PRECEDENCE),
         "Layer precedence when sources disagree, highest first.",
     ),
-    "STRUCTCRAWL_FEED_RESCUE_DIR": Setting(
-        None,
-        "Where a feed's lines go when its file cannot be written (a full disk), and where "
-        "S3 feeds are spooled and kept when the upload fails (None: the system's temporary "
-        "directory, usually another file system); each file is named in the error.",
-    ),
-    "STRUCTCRAWL_FEED_UPLOAD_TIMEOUT": Setting(
-        60.0,
-        "Seconds an S3 feed upload may wait to connect, and for each answer of the endpoint, "
-        "before that attempt fails (botocore's connect and read timeouts; its retries, "
-        "AWS_MAX_ATTEMPTS and AWS_RETRY_MODE in the environment, still apply): a hanging "
-        "endpoint ends the upload, its content kept in the named spool file.",
-    ),
+    **FEED_STORAGE_SETTINGS,  # STRUCTCRAWL_FEED_RESCUE_DIR, STRUCTCRAWL_FEED_UPLOAD_TIMEOUT
     "STRUCTCRAWL_URL_CREDENTIALS": Setting(
         True,
         "Send the credentials of start URLs and sitemaps given as https://user:password@host/ "

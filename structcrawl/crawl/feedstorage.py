@@ -1,5 +1,6 @@
 """Feed storages that lose nothing unseen (``FEED_STORAGES`` for ``file``, plain paths and
-``s3``, registered by :class:`structcrawl.Addon`).
+``s3``, registered by :class:`structcrawl.Addon`; the S3 one is in
+:mod:`structcrawl.crawl.s3feed`).
 
 Scrapy's storages drop what they cannot write: a full disk leaves a feed cut in the middle of
 a line while every later item is silently skipped, and a failed S3 upload deletes the only
@@ -14,16 +15,11 @@ copy of the feed (its temporary file). Here every feed file is a :class:`Guarded
   usually another file system than the output), and the crawl fails
   (``structcrawl/failure/feed/write``). When the rescue file cannot be written either, its
   lines are counted as lost (``structcrawl/feed/lost_bytes``) and said so in the log;
-* a remote feed (S3) is spooled into a named file in the rescue directory, deleted once the
-  upload succeeded and kept when it failed, with the file named in the error
-  (``structcrawl/failure/feed/upload``); the upload's outcome is recorded
-  (:mod:`structcrawl.crawl.uploads`), so the ledger and the report, which finalize after the
-  uploads, count the pages of a feed that was not stored as kept in that file. A resumed job
-  re-delivers such a file (:func:`redeliverer`, :func:`structcrawl.crawl.uploads.carry`):
-  the spool of this run's feed of the same URI starts with its lines, else it is uploaded
-  alone to its URI. The upload's connect and read timeouts are
-  ``STRUCTCRAWL_FEED_UPLOAD_TIMEOUT`` (:func:`bounded_s3_client`), so a hanging endpoint ends
-  it too.
+* a remote feed (S3) is spooled into a named file, labelled with its feed from the start
+  (:mod:`structcrawl.crawl.spools`: in ``<JOBDIR>/structcrawl-spool/`` with ``JOBDIR``, else
+  in the rescue directory), deleted once the upload succeeded and kept when it failed (or
+  when the run was killed before it), with the file named in the error
+  (``structcrawl/failure/feed/upload``): :mod:`structcrawl.crawl.s3feed`.
 
 :func:`feed_failure` tells the page ledger whether the pages feeds still hold what is written
 to them: once a ``pages`` or ``records`` feed failed, the pages that follow are not in it, and
@@ -41,34 +37,25 @@ import logging
 import os
 import tempfile
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from scrapy.extensions.feedexport import FileFeedStorage, S3FeedStorage
+from scrapy.extensions.feedexport import FileFeedStorage
 
-from structcrawl.core.redact import REDACTED, redact_url
-from structcrawl.crawl.uploads import (
-    PAGE_FORMATS,
-    Carried,
-    Deliver,
-    Upload,
-    take_carried,
-    upload_opened,
-)
+from structcrawl.core.redact import redact_url
+from structcrawl.crawl.feedconfig import FeedConfig
+from structcrawl.crawl.uploads import PAGE_FORMATS
 
 __all__ = [
     "GuardedFile",
     "GuardedFileFeedStorage",
-    "GuardedS3FeedStorage",
     "PageKeeper",
     "add_page_keeper",
-    "bounded_s3_client",
     "feed_failure",
     "feed_rescued",
     "keep_failed_page",
-    "redeliverer",
     "rescue_path",
 ]
 
@@ -144,7 +131,7 @@ def keep_failed_page(crawler: Any, item: Any, failure: Any) -> str | None:
 
 def rescue_path(settings: Any, uri: str, kind: str) -> Path:
     """A new file in ``STRUCTCRAWL_FEED_RESCUE_DIR`` named after the feed's file name."""
-    folder = Path(settings.get("STRUCTCRAWL_FEED_RESCUE_DIR") or tempfile.gettempdir())
+    folder = FeedConfig.from_settings(settings).rescue_dir
     folder.mkdir(parents=True, exist_ok=True)
     name = Path(uri.rsplit("/", 1)[-1] or "feed").name
     fd, path = tempfile.mkstemp(prefix=f"structcrawl-{kind}-{os.getpid()}-", suffix=f"-{name}",
@@ -269,126 +256,3 @@ class GuardedFileFeedStorage(FileFeedStorage):
         path.parent.mkdir(parents=True, exist_ok=True)
         guarded = GuardedFile(self.crawler, self.path, self.format, path, self.write_mode, True)
         return guarded  # type: ignore[return-value]
-
-
-def bounded_s3_client(storage: S3FeedStorage, settings: Any) -> None:
-    """Give ``storage`` (Scrapy's S3 storage, built from the settings) a client whose connect
-    and read timeouts are ``STRUCTCRAWL_FEED_UPLOAD_TIMEOUT``: botocore waits 60 s for each
-    read, and an endpoint that accepts and never answers held the crawl's end that long per
-    attempt."""
-    import boto3.session
-    from botocore.config import Config
-
-    timeout = settings.getfloat("STRUCTCRAWL_FEED_UPLOAD_TIMEOUT", 60.0)
-    options: dict[str, Any] = {"connect_timeout": timeout, "read_timeout": timeout}
-    if storage.max_pool_connections is not None:
-        options["max_pool_connections"] = storage.max_pool_connections
-    storage.s3_client = boto3.session.Session().client(
-        "s3",
-        aws_access_key_id=storage.access_key,
-        aws_secret_access_key=storage.secret_key,
-        aws_session_token=storage.session_token,
-        endpoint_url=storage.endpoint_url,
-        region_name=storage.region_name,
-        config=Config(**options),
-    )
-
-
-class GuardedS3FeedStorage(S3FeedStorage):
-    """Scrapy's S3 storage spooling into a named local file, kept when the upload fails."""
-
-    crawler: Any = None
-    format = ""
-    uri = ""
-    spool: Path | None = None
-    upload: Upload | None = None  # its outcome, for the ledger and the report
-
-    @classmethod
-    def from_crawler(
-        cls, crawler: Any, uri: str, *, feed_options: dict[str, Any] | None = None
-    ) -> GuardedS3FeedStorage:
-        storage = super().from_crawler(crawler, uri, feed_options=feed_options)
-        bounded_s3_client(storage, crawler.settings)
-        storage.crawler = crawler
-        storage.format = str((feed_options or {}).get("format") or "")
-        storage.uri = uri
-        return storage
-
-    def open(self, spider: Any) -> IO[bytes]:
-        self.spool = rescue_path(self.crawler.settings, self.uri, "spool")
-        spooled = GuardedFile(self.crawler, self.uri, self.format, self.spool, "wb", False)
-        self.upload = upload_opened(self.crawler, spooled.uri, self.format, str(self.spool))
-        for carried in take_carried(self.crawler, self.upload):  # an earlier run's lines first
-            with open(carried.spool, "rb") as kept:
-                while chunk := kept.read(1 << 20):
-                    spooled.write(chunk)
-            logger.info("%s: re-delivering the lines kept in %s", spooled.uri, carried.spool)
-        return spooled  # type: ignore[return-value]
-
-    def _store_in_thread(self, file: IO[bytes]) -> None:
-        file.close()  # the spool, flushed
-        assert self.spool is not None
-        try:
-            with self.spool.open("rb") as spooled:
-                super()._store_in_thread(spooled)
-        except Exception as exc:
-            self.crawler.stats.inc_value("structcrawl/failure/feed/upload")
-            error = (
-                f"{redact_url(self.uri)} was not stored ({type(exc).__name__}: {exc}); "
-                f"its content is kept in {self.spool}"
-            )
-            if self.upload is not None:
-                self.upload.failed(error)
-            raise OSError(error) from exc
-        if self.upload is not None:
-            self.upload.stored()
-        self.spool.unlink(missing_ok=True)
-
-
-def _with_credentials(uri: str, feeds: Mapping[str, Any]) -> str:
-    """``uri`` (redacted) with the credentials of the ``FEEDS`` entry of its bucket, or with
-    none (boto3 then takes them from the settings or the environment).
-
-    >>> _with_credentials("s3://[REDACTED]@b/old.jsonl", {"s3://k:s@b/%(time)s.jsonl": {}})
-    's3://k:s@b/old.jsonl'
-    >>> _with_credentials("s3://[REDACTED]@b/old.jsonl", {}), _with_credentials("s3://b/x", {})
-    ('s3://b/old.jsonl', 's3://b/x')
-    """
-    if REDACTED not in uri:
-        return uri
-    scheme, _, rest = uri.partition("://")
-    userinfo, _, rest = rest.partition("@")  # the redacted user information
-    host = rest.split("/", 1)[0]
-    for key in feeds:
-        their_scheme, _, theirs = str(key).partition("://")
-        netloc = theirs.split("/", 1)[0]
-        if their_scheme == scheme and netloc.rpartition("@")[2] == host and "@" in netloc:
-            return f"{scheme}://{netloc.rpartition('@')[0]}@{rest}"
-    return f"{scheme}://{rest}"
-
-
-def redeliverer(crawler: Any) -> Deliver:
-    """What uploads a kept file of an earlier run alone to its URI (in a thread), as Scrapy's
-    S3 storage would have, its outcome on the :class:`Upload`."""
-
-    def deliver(carried: Carried, upload: Upload) -> None:
-        uri = _with_credentials(carried.uri, crawler.settings.getdict("FEEDS"))
-        options = {"format": carried.format, "overwrite": True}
-        try:
-            storage = S3FeedStorage.from_crawler(crawler, uri, feed_options=options)
-            bounded_s3_client(storage, crawler.settings)
-            with open(carried.spool, "rb") as kept:
-                storage._store_in_thread(kept)
-        except Exception as exc:
-            crawler.stats.inc_value("structcrawl/failure/feed/upload")
-            error = (
-                f"{carried.uri} was not stored ({type(exc).__name__}: {exc}); "
-                f"its content is kept in {carried.spool}"
-            )
-            logger.error("re-delivering an earlier run's feed: %s", error)
-            upload.failed(error)
-            return
-        logger.info("%s: re-delivered the lines kept in %s", carried.uri, carried.spool)
-        upload.stored()
-
-    return deliver

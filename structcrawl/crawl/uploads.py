@@ -3,7 +3,7 @@ hook for what must wait for the uploads (:func:`when_feeds_stored`).
 
 Scrapy uploads a remote feed when its slot closes: as the spider closes (or when a batch is
 full), after the page ledger and the quality report have seen every page. So the storage
-(:class:`structcrawl.crawl.feedstorage.GuardedS3FeedStorage`) records its :class:`Upload`
+(:class:`structcrawl.crawl.s3feed.GuardedS3FeedStorage`) records its :class:`Upload`
 here when it opens its spool file and says how the upload ended; the page ledger asks, for
 each item, which remote ``pages`` or ``records`` feeds took lines of it
 (:func:`uploads_taking`), and finalizes once the feed exporter has stored every feed
@@ -38,6 +38,7 @@ __all__ = [
     "failed_page_feeds",
     "failed_uploads",
     "settled_spools",
+    "stored_uploads",
     "take_carried",
     "upload_opened",
     "uploads_taking",
@@ -210,6 +211,14 @@ def failed_page_feeds(crawler: Any) -> list[Upload]:
             error = f"{carried.uri} was not re-delivered; its content is kept in {carried.spool}"
             failed.append(Upload(carried.uri, carried.format, carried.spool, True, error))
     return failed
+
+
+def stored_uploads(crawler: Any) -> set[str]:
+    """The remote feeds (URIs) with an upload that was stored and none that failed."""
+    registry = getattr(crawler, "_structcrawl_uploads", None)
+    uploads = registry.uploads if registry is not None else []
+    failed = {u.uri for u in uploads if u.error is not None}
+    return {u.uri for u in uploads if u.done and u.error is None and u.uri not in failed}
 
 
 def failed_uploads(crawler: Any) -> dict[str, str]:

@@ -93,8 +93,8 @@ def combine_runs(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     (Ctrl-C) ends its pending URLs as ``unfinished:<reason>``, and the next run of the job
     takes them over (``resumed``) and gives them their outcome, so only the last run's
     ``unfinished`` lines stay. A page a run kept because its remote feed was not stored
-    (``unwritten:upload``) and a later run re-delivered (its line there says ``redelivered``)
-    has the later line only.
+    (``unwritten:upload``) and a later run re-delivered (its line there says ``redelivered``,
+    or ``redelivery_failed`` when that run kept it again) has the later line only.
 
     >>> first = [{"url": "a", "outcome": "records"}, {"url": "b", "outcome": "unfinished:shutdown"}]
     >>> [line["url"] for line in combine_runs([first, [{"url": "b", "outcome": "records"}]])]
@@ -103,9 +103,19 @@ def combine_runs(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     >>> again = [{"url": "a", "outcome": "records", "redelivered": ["/k"], "problem": None}]
     >>> [(line["outcome"], line["problem"]) for line in combine_runs([kept, again])]
     [('records', None)]
+    >>> failed = [{**kept[0], "redelivery_failed": ["/k"]}]
+    >>> [line.get("redelivery_failed") for line in combine_runs([kept, failed, again])]
+    [None]
+    >>> [line.get("redelivery_failed") for line in combine_runs([kept, failed])]
+    [['/k']]
     """
     redelivered: list[set[str]] = [
-        {str(line.get("url")) for line in lines if line.get("redelivered")} for lines in runs
+        {
+            str(line.get("url"))
+            for line in lines
+            if line.get("redelivered") or line.get("redelivery_failed")
+        }
+        for lines in runs
     ]
     combined: list[dict[str, Any]] = []
     for number, lines in enumerate(runs, 1):

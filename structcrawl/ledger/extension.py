@@ -126,7 +126,8 @@ class PageLedger:
         # JOBDIR: the job journal, which a killed run is resumed from (before the engine opens)
         self.journal = JobJournal(crawler, config.jobdir) if config.jobdir else None
         # remote page feeds an earlier run of the job could not store: re-delivered by this one
-        self.redelivery = Redelivery(crawler, config.jobdir)
+        committed = self.journal.state.feeds if self.journal and self.journal.recovering else None
+        self.redelivery = Redelivery(crawler, config.jobdir, committed)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PageLedger:
@@ -162,7 +163,9 @@ class PageLedger:
 
     def _redeliver(self) -> None:
         """The pages an earlier run kept because their remote feed was not stored: their kept
-        lines are re-delivered by this run, which accounts for them (not fetched again)."""
+        lines are re-delivered by this run, which accounts for them (not fetched again); they
+        count as ``redelivered`` once the upload that carries them was stored (:meth:`_unstored`;
+        a re-delivery that fails again moves them to ``kept``)."""
         for line, gone in self.redelivery.pages():
             url = str(line["url"])
             self.ledger.request(url)
@@ -170,7 +173,6 @@ class PageLedger:
                 why = f"its feed lines were kept in {', '.join(gone)}, which is gone"
                 self._unwritten(url, why, UNSTORED, kept=False)
                 continue
-            self.stats.inc_value("structcrawl/ledger/redelivered")
             self._account(line)
 
     def _write(self, line: dict[str, Any]) -> None:
@@ -318,8 +320,11 @@ class PageLedger:
     def _unstored(self) -> None:
         """The pages whose lines went to a remote feed that was not stored: kept in its spool
         file (named in the error), no longer accounted (the ledger file is rewritten); with
-        ``JOBDIR`` the next run re-delivers them (:mod:`structcrawl.ledger.redelivery`)."""
-        moved = self.redelivery.finish(self.ledger, Path(self.config.path))
+        ``JOBDIR`` the next run re-delivers them (:mod:`structcrawl.ledger.redelivery`). The
+        pages of earlier runs whose re-delivery was stored are ``redelivered``."""
+        moved, redelivered = self.redelivery.finish(self.ledger, Path(self.config.path))
+        if redelivered:
+            self.stats.inc_value("structcrawl/ledger/redelivered", redelivered)
         for outcome, count in moved.items():
             self.stats.inc_value("structcrawl/ledger/accounted", -count)
             self.stats.inc_value(f"structcrawl/ledger/outcome/{outcome}", -count)

@@ -74,7 +74,9 @@ class JournalState:
     ``closed``), the ``pending`` requests (URL -> the specs of its ``req`` lines without an
     outcome), the fingerprints of every URL requested so far, each local feed's size at the
     last commit (``feeds``), how many outcomes were committed and how many lines were not
-    JSON (``torn``: at most the last one, cut by a kill)."""
+    JSON (``torn``: at most the last one, cut by a kill). ``feeds`` are those of the last
+    run: the local feeds it started with, and the files (an S3 feed's spool) its commits
+    recorded; a spool an earlier run kept is not cut by a later run's recovery."""
 
     runs: int = 0
     crashed: bool = False
@@ -100,10 +102,10 @@ class JournalState:
 
     def apply(self, line: Mapping[str, Any]) -> None:
         """Replay one journal line."""
-        if "run" in line:
+        if "run" in line:  # the feeds this run writes: an earlier run's spools are not cut
             self.runs += 1
             self.crashed = True
-            self.feeds.update(_sizes(line.get("feeds")))
+            self.feeds = _sizes(line.get("feeds"))
         elif "req" in line:
             url = str(line["req"])
             self.pending.setdefault(url, []).append(dict(line))

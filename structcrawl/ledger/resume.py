@@ -21,8 +21,10 @@ recording feed sizes once entity items flow (entities are emitted at the end, al
 that is interrupted, the resumed run cuts them and emits them all again).
 
 Feeds covered: local files (``-o`` / ``FEEDS`` paths and ``file://`` URIs) without
-post-processing. Remote feeds (S3, FTP) are uploaded when a run closes: a killed run uploads
-nothing, and a resumed one uploads what it wrote itself.
+post-processing, and the spool files of S3 feeds (:mod:`structcrawl.crawl.spools`), which a
+killed run leaves in ``<JOBDIR>/structcrawl-spool/``: the resumed run cuts them back to their
+last commit and re-delivers them (:mod:`structcrawl.ledger.redelivery`). Other remote feeds
+(FTP) are uploaded when a run closes: a killed run uploads nothing.
 """
 
 from __future__ import annotations
@@ -187,11 +189,18 @@ class JobJournal:
         sizes: dict[str, int] = {}
         for slot in getattr(self._exporter, "slots", None) or ():
             handle = slot.file
-            if handle is None or not isinstance(slot.storage, FileFeedStorage):
+            spool = getattr(slot.storage, "spool", None)  # a remote feed's spool file
+            if isinstance(slot.storage, FileFeedStorage):
+                path = str(slot.storage.path)
+            elif spool is not None:
+                path = str(spool)
+            else:
+                continue
+            if handle is None:
                 continue
             try:
                 handle.flush()
-                sizes[os.path.abspath(slot.storage.path)] = os.fstat(handle.fileno()).st_size
+                sizes[os.path.abspath(path)] = os.fstat(handle.fileno()).st_size
             except (OSError, ValueError, AttributeError):  # closed, or post-processed
                 continue
         return sizes

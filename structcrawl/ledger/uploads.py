@@ -60,6 +60,15 @@ def unstored(
     (0, 1, {})
     >>> unstored(ledger, {**line, "upload": ["s3://b/other.jsonl"]}, {"s3://b/x": "e"}) is None
     True
+
+    A page an earlier run kept whose re-delivery failed again is not ``redelivered``: its line
+    says which kept files it came from (``redelivery_failed``).
+
+    >>> ledger.request("http://b.example/")
+    >>> again = ledger.account({**line, "url": "http://b.example/", "redelivered": ["/k/p"]})
+    >>> kept = unstored(ledger, again, {"s3://b/pages.jsonl": "not stored; kept in /tmp/t"})
+    >>> "redelivered" in kept, kept["redelivery_failed"], kept["problem"]
+    (False, ['/k/p'], 'kept')
     """
     if line.get("problem") is not None:
         return None
@@ -69,7 +78,10 @@ def unstored(
     ledger.unaccount(str(line.get("outcome")))
     message = "; ".join(failed[uri] for uri in missing)
     # ``in_pages`` stays: the page's line is in the pages feed's kept file, or another one
-    return {**line, "outcome": UNSTORED, "message": message, "problem": "kept"}
+    kept = {k: v for k, v in line.items() if k != "redelivered"}
+    if line.get("redelivered"):  # an earlier run's kept lines, not re-delivered this time either
+        kept["redelivery_failed"] = line["redelivered"]
+    return {**kept, "outcome": UNSTORED, "message": message, "problem": "kept"}
 
 
 def rewrite_ledger(

@@ -70,7 +70,7 @@ def ledger_figures(stats: Mapping[str, Any]) -> dict[str, Any]:
 
     ``resumed``: URLs an earlier run of the job requested that this one accounts for;
     ``redelivered``: pages an earlier run kept (their remote feed was not stored) whose lines
-    this run re-delivered (accounted here, not fetched again).
+    this run re-delivered and stored (accounted here, not fetched again).
     """
     names = ["requested", "accounted", "unaccounted", "unfinished", "kept", "duplicate"]
     names += ["unrequested", "resumed", "redelivered"]
