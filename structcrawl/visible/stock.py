@@ -25,11 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 from lxml import etree
 
 from structcrawl.core.document import Document
-from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
+from structcrawl.visible.tree import NOT_RENDERED, bodies, hidden, region_of
 from structcrawl.visible.walk import Walk
 from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
 
@@ -74,10 +75,13 @@ _BODIES = etree.XPath("//body")
 _BUTTON_TYPES = ("submit", "button", "image")
 
 
-def _controls(root: etree._Element) -> list[etree._Element]:
+def _controls(
+    root: etree._Element, bodies: list[etree._Element] | None = None
+) -> list[etree._Element]:
     """What :data:`_CONTROLS` selects, in one pass over the page's only ``<body>`` (the union
-    of five paths walks it five times and sorts what they found: twice the time)."""
-    bodies = _BODIES(root)
+    of five paths walks it five times and sorts what they found: twice the time); ``bodies``:
+    the page's bodies when known (:func:`~structcrawl.visible.tree.bodies`)."""
+    bodies = _BODIES(root) if bodies is None else bodies
     if len(bodies) != 1:
         return list(_CONTROLS(root))  # type: ignore[arg-type]
     return [el for el in bodies[0].iterdescendants(etree.Element) if _is_control(el)]
@@ -106,7 +110,7 @@ def _control_label(el: etree._Element) -> str:
 def in_buy_control(el: etree._Element) -> bool:
     """Whether ``el`` is (inside) a clickable element that also says "add to cart": its stock
     wording is one of the states a stylesheet switches between, not what the page shows."""
-    for node in (el, *list(el.iterancestors())[:3]):
+    for node in (el, *islice(el.iterancestors(), 3)):
         if node.tag in _CLICKABLE or node.get("role") == "button":
             return bool(BUY.search(_control_label(node)))
     return False
@@ -117,18 +121,23 @@ def buy_control(
 ) -> tuple[str | None, str | None]:
     """The first visible buy control: ``InStock``, or ``OutOfStock`` when it is disabled;
     none inside the elements ``outside`` (the product cards of other products)."""
-    return _first_buy(_controls(root), outside)
+    return _first_buy(_controls(root), outside)[1:]
 
 
 def box_buy_control(box: etree._Element) -> tuple[str | None, str | None]:
     """:func:`buy_control` among the controls inside ``box`` (a product card)."""
-    return _first_buy((el for el in box.iter(etree.Element) if _is_control(el)), frozenset())
+    controls = (el for el in box.iter(etree.Element) if _is_control(el))
+    return _first_buy(controls, frozenset())[1:]
 
 
 def _first_buy(
-    controls: Iterable[etree._Element], outside: frozenset[etree._Element]
-) -> tuple[str | None, str | None]:
-    for el in controls:
+    controls: Iterable[etree._Element], outside: frozenset[etree._Element], start: int = 0
+) -> tuple[int, str | None, str | None]:
+    """The position among ``controls`` of the first buy control (the number of controls
+    when none is), and what :func:`buy_control` says of it; the first ``start`` controls
+    are not read."""
+    at = start - 1
+    for at, el in enumerate(islice(controls, start, None), start):
         label = _control_label(el)
         named = CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
         if len(label) > 60 or not (BUY.search(label) or named):
@@ -140,30 +149,39 @@ def _first_buy(
             continue
         disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
         said = label or (named.group(0) if named else "")
-        return ("OutOfStock" if disabled else "InStock"), said
-    return None, None
+        return at, ("OutOfStock" if disabled else "InStock"), said
+    return at + 1, None, None
+
+
+def _page_controls(doc: Document) -> tuple[list[etree._Element], int, str | None, str | None]:
+    """The page's controls, and the position and reading of its first buy control (kept on
+    the document's memo)."""
+    known = doc.memo.get("buy-controls")
+    if isinstance(known, tuple):
+        return known
+    controls = _controls(doc.root, bodies(doc))
+    found = doc.memo["buy-controls"] = (controls, *_first_buy(controls, frozenset()))
+    return found
 
 
 def page_buy_control(doc: Document) -> tuple[str | None, str | None]:
     """:func:`buy_control` of the page, found once per document (kept on its memo) for the
     evidence and the availability reading (its search is from the document's root, whatever
     element it is given)."""
-    known = doc.memo.get("buy-control")
-    if isinstance(known, tuple):
-        return known
-    found = doc.memo["buy-control"] = buy_control(doc.root)
-    return found
+    return _page_controls(doc)[2:]
 
 
 def buy_control_outside(
     doc: Document, outside: frozenset[etree._Element]
 ) -> tuple[str | None, str | None]:
     """:func:`page_buy_control` where it is outside the elements ``outside`` (a page whose
-    first buy button is a product card's: the first of the page's own)."""
-    found = page_buy_control(doc)
+    first buy button is a product card's: the first of the page's own). The search goes on
+    from the page's first buy control: a control before it is none with or without
+    ``outside``."""
+    controls, at, *found = _page_controls(doc)
     if found[0] is None or not outside:
-        return found
-    return buy_control(doc.root, outside)
+        return found[0], found[1]
+    return _first_buy(controls, outside, at)[1:]
 
 
 def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:
