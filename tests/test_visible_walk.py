@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from lxml import html
 
 from structcrawl.core.document import parse_html
@@ -200,3 +201,53 @@ def test_the_buy_control_outside_the_cards_is_the_first_of_the_page_own() -> Non
         )
     )
     assert buy_control_outside(doc, frozenset()) == page_buy_control(doc)
+
+
+def _firsts(items) -> tuple[set, bool]:
+    """(the items of character classes a parsed regex can start with, whether it can be
+    empty)."""
+    import re._constants as c
+
+    out: set = set()
+    for op, av in items:
+        if op is c.LITERAL:
+            return out | {(op, av)}, False
+        if op is c.IN:
+            return out | set(av), False
+        if op is c.AT:
+            continue
+        if op is c.SUBPATTERN:
+            found, empty = _firsts(av[3])
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            found, empty = _firsts(av[2])
+            empty = empty or av[0] == 0
+        elif op is c.BRANCH:
+            parts = [_firsts(alt) for alt in av[1]]
+            found, empty = set().union(*(f for f, _ in parts)), any(e for _, e in parts)
+        else:
+            raise AssertionError(f"not read: {op}")
+        out |= found
+        if not empty:
+            return out, False
+    return out, True
+
+
+@pytest.mark.parametrize(
+    "name", ["DECOY_WORDS", "FROM_WORDS", "OUT_OF_STOCK", "IN_STOCK", "PREORDER", "BUY"]
+)
+def test_each_word_pattern_guard_admits_every_start_of_its_phrases(name: str) -> None:
+    # the guard (?=[...]) after \b only spares the search: every character a phrase can
+    # start with is in it, as Python's own parser reads the pattern
+    import re._constants as c
+    import re._parser as parser
+
+    from structcrawl.visible import words
+
+    pattern = getattr(words, name)
+    tree = parser.parse(pattern.pattern, pattern.flags)
+    items = list(tree.data[0][1][1][0] if tree.data[0][0] is c.BRANCH else tree.data)
+    assert items[0] == (c.AT, c.AT_BOUNDARY) and items[1][0] is c.ASSERT
+    ((kind, guard),) = items[1][1][1]
+    assert kind is c.IN
+    starts, empty = _firsts(items[2:])
+    assert not empty and starts and starts <= set(guard), starts - set(guard)
