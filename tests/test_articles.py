@@ -221,6 +221,27 @@ def test_dated_page_without_items_is_an_article_from_its_main_text() -> None:
     assert page_items(_page(), "https://bay.example/p", "text/html") == []
 
 
+def test_dated_page_that_shows_a_product_reads_no_main_text(monkeypatch) -> None:
+    # the first (light) pass finds no item and would make the dated page an Article; the
+    # visible page then shows a product: the main text is never read (trafilatura's cost)
+    import structcrawl.articles.complete as complete
+
+    read: list[str] = []
+    main_text = complete.main_text
+    monkeypatch.setattr(complete, "main_text", lambda doc: read.append(doc.url) or main_text(doc))
+    head = '<meta property="article:published_time" content="2024-03-05T08:00:00+01:00">'
+    shop = "<p class='price'>49,90 €</p><p>SKU: PIER-42</p><button>Add to cart</button>"
+    items = page_items(_page(head, article=shop), "https://bay.example/p", "text/html")
+    assert [(i["type"], i["role"], i["price"], i["sku"]) for i in items] == [
+        ("Product", "primary", "49.90", "PIER-42")
+    ]
+    assert read == []
+    # the same page without the product is the Article, its body the main text, read once
+    items = page_items(_page(head), "https://bay.example/p", "text/html")
+    assert [i["type"] for i in items] == ["Article"] and "Paragraph 3" in items[0]["articleBody"]
+    assert read == ["https://bay.example/p"]
+
+
 def test_page_its_scripts_fill_in_takes_the_markup_body_unchecked() -> None:
     shell = (
         "<html><head><title>Pier</title>" + _jsonld(WHOLE) + "</head><body><div id='app'>"

@@ -397,3 +397,19 @@ def test_every_product_type_maps_to_the_product_item():
     from structcrawl.typed.product import PRODUCT_TYPES
 
     assert ITEM_TYPES["Product"] == PRODUCT_TYPES  # one list: a Motorcycle is a Product item
+
+
+def test_loose_itemprops_are_those_the_path_selects() -> None:
+    from structcrawl.core.document import parse_html
+    from structcrawl.typed.fallbacks import _loose_itemprops
+
+    page = (
+        b"<html><head><meta itemprop='name' content='head'></head><body>"
+        b"<span itemprop='price'>1</span><div itemscope><b itemprop='sku'>in scope</b></div>"
+        b"<p itemscope itemprop='offers'>scoped itself</p><div><i itemprop='sku'>A-1</i>"
+        b"<div><em itemprop='gtin13'>4006381333931</em></div></div></body></html>"
+    )
+    doc = parse_html(page, "https://shop.example/p")
+    path = "//body//*[@itemprop][not(ancestor-or-self::*[@itemscope])]"
+    assert _loose_itemprops(doc) == doc.root.xpath(path)
+    assert [el.tag for el in _loose_itemprops(doc)] == ["span", "i", "em"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from lxml import html
 
 from structcrawl.core.document import parse_html
@@ -103,3 +104,150 @@ def test_the_pieces_nearest_the_heading_come_as_a_sort_by_distance_gives_them() 
             for most in (1, 5, 400):
                 by_sort = sorted(range(count), key=lambda i: abs(i - anchor))[:most]
                 assert _nearest_first(count, anchor, most) == by_sort, (count, anchor, most)
+
+
+def _stack_walk(start):
+    """The walk as an explicit stack of elements and text nodes (the walk before libxml2's
+    walker read it): what :func:`visible_walk` must still find."""
+    from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
+
+    pieces, heads, seen = [], [], []
+    stack = [(start, (), None, False)]
+    while stack:
+        node, strikers, owner, in_title = stack.pop()
+        if isinstance(node, str):
+            if owner is not None and node.strip():
+                pieces.append((" ".join(node.split()), owner, strikers))
+            continue
+        if not isinstance(node.tag, str) or node.tag in NOT_RENDERED or hidden(node):
+            continue
+        if region_of(node):
+            continue
+        in_title = in_title or node.tag == "title"
+        if not in_title:
+            seen.append(node)
+        if node.tag in ("h1", "h2"):
+            heads.append((len(pieces), node))
+        inner = (*strikers, node) if struck(node) else strikers
+        kids = [(node.text, inner, node, in_title)] if node.text else []
+        for child in node:
+            kids.append((child, inner, node, in_title))
+            if child.tail:
+                kids.append((child.tail, inner, node, in_title))
+        stack.extend(reversed(kids))
+    return pieces, heads, seen
+
+
+TRICKY = b"""<html><head><title>T</title></head><body> lead <!-- c -->after comment
+<div class="product old-price">In <s>$9 <b>$8</b></s> tail <i hidden>no</i>shown tail
+<nav>menu</nav>after nav<script>x</script>after script<title>in title <b>bold</b></title>
+<h2>Sub <span style="display:none">x</span>head</h2><?pi x?>after pi</div>
+<div role="listbox"><p>choice</p></div><p class="was">was</p>end</body></html>"""
+
+
+def test_the_walk_reads_what_an_explicit_walk_of_the_tree_reads() -> None:
+    for page in (PAGE, TRICKY):
+        doc = parse_html(page, URL)
+        body = doc.root.find("body")
+        walk = visible_walk(doc)
+        pieces, heads, seen = _stack_walk(body)
+        assert [(p.text, p.el, p.strikers) for p in walk.pieces] == pieces
+        assert [p.order for p in walk.pieces] == list(range(len(pieces)))
+        assert all(p.struck == bool(p.strikers) for p in walk.pieces)
+        assert walk.heads == heads and walk.seen == seen
+    texts = [p.text for p in visible_walk(parse_html(TRICKY, URL)).pieces]
+    assert texts[:4] == ["lead", "after comment", "In", "$9"]
+    assert "no" not in texts and "menu" not in texts and "choice" not in texts
+    assert {"shown tail", "after nav", "after script", "after pi", "end"} <= set(texts)
+
+
+def test_the_walk_marks_read_as_hidden_region_and_struck_say() -> None:
+    from structcrawl.visible.tree import region_of, rendered, walk_marks
+
+    root = html.fromstring(
+        "<div><p hidden>a</p><input type=HIDDEN><p style='x:1;display : none'>b</p>"
+        "<select><option>c</option></select><span role=combobox>d</span><s>e</s>"
+        "<p class='price-old'>f</p><p id='x_savings'>g</p><p class='with-old-price'>h</p>"
+        "<p style='text-decoration: line-through'>i</p><p class='bold'>j</p><svg></svg>"
+        "<p class='price-old' id='y'>k</p><p class='price-old'>l</p><!-- m --></div>"
+    )
+    said_old: dict[str, bool] = {}
+    for el in root.iter():
+        want = (
+            rendered(el) and not region_of(el),
+            rendered(el) and not region_of(el) and struck(el),
+        )
+        assert walk_marks(el, said_old) == want, el.tag
+    assert said_old == {"price-old ": True, " x_savings": True, "with-old-price ": False,
+                        "bold ": False, "price-old y": True}  # fmt: skip
+
+
+def test_the_buy_control_outside_the_cards_is_the_first_of_the_page_own() -> None:
+    from structcrawl.visible.stock import buy_control, buy_control_outside, page_buy_control
+
+    page = (
+        b"<html><body><a href='/'>Home</a><div class='card'><a>Other</a><button>Add to cart"
+        b"</button></div><button disabled>Add to cart</button><button>Buy now</button></body></html>"
+    )
+    doc = parse_html(page, URL)
+    card = frozenset(doc.root.iter("div"))
+    assert page_buy_control(doc) == ("InStock", "Add to cart")
+    assert (
+        buy_control_outside(doc, card)
+        == buy_control(doc.root, card)
+        == (
+            "OutOfStock",
+            "Add to cart",
+        )
+    )
+    assert buy_control_outside(doc, frozenset()) == page_buy_control(doc)
+
+
+def _firsts(items) -> tuple[set, bool]:
+    """(the items of character classes a parsed regex can start with, whether it can be
+    empty)."""
+    import re._constants as c
+
+    out: set = set()
+    for op, av in items:
+        if op is c.LITERAL:
+            return out | {(op, av)}, False
+        if op is c.IN:
+            return out | set(av), False
+        if op is c.AT:
+            continue
+        if op is c.SUBPATTERN:
+            found, empty = _firsts(av[3])
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            found, empty = _firsts(av[2])
+            empty = empty or av[0] == 0
+        elif op is c.BRANCH:
+            parts = [_firsts(alt) for alt in av[1]]
+            found, empty = set().union(*(f for f, _ in parts)), any(e for _, e in parts)
+        else:
+            raise AssertionError(f"not read: {op}")
+        out |= found
+        if not empty:
+            return out, False
+    return out, True
+
+
+@pytest.mark.parametrize(
+    "name", ["DECOY_WORDS", "FROM_WORDS", "OUT_OF_STOCK", "IN_STOCK", "PREORDER", "BUY"]
+)
+def test_each_word_pattern_guard_admits_every_start_of_its_phrases(name: str) -> None:
+    # the guard (?=[...]) after \b only spares the search: every character a phrase can
+    # start with is in it, as Python's own parser reads the pattern
+    import re._constants as c
+    import re._parser as parser
+
+    from structcrawl.visible import words
+
+    pattern = getattr(words, name)
+    tree = parser.parse(pattern.pattern, pattern.flags)
+    items = list(tree.data[0][1][1][0] if tree.data[0][0] is c.BRANCH else tree.data)
+    assert items[0] == (c.AT, c.AT_BOUNDARY) and items[1][0] is c.ASSERT
+    ((kind, guard),) = items[1][1][1]
+    assert kind is c.IN
+    starts, empty = _firsts(items[2:])
+    assert not empty and starts and starts <= set(guard), starts - set(guard)

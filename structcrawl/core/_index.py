@@ -31,10 +31,12 @@ INDEXED_ATTRIBUTES: Final = (
 #: Elements read by name: Open Graph and Dublin Core meta tags, DC ``<link>``, JSON-LD and
 #: data-block scripts, the document base (also as XHTML, for trees parsed as XML), and the
 #: void elements libxml2 does not know (the parse moves out what it nests inside them), the
-#: paragraphs and list items (the parse closes them where HTML does); for
-#: the render judgement, ``noscript`` notices and Angular's ``app-root``.
+#: paragraphs and list items (the parse closes them where HTML does); for the render
+#: judgement, ``noscript`` notices and Angular's ``app-root``; the ``body`` the visible page
+#: is read from.
 INDEXED_TAGS: Final = frozenset(
     {
+        "body",
         "noscript",
         "app-root",
         "meta",

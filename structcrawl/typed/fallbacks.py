@@ -133,9 +133,28 @@ _LOOSE = {
 }  # fmt: skip
 
 
+def _loose_itemprops(document: Document) -> list[etree._Element]:
+    """What ``//body//*[@itemprop][not(ancestor-or-self::*[@itemscope])]`` selects, from the
+    document's element index (the elements with an ``itemprop``, their ancestors read): the
+    path tests every ancestor of every element of the page."""
+    out = []
+    for el in document.index().having("itemprop"):
+        if el.get("itemscope") is not None:
+            continue
+        in_body = False
+        for ancestor in el.iterancestors():
+            if ancestor.get("itemscope") is not None:
+                break
+            in_body = in_body or ancestor.tag == "body"
+        else:
+            if in_body:
+                out.append(el)
+    return out
+
+
 def itemprop_candidates(document: Document) -> list[Candidate]:
     out: list[Candidate] = []
-    for el in document.root.xpath("//body//*[@itemprop][not(ancestor-or-self::*[@itemscope])]"):
+    for el in _loose_itemprops(document):
         for prop in (el.get("itemprop") or "").split():
             field = _LOOSE.get(prop.casefold())
             if not field:

@@ -182,17 +182,26 @@ def resolve_page(
 
     The visible page is read (:func:`~structcrawl.visible.evidence.page_evidence`, one walk of
     the whole page) only where the layers leave the page's product short
-    (:func:`_needs_visible`); otherwise its main heading alone serves."""
+    (:func:`_needs_visible`); otherwise its main heading alone serves. The articles are
+    completed (their bodies read by trafilatura, :func:`~structcrawl.articles.complete_articles`)
+    only for the pass whose items are the page's: where the light pass's items need the
+    visible page before completion, they need it after (completion adds an Article only to a
+    page without a primary item, drops only empty items and changes no Product), so that
+    pass is not completed."""
     nodes = follow_references(page_nodes(records))
     graph = (nodes, _clusters(nodes, page_url))  # read-only: shared by both passes
     if document is None:
-        return _resolve(records, page_url, None, Evidence(), precedence, article_body, graph)
+        built = _build_page(records, page_url, None, Evidence(), precedence, graph)
+        return _complete(built, records, page_url, None, article_body)
     light = Evidence(heading=page_heading(document))
-    result = _resolve(records, page_url, document, light, precedence, article_body, graph)
-    if not _needs_visible(result.items, document):
-        return result
+    built = _build_page(records, page_url, document, light, precedence, graph)
+    if not _needs_visible(built.items, document):
+        result = _complete(built, records, page_url, document, article_body)
+        if not _needs_visible(result.items, document):
+            return result
     ev = page_evidence(document)
-    return _resolve(records, page_url, document, ev, precedence, article_body, graph)
+    built = _build_page(records, page_url, document, ev, precedence, graph)
+    return _complete(built, records, page_url, document, article_body)
 
 
 #: Primary item types that leave room for a product the page shows without markup.
@@ -222,15 +231,40 @@ def _needs_visible(items: list[dict[str, Any]], document: Document) -> bool:
     )
 
 
-def _resolve(
+_Built = tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]
+
+
+@dataclass(slots=True)
+class _Page:
+    """One pass's items, primary first, before the articles are completed, and what each was
+    built from."""
+
+    items: list[dict[str, Any]]
+    built: list[_Built]
+
+
+def _complete(
+    page: _Page,
+    records: list[dict[str, Any]],
+    page_url: str,
+    document: Document | None,
+    article_body: bool,
+) -> PageResolution:
+    """The pass's items as the page's: articles as a reader sees them (bodies, bylines,
+    dates; empty items dropped, a signed page without items an Article), and their
+    entities."""
+    items = complete_articles(page.items, records, document, body=article_body)
+    return PageResolution(items, _entities(items, page.built, records, page_url))
+
+
+def _build_page(
     records: list[dict[str, Any]],
     page_url: str,
     document: Document | None,
     ev: Evidence,
     precedence: Sequence[str],
-    article_body: bool,
     graph: tuple[list[Node], list[tuple[str, list[Node]]]],
-) -> PageResolution:
+) -> _Page:
     nodes, clusters = graph
     shown_price = shown.visible_price(ev)
     canonical = _canonical(document)
@@ -245,7 +279,7 @@ def _resolve(
         if not all(_score("Product", g, main, page_keys, ev.heading)[i] for i in (0, 1, 3))
     ]
     listed = listing_groups(nodes, clusters, products, own)
-    built: list[tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]] = []
+    built: list[_Built] = []
     used: set[int] = set()
 
     def add(item: dict[str, Any], chosen: dict[str, Candidate], kind: str, group: list[Node]):
@@ -296,19 +330,15 @@ def _resolve(
         else:
             item["role"] = "supporting"
         add(item, chosen, kind, group)
-    items = _ordered([b[0] for b in built], listing)
-    # articles as a reader sees them: bodies, bylines, dates; empty items dropped, a signed
-    # page without items an Article
-    items = complete_articles(items, records, document, body=article_body)
-    return PageResolution(items, _entities(items, built, records, page_url))
+    return _Page(_ordered([b[0] for b in built], listing), built)
 
 
 def _grid_items(
     document: Document, ev: Evidence, page_url: str, precedence: Sequence[str]
-) -> list[tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]]:
+) -> list[_Built]:
     """A category page without product markup: the products its grid of cards shows
     (:func:`structcrawl.visible.grid.grid_products`), each a listed Product."""
-    out: list[tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]] = []
+    out: list[_Built] = []
     for card in grid_products(document, ev.cards, own_price=ev.price is not None):
         cands = shown.grid_candidates(card, ev)
         item, chosen = _build("Product", [], page_url, None, precedence, cands)
@@ -319,7 +349,7 @@ def _grid_items(
 
 def _entities(
     items: list[dict[str, Any]],
-    built: list[tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]],
+    built: list[_Built],
     records: list[dict[str, Any]],
     page_url: str,
 ) -> list[PageEntity]:

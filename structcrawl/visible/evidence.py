@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import islice
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -172,6 +173,11 @@ def _old_label(pieces: list[Piece], i: int) -> bool:
 _BARE_AMOUNT = re.compile(r"\d{1,3}(?:[.,'’ \u00a0]\d{3})+(?:[.,]\d{1,2})?|\d{5,9}")
 
 
+def _block(el: etree._Element) -> set[etree._Element]:
+    """The element, its parent and its grandparent (those it has)."""
+    return {el, *islice(el.iterancestors(), 2)}
+
+
 def _split_price(pieces: list[Piece], i: int) -> list[str]:
     """A price written over two to four elements (``<b>€ <span>20,-</span></b>``,
     ``<span>$</span><span>29</span><span>.</span><span>99</span>``): a short piece and the
@@ -179,10 +185,10 @@ def _split_price(pieces: list[Piece], i: int) -> list[str]:
     whole amount whose sign follows (``<strong>30,000</strong><sub>원~</sub>``)."""
     if len(pieces[i].text) > 4 and not _BARE_AMOUNT.fullmatch(pieces[i].text):
         return []
-    near = {pieces[i].el, *list(pieces[i].el.iterancestors())[:2]}
+    near = _block(pieces[i].el)
     parts = [pieces[i].text]
     for piece in pieces[i + 1 : i + 4]:
-        if len(piece.text) > 16 or not near & {piece.el, *list(piece.el.iterancestors())[:2]}:
+        if len(piece.text) > 16 or not near & _block(piece.el):
             break
         if find_prices(piece.text):
             break  # a price of its own ("-", "$500", "3 bids" is no "-$5003")

@@ -12,7 +12,7 @@ from lxml import etree
 
 from structcrawl.core.document import Document
 from structcrawl.core.readers import text
-from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
+from structcrawl.visible.tree import NOT_RENDERED, bodies, hidden, region_of
 
 __all__ = ["heading_element", "heading_text", "page_heading"]
 
@@ -51,12 +51,31 @@ _HEADS = etree.XPath("//body//h1|//body//h2")
 _TITLES = etree.XPath("//head/title|//meta[@property='og:title']/@content")
 
 
+def _heads(document: Document) -> list[etree._Element]:
+    """What :data:`_HEADS` selects: the h1 and h2 elements of the page's only ``<body>`` (in
+    one walk of its subtree, where the union of two paths walks the page twice and sorts)."""
+    found = bodies(document)
+    if len(found) != 1:
+        return list(_HEADS(document.root))  # type: ignore[arg-type]
+    return list(found[0].iter("h1", "h2"))
+
+
 def heading_element(document: Document) -> etree._Element | None:
     """The main heading (:func:`_main_heading`) among the visible h1 and h2 elements, without
-    reading the rest of the page."""
+    reading the rest of the page; found once per document (kept on its memo: the resolution's
+    first pass and the product evidence both ask)."""
+    known = document.memo.get("heading-element")
+    if isinstance(known, tuple):
+        return known[0]  # type: ignore[no-any-return]
+    found = _heading_element(document)
+    document.memo["heading-element"] = (found,)
+    return found
+
+
+def _heading_element(document: Document) -> etree._Element | None:
     heads = [
         (i, el)
-        for i, el in enumerate(_HEADS(document.root))
+        for i, el in enumerate(_heads(document))
         if not any(
             a.tag in NOT_RENDERED or hidden(a) or region_of(a) for a in (el, *el.iterancestors())
         )

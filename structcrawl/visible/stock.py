@@ -25,11 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 from lxml import etree
 
 from structcrawl.core.document import Document
-from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of
+from structcrawl.visible.tree import NOT_RENDERED, bodies, hidden, region_of
 from structcrawl.visible.walk import Walk
 from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
 
@@ -75,10 +76,13 @@ _BODIES = etree.XPath("//body")
 _BUTTON_TYPES = ("submit", "button", "image")
 
 
-def _controls(root: etree._Element) -> list[etree._Element]:
+def _controls(
+    root: etree._Element, bodies: list[etree._Element] | None = None
+) -> list[etree._Element]:
     """What :data:`_CONTROLS` selects, in one pass over the page's only ``<body>`` (the union
-    of five paths walks it five times and sorts what they found: twice the time)."""
-    bodies = _BODIES(root)
+    of five paths walks it five times and sorts what they found: twice the time); ``bodies``:
+    the page's bodies when known (:func:`~structcrawl.visible.tree.bodies`)."""
+    bodies = _BODIES(root) if bodies is None else bodies
     if len(bodies) != 1:
         return list(_CONTROLS(root))  # type: ignore[arg-type]
     return [el for el in bodies[0].iterdescendants(etree.Element) if _is_control(el)]
@@ -107,7 +111,7 @@ def _control_label(el: etree._Element) -> str:
 def in_buy_control(el: etree._Element) -> bool:
     """Whether ``el`` is (inside) a clickable element that also says "add to cart": its stock
     wording is one of the states a stylesheet switches between, not what the page shows."""
-    for node in (el, *list(el.iterancestors())[:3]):
+    for node in (el, *islice(el.iterancestors(), 3)):
         if node.tag in _CLICKABLE or node.get("role") == "button":
             return bool(BUY.search(_control_label(node)))
     return False
@@ -118,27 +122,23 @@ def buy_control(
 ) -> tuple[str | None, str | None]:
     """The first visible buy control: ``InStock``, or ``OutOfStock`` when it is disabled;
     none inside the elements ``outside`` (the product cards of other products)."""
-    return _first_buy(_controls(root), outside)
+    return _first_buy(_controls(root), outside)[1:]
 
 
 def box_buy_control(box: etree._Element) -> tuple[str | None, str | None]:
     """:func:`buy_control` among the controls inside ``box`` (a product card)."""
-    return _first_buy((el for el in box.iter(etree.Element) if _is_control(el)), frozenset())
+    controls = (el for el in box.iter(etree.Element) if _is_control(el))
+    return _first_buy(controls, frozenset())[1:]
 
 
 def _first_buy(
-    controls: Iterable[etree._Element], outside: frozenset[etree._Element]
-) -> tuple[str | None, str | None]:
-    state, said, _ = _find_buy(controls, outside)
-    return state, said
-
-
-_Found = tuple[str | None, str | None, etree._Element | None]
-
-
-def _find_buy(controls: Iterable[etree._Element], outside: frozenset[etree._Element]) -> _Found:
-    """The first buy control among ``controls``: its state, its words and the element."""
-    for el in controls:
+    controls: Iterable[etree._Element], outside: frozenset[etree._Element], start: int = 0
+) -> tuple[int, str | None, str | None]:
+    """The position among ``controls`` of the first buy control (the number of controls
+    when none is), and what :func:`buy_control` says of it; the first ``start`` controls
+    are not read."""
+    at = start - 1
+    for at, el in enumerate(islice(controls, start, None), start):
         label = _control_label(el)
         named = CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
         if len(label) > 60 or not (BUY.search(label) or named):
@@ -150,24 +150,26 @@ def _find_buy(controls: Iterable[etree._Element], outside: frozenset[etree._Elem
             continue
         disabled = el.get("disabled") is not None or "disabled" in (el.get("class") or "")
         said = label or (named.group(0) if named else "")
-        return ("OutOfStock" if disabled else "InStock"), said, el
-    return None, None, None
+        return at, ("OutOfStock" if disabled else "InStock"), said
+    return at + 1, None, None
 
 
-def _page_buy(doc: Document) -> _Found:
-    """The page's first buy control, found once per document (kept on its memo) for the
-    evidence and the availability reading."""
-    known = doc.memo.get("buy-control")
+def _page_controls(doc: Document) -> tuple[list[etree._Element], int, str | None, str | None]:
+    """The page's controls, and the position and reading of its first buy control (kept on
+    the document's memo)."""
+    known = doc.memo.get("buy-controls")
     if isinstance(known, tuple):
         return known
-    found = doc.memo["buy-control"] = _find_buy(_controls(doc.root), frozenset())
+    controls = _controls(doc.root, bodies(doc))
+    found = doc.memo["buy-controls"] = (controls, *_first_buy(controls, frozenset()))
     return found
 
 
 def page_buy_control(doc: Document) -> tuple[str | None, str | None]:
-    """:func:`buy_control` of the page (its search is from the document's root)."""
-    state, said, _ = _page_buy(doc)
-    return state, said
+    """:func:`buy_control` of the page, found once per document (kept on its memo) for the
+    evidence and the availability reading (its search is from the document's root, whatever
+    element it is given)."""
+    return _page_controls(doc)[2:]
 
 
 def buy_control_outside(
@@ -179,12 +181,15 @@ def buy_control_outside(
     return state, said
 
 
-def buy_element_outside(doc: Document, outside: frozenset[etree._Element]) -> _Found:
-    """:func:`buy_control_outside` with the control's element."""
-    found = _page_buy(doc)
-    if found[0] is None or not outside:
-        return found
-    return _find_buy(_controls(doc.root), outside)
+def buy_element_outside(
+    doc: Document, outside: frozenset[etree._Element]
+) -> tuple[str | None, str | None, etree._Element | None]:
+    """:func:`buy_control_outside` with the control's element. The search goes on from the
+    page's first buy control: a control before it is none with or without ``outside``."""
+    controls, at, state, said = _page_controls(doc)
+    if state is not None and outside:
+        at, state, said = _first_buy(controls, outside, at)
+    return state, said, (controls[at] if state is not None else None)
 
 
 def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:

@@ -20,21 +20,26 @@ of it sits in navigation, an aside, a footer, a form control or an SVG drawing
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from lxml import etree
 
+from structcrawl.core.document import Document
 from structcrawl.visible.words import HIDDEN_STYLE, OLD_CLASS, STRUCK, STRUCK_STYLE
 
 __all__ = [
     "CONTROL_ROLES",
     "NOT_RENDERED",
     "REGIONS",
+    "bodies",
     "element_text",
     "hidden",
     "region_of",
     "rendered",
     "struck",
     "visible_text",
+    "walk_marks",
 ]
 
 #: Elements whose content is never rendered as text.
@@ -49,12 +54,25 @@ CONTROL_ROLES = frozenset({"combobox", "listbox", "option"})
 _TEXT = etree.XPath(".//text()[not(ancestor::script) and not(ancestor::style)]")
 
 
+#: How an element's attribute is read: ``el.get``, or the ``get`` of a dict of its attributes.
+_Get = Callable[[str], "str | None"]
+
+
+def bodies(document: Document) -> list[etree._Element]:
+    """The page's ``<body>`` elements, in document order (what ``//body`` selects), from the
+    document's element index: no walk of the tree."""
+    return document.index().named("body")
+
+
 def hidden(el: etree._Element) -> bool:
     """Whether ``el`` is marked hidden (not whether an ancestor is)."""
-    get = el.get
+    return _hidden(el.tag, el.get)
+
+
+def _hidden(tag: Any, get: _Get) -> bool:
     if get("hidden") is not None:
         return True
-    if el.tag == "input" and (get("type") or "").lower() == "hidden":
+    if tag == "input" and (get("type") or "").lower() == "hidden":
         return True
     style = get("style")
     return bool(style and HIDDEN_STYLE.search(style))
@@ -70,10 +88,12 @@ def region_of(el: etree._Element) -> str:
     ``""`` for content. A scripted select (``role="combobox"``, ``listbox``, ``option``: a
     warranty or size picker showing its choices' prices) is a control like ``<select>``."""
     tag = el.tag
-    if not isinstance(tag, str):
-        return ""
+    return _region(tag, el.get) if isinstance(tag, str) else ""
+
+
+def _region(tag: str, get: _Get) -> str:
     found = REGIONS.get(tag.rpartition("}")[2] if tag[:1] == "{" else tag, "")
-    if not found and el.get("role") in CONTROL_ROLES:
+    if not found and get("role") in CONTROL_ROLES:
         return "control"
     return found
 
@@ -93,15 +113,51 @@ _OLD_HINT = re.compile(
 def struck(el: etree._Element) -> bool:
     """Whether ``el`` strikes its text through or names it an old, compare-at or unrelated
     price (``del``/``s``/``strike``, such a class or id, a ``line-through`` style)."""
-    if el.tag in STRUCK:
+    return _struck(el.tag, el.get, None)
+
+
+def _struck(tag: Any, get: _Get, said_old: dict[str, bool] | None) -> bool:
+    """:func:`struck`; ``said_old``: the class and id words already read, and whether they
+    name an old price (a page repeats its class names: each is searched once)."""
+    if tag in STRUCK:
         return True
-    get = el.get
     names, ident, style = get("class"), get("id"), get("style")
     if names or ident:
         said = f"{names or ''} {ident or ''}"
-        if _OLD_HINT.search(said.casefold().replace("ı", "i")) and OLD_CLASS.search(said):
+        old = said_old.get(said) if said_old is not None else None
+        if old is None:
+            old = bool(
+                _OLD_HINT.search(said.casefold().replace("ı", "i")) and OLD_CLASS.search(said)
+            )
+            if said_old is not None:
+                said_old[said] = old
+        if old:
             return True
     return bool(style and STRUCK_STYLE.search(style))
+
+
+def walk_marks(el: etree._Element, said_old: dict[str, bool]) -> tuple[bool, bool]:
+    """What a walk of the visible tree reads of an element, its attributes read in one call:
+    whether it enters it (a rendered element, not hidden, no region: :func:`rendered`,
+    :func:`region_of`) and whether it strikes its text (:func:`struck`, ``said_old`` as
+    there).
+
+    >>> from lxml import html
+    >>> root = html.fromstring("<div><p style='display:none'>a</p><nav>b</nav><s>c</s><p>d</p>")
+    >>> [walk_marks(el, {}) for el in root]
+    [(False, False), (False, False), (True, True), (True, False)]
+    """
+    tag = el.tag
+    if not isinstance(tag, str) or tag in NOT_RENDERED:
+        return False, False
+    attributes = el.items()
+    get = dict(attributes).get if attributes else _NONE.get
+    if _hidden(tag, get) or _region(tag, get):
+        return False, False
+    return True, _struck(tag, get, said_old)
+
+
+_NONE: dict[str, str] = {}
 
 
 def element_text(element: etree._Element) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from structcrawl.core.document import Document
-from structcrawl.visible.tree import NOT_RENDERED, hidden, region_of, struck
+from structcrawl.visible.tree import bodies, walk_marks
 
 __all__ = ["Piece", "Walk", "visible_walk"]
 
@@ -51,39 +51,51 @@ class Walk:
     seen: list[etree._Element]
 
 
-_Entry = tuple[etree._Element | str, tuple[etree._Element, ...], etree._Element | None, bool]
+#: a started element's strikers (its own included) and whether it is in a ``<title>``; None
+#: for one not entered
+_Frame = tuple[tuple[etree._Element, ...], bool] | None
 
 
 def _walk(start: etree._Element) -> Walk:
+    """The walk (see the module doc) by libxml2's walker (``iterwalk``: the tree's elements
+    and comments in document order, a subtree skipped at its start), each element's
+    attributes read once (:func:`~structcrawl.visible.tree.walk_marks`)."""
     pieces: list[Piece] = []
     heads: list[tuple[int, etree._Element]] = []
     seen: list[etree._Element] = []
-    stack: list[_Entry] = [(start, (), None, False)]
-    while stack:
-        node, strikers, owner, in_title = stack.pop()
-        if isinstance(node, str):
-            if owner is not None and node.strip():
-                text = " ".join(node.split())
-                pieces.append(Piece(text, owner, len(pieces), bool(strikers), strikers))
+    frames: list[_Frame] = []  # one per element started and not yet ended
+    said_old: dict[str, bool] = {}
+    walker = etree.iterwalk(start, events=("start", "end", "comment", "pi"))
+    for event, node in walker:
+        if event == "start":
+            enters, strikes = walk_marks(node, said_old)
+            if not enters:  # non-rendered, hidden, a region (navigation, asides, footers, ...)
+                walker.skip_subtree()
+                frames.append(None)
+                continue
+            frame = frames[-1] if frames else None
+            strikers, in_title = frame if frame is not None else ((), False)
+            tag = node.tag
+            in_title = in_title or tag == "title"
+            if not in_title:
+                seen.append(node)
+            if tag == "h1" or tag == "h2":
+                heads.append((len(pieces), node))
+            inner = (*strikers, node) if strikes else strikers
+            frames.append((inner, in_title))
+            text = node.text
+            if text and not text.isspace():
+                pieces.append(Piece(" ".join(text.split()), node, len(pieces), bool(inner), inner))
             continue
-        if not isinstance(node.tag, str) or node.tag in NOT_RENDERED or hidden(node):
-            continue
-        if region_of(node):  # navigation, asides, footers, controls, drawings: not the product
-            continue
-        in_title = in_title or node.tag == "title"
-        if not in_title:
-            seen.append(node)
-        if node.tag in ("h1", "h2"):
-            heads.append((len(pieces), node))
-        inner = (*strikers, node) if struck(node) else strikers
-        kids: list[_Entry] = []
-        if node.text:
-            kids.append((node.text, inner, node, in_title))
-        for child in node:
-            kids.append((child, inner, node, in_title))
-            if child.tail:
-                kids.append((child.tail, inner, node, in_title))
-        stack.extend(reversed(kids))
+        if event == "end":
+            frames.pop()
+        if not frames:
+            continue  # the start's own tail is not read
+        tail = node.tail  # an element's or a comment's, its parent's text
+        if tail and not tail.isspace():
+            inner = frames[-1][0]  # type: ignore[index]  # its parent is entered
+            owner = node.getparent()
+            pieces.append(Piece(" ".join(tail.split()), owner, len(pieces), bool(inner), inner))
     return Walk(start, pieces, heads, seen)
 
 
@@ -93,6 +105,6 @@ def visible_walk(document: Document) -> Walk:
     known = document.memo.get("visible-walk")
     if isinstance(known, Walk):
         return known
-    bodies = document.root.xpath("//body")
-    walk = document.memo["visible-walk"] = _walk(bodies[0] if bodies else document.root)
+    found = bodies(document)
+    walk = document.memo["visible-walk"] = _walk(found[0] if found else document.root)
     return walk
