@@ -19,14 +19,13 @@ import threading
 import time
 from pathlib import Path
 
-import boto3
 import pytest
 from itemadapter import ItemAdapter
 
 from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.ledger.check import check_ledger
 from structcrawl.ledger.pages import read_jsonl
-from tests.servers import free_port, moto_s3
+from tests.servers import free_port, moto_client, moto_s3
 
 pytestmark = [pytest.mark.crawl, pytest.mark.timeout(240)]
 
@@ -317,10 +316,7 @@ def test_a_stored_s3_feed_counts_its_pages_as_accounted(tmp_path):
     _site(tmp_path / "site")
     uri = "s3://feeds/crawl/pages.jsonl"
     with moto_s3(tmp_path) as endpoint, BackgroundServer(tmp_path / "site") as server:
-        s3 = boto3.client(
-            "s3", endpoint_url=endpoint, region_name="us-east-1",
-            aws_access_key_id="testing", aws_secret_access_key="testing",
-        )  # fmt: skip
+        s3 = moto_client(endpoint)
         s3.create_bucket(Bucket="feeds")
         out, rescue = tmp_path / "out", tmp_path / "rescue"
         done = _crawl(server.url, out, rescue, "-O", f"{uri}:pages", *_s3(endpoint))

@@ -8,24 +8,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import boto3
 import pytest
 
 from structcrawl.crawl.spools import SPOOL_DIR
 from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.ledger.check import check_ledger, combine_runs
 from structcrawl.ledger.uploads import UNDELIVERED_FILE
-from tests.servers import moto_s3
+from tests.servers import moto_client, moto_s3
 from tests.test_feed_faults import PAGES, _crawl, _kept_file, _ledger, _s3, _site, _spools, _urls
 
 pytestmark = [pytest.mark.crawl, pytest.mark.timeout(300)]
-
-
-def _client(endpoint: str):
-    return boto3.client(
-        "s3", endpoint_url=endpoint, region_name="us-east-1",
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-    )  # fmt: skip
 
 
 def _object_urls(s3, key: str) -> list[str]:
@@ -62,7 +54,7 @@ def test_a_resumed_job_redelivers_the_feed_its_stopped_run_could_not_store(tmp_p
         assert (job / UNDELIVERED_FILE).exists()
         (out / "crawl.log").rename(out / "crawl.run-1.log")
 
-        s3 = _client(endpoint)
+        s3 = moto_client(endpoint)
         s3.create_bucket(Bucket="feeds")
         second = _crawl(server.url, out, rescue, *_s3(endpoint), *jobdir, feeds=feeds)
         assert second.returncode == 0, (out / "crawl.log").read_text()[-3000:]
@@ -138,7 +130,7 @@ def test_a_carried_redelivery_that_fails_again_counts_nothing_as_redelivered(tmp
         assert {obj["page"]["url"] for obj in undelivered if "page" in obj} == set(kept_urls)
         assert _spools(job / SPOOL_DIR) == [kept]  # run 1's file: its lines are in run 2's
 
-        s3 = _client(endpoint)
+        s3 = moto_client(endpoint)
         s3.create_bucket(Bucket="feeds")
         third = _crawl(server.url, out, rescue, *_s3(endpoint), *args, feeds=feeds)
         assert third.returncode == 0, (out / "crawl.log").read_text()[-3000:]
@@ -181,7 +173,7 @@ def test_a_redelivery_that_fails_keeps_the_pages_until_one_succeeds(tmp_path):
         figures = _report(out)["ledger"]
         assert (figures["kept"], figures["accounted"], figures["unaccounted"]) == (PAGES + 1, 0, 0)
 
-        s3 = _client(endpoint)
+        s3 = moto_client(endpoint)
         s3.create_bucket(Bucket="feeds")
         third = _crawl(server.url, out, rescue, *_s3(endpoint), *args, feeds=feeds)
         assert third.returncode == 0, (out / "crawl.log").read_text()[-3000:]
@@ -215,7 +207,7 @@ def test_a_kept_file_that_is_gone_makes_its_pages_unaccounted(tmp_path):
         kept = _kept_file(out, uri)
         every = set(_urls(kept))
         kept.unlink()
-        _client(endpoint).create_bucket(Bucket="feeds")
+        moto_client(endpoint).create_bucket(Bucket="feeds")
         second = _crawl(server.url, out, rescue, *args, feeds=feeds)
     assert second.returncode != 0
     ledger = _ledger(out)

@@ -12,7 +12,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import boto3
 import pytest
 
 from structcrawl.crawl.spools import SPOOL_DIR, open_spool
@@ -20,7 +19,7 @@ from structcrawl.dev.devserver import BackgroundServer
 from structcrawl.ledger.journal import JOURNAL_FILE, Journal, read_journal
 from structcrawl.ledger.pages import Ledger
 from structcrawl.ledger.uploads import UNDELIVERED_FILE
-from tests.servers import moto_s3
+from tests.servers import moto_client, moto_s3
 from tests.test_feed_faults import PAGES, _command, _crawl, _ledger, _s3, _site, _spools, _urls
 
 pytestmark = [pytest.mark.crawl, pytest.mark.timeout(300)]
@@ -76,10 +75,7 @@ def test_a_killed_crawl_s_spool_is_found_and_redelivered_by_the_resumed_job(tmp_
     args = ["-s", f"JOBDIR={job}", *slow]
     spools = job / SPOOL_DIR
     with moto_s3(tmp_path) as endpoint, BackgroundServer(tmp_path / "site") as server:
-        s3 = boto3.client(
-            "s3", endpoint_url=endpoint, region_name="us-east-1",
-            aws_access_key_id="testing", aws_secret_access_key="testing",
-        )  # fmt: skip
+        s3 = moto_client(endpoint)
         s3.create_bucket(Bucket="feeds")
         cmd = _command(server.url, out, rescue, *_s3(endpoint), *args, feeds=feeds)
         _killed(cmd, lambda: _lines(spools) >= 30)
@@ -142,10 +138,7 @@ def test_a_run_killed_while_it_carries_a_kept_feed_loses_and_doubles_nothing(tmp
         (kept,) = _spools(spools)
         kept_urls = set(_urls(kept))
         (out / "crawl.log").rename(out / "crawl.run-1.log")
-        s3 = boto3.client(
-            "s3", endpoint_url=endpoint, region_name="us-east-1",
-            aws_access_key_id="testing", aws_secret_access_key="testing",
-        )  # fmt: skip
+        s3 = moto_client(endpoint)
         s3.create_bucket(Bucket="feeds")
         size = kept.stat().st_size
         cmd = _command(server.url, out, rescue, *_s3(endpoint), *args, *slow, feeds=feeds)
