@@ -18,7 +18,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["first", "is_node", "literal", "node_type", "nodes_of", "props", "ref", "text", "values"]
+__all__ = [
+    "first",
+    "is_node",
+    "is_old_price_spec",
+    "literal",
+    "node_type",
+    "nodes_of",
+    "props",
+    "ref",
+    "text",
+    "values",
+]
 
 
 def is_node(value: Any) -> bool:
@@ -112,3 +123,16 @@ def props(node: dict[str, Any]) -> dict[str, Any]:
 def nodes_of(value: Any) -> list[dict[str, Any]]:
     """The nested nodes among a property's values."""
     return [v for v in values(value) if is_node(v)]
+
+
+#: ``priceType`` values of a price specification that states an old, list or advertised
+#: price, never the current one (schema.org's PriceTypeEnumeration and Google's), folded
+_OLD_PRICE_TYPES = frozenset(
+    {"listprice", "strikethroughprice", "msrp", "srp", "invoiceprice", "minimumadvertisedprice"}
+)
+
+
+def is_old_price_spec(spec: dict[str, Any]) -> bool:
+    """Whether a price specification's ``priceType`` names an old or list price."""
+    kind = ref(props(spec).get("priceType")) or ""
+    return kind.rsplit("/", 1)[-1].casefold() in _OLD_PRICE_TYPES

@@ -14,18 +14,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import structcrawl.typed._norm as _norm
-from structcrawl.core.readers import node_type, nodes_of, props, ref, text, values
+from structcrawl.core.readers import (
+    is_old_price_spec,
+    node_type,
+    nodes_of,
+    props,
+    ref,
+    text,
+    values,
+)
 
 __all__ = ["OfferReading", "default_offer", "offer_nodes"]
-
-_OLD_PRICE_TYPES = (
-    "listprice",
-    "strikethroughprice",
-    "msrp",
-    "srp",
-    "invoiceprice",
-    "minimumadvertisedprice",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +54,7 @@ def offer_nodes(product: dict[str, Any]) -> list[dict[str, Any]]:
 def _spec_price(offer: dict[str, Any]) -> tuple[Any, str | None]:
     for spec in nodes_of(offer.get("priceSpecification")):
         sp = props(spec)
-        kind = (ref(sp.get("priceType")) or "").rsplit("/", 1)[-1].casefold()
-        if kind in _OLD_PRICE_TYPES or not sp.get("price"):
+        if is_old_price_spec(spec) or not sp.get("price"):
             continue
         return sp.get("price"), text(sp.get("priceCurrency"))
     return None, None

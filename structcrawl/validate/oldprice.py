@@ -17,58 +17,30 @@ amounts (read from the element index, kept on the document's memo).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
 from structcrawl.core.document import Document
+from structcrawl.core.readers import is_old_price_spec
 from structcrawl.core.records import short_schema_name
-from structcrawl.validate._issues import join_path
+from structcrawl.validate.visible import offer_prices
 from structcrawl.visible.evidence import page_evidence
 from structcrawl.visible.oldprices import old_amounts, old_amounts_near
 from structcrawl.visible.prices import amount
 
 __all__ = ["check_old_price"]
 
-#: price specifications that state an old or list price on purpose (shown struck through)
-_OLD_TYPES = frozenset({"ListPrice", "StrikethroughPrice", "MSRP", "SRP", "InvoicePrice"})
+
+def _current(spec: dict[str, Any]) -> bool:
+    """A price specification of a current price (no old, list or advertised one)."""
+    return not is_old_price_spec(spec)
 
 
-def _listed(value: Any) -> list[tuple[int | None, Any]]:
-    if isinstance(value, list):
-        return list(enumerate(value))
-    return [] if value is None else [(None, value)]
-
-
-def _at(path: str, index: int | None) -> str:
-    return path if index is None else join_path(path, index)
-
-
-def _offer_prices(offer: dict[str, Any], path: str) -> Iterator[tuple[str, Any]]:
-    """``(path, raw)`` of an offer's current price: its ``price`` and the prices of its price
-    specifications that are no list or strikethrough price."""
-    props = offer.get("properties") or {}
-    for i, value in _listed(props.get("price")):
-        yield _at(join_path(path, "price"), i), value
-    for i, spec in _listed(props.get("priceSpecification")):
-        if not isinstance(spec, dict):
-            continue
-        spec_props = spec.get("properties") or {}
-        kind = spec_props.get("priceType")
-        if isinstance(kind, str) and short_schema_name(kind.strip()) in _OLD_TYPES:
-            continue
-        where = _at(join_path(path, "priceSpecification"), i)
-        for j, value in _listed(spec_props.get("price")):
-            yield _at(join_path(where, "price"), j), value
-
-
-def _prices(record: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+def _prices(record: dict[str, Any]) -> list[tuple[str, Any]]:
+    """``(path, raw)`` of the current prices of a record's offers (its own when it is an
+    Offer): each offer's ``price`` and those of its current price specifications."""
     types = {short_schema_name(t) for t in record.get("type") or [] if isinstance(t, str)}
-    if types & {"Offer"}:
-        yield from _offer_prices(record, "")
-    for i, offer in _listed((record.get("properties") or {}).get("offers")):
-        if isinstance(offer, dict) and isinstance(offer.get("properties"), dict):
-            yield from _offer_prices(offer, _at("offers", i))
+    return offer_prices(record, "Offer" in types, ("price",), _current)
 
 
 def check_old_price(record: dict[str, Any], document: Document) -> list[dict[str, Any]]:

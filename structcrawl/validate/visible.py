@@ -33,7 +33,7 @@ Checks (each only when both sides have something to compare):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -45,7 +45,7 @@ from structcrawl.visible.compare import agrees
 from structcrawl.visible.facts import VisibleFacts
 from structcrawl.visible.prices import amount
 
-__all__ = ["SUBJECT_TYPES", "FactsLike", "VisibleFacts", "check_visible"]
+__all__ = ["SUBJECT_TYPES", "FactsLike", "VisibleFacts", "check_visible", "offer_prices"]
 
 #: Types whose name is expected to be what the page is titled after (subtypes included).
 SUBJECT_TYPES = frozenset(
@@ -157,15 +157,39 @@ def _name_conflict(name: str, value: str | None, facts: FactsLike) -> list[dict[
     return [_conflict(name, value, visible, source, f"{name}-vs-title")]
 
 
-def _offer_prices(record: Mapping[str, Any], path: str) -> Iterator[tuple[str, Any]]:
+def _offer_prices(
+    record: Mapping[str, Any],
+    path: str,
+    fields: tuple[str, ...],
+    spec_kept: Callable[[dict[str, Any]], bool] | None,
+) -> Iterator[tuple[str, Any]]:
     """(path, raw value) of each price of an offer record and its price specifications."""
     props = record.get("properties") or {}
-    for key in _PRICE_FIELDS:
+    for key in fields:
         for i, value in _each(props.get(key)):
             yield _indexed(join_path(path, key), i), value
     for i, spec in _each(props.get("priceSpecification")):
-        if isinstance(spec, dict):
-            yield from _offer_prices(spec, _indexed(join_path(path, "priceSpecification"), i))
+        if isinstance(spec, dict) and (spec_kept is None or spec_kept(spec)):
+            where = _indexed(join_path(path, "priceSpecification"), i)
+            yield from _offer_prices(spec, where, fields, spec_kept)
+
+
+def offer_prices(
+    record: Mapping[str, Any],
+    is_offer: bool,
+    fields: tuple[str, ...] = _PRICE_FIELDS,
+    spec_kept: Callable[[dict[str, Any]], bool] | None = None,
+) -> list[tuple[str, Any]]:
+    """(path, raw value) of the prices of a record's offers, and of its own when it is an
+    offer (``is_offer``): the ``fields`` of each offer and of each of its price
+    specifications that ``spec_kept`` keeps (all by default)."""
+    prices: list[tuple[str, Any]] = []
+    if is_offer:
+        prices.extend(_offer_prices(record, "", fields, spec_kept))
+    for i, offer in _each((record.get("properties") or {}).get("offers")):
+        if isinstance(offer, dict) and isinstance(offer.get("properties"), dict):
+            prices.extend(_offer_prices(offer, _indexed("offers", i), fields, spec_kept))
+    return prices
 
 
 def _each(value: Any) -> Iterator[tuple[int | None, Any]]:
@@ -183,12 +207,7 @@ def _indexed(path: str, index: int | None) -> str:
 def _price_conflicts(
     record: Mapping[str, Any], props: Mapping[str, Any], scope: frozenset[str], facts: FactsLike
 ) -> list[dict[str, Any]]:
-    prices: list[tuple[str, Any]] = []
-    if scope & {"Offer", "AggregateOffer"}:
-        prices.extend(_offer_prices(record, ""))
-    for i, offer in _each(props.get("offers")):
-        if isinstance(offer, dict) and isinstance(offer.get("properties"), dict):
-            prices.extend(_offer_prices(offer, _indexed("offers", i)))
+    prices = offer_prices(record, bool(scope & {"Offer", "AggregateOffer"}))
     if not prices:
         return []
     shown = _texts(facts, "prices")
