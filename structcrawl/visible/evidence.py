@@ -282,7 +282,17 @@ def _availability(
 
 
 def page_evidence(document: Document) -> Evidence:
-    """Visible-page evidence (see the module doc); empty fields where the page says nothing."""
+    """Visible-page evidence (see the module doc); empty fields where the page says nothing.
+    Read once per document (kept on its memo: the record check ``price-shown-as-old`` and the
+    typed items both ask)."""
+    known = document.memo.get("page-evidence")
+    if isinstance(known, Evidence):
+        return known
+    ev = document.memo["page-evidence"] = _read_evidence(document)
+    return ev
+
+
+def _read_evidence(document: Document) -> Evidence:
     el = heading_element(document)
     around = frozenset([el, *el.iterancestors()]) if el is not None else frozenset()
     walk = visible_walk(document)
