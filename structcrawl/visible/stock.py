@@ -39,7 +39,6 @@ __all__ = [
     "Availability",
     "box_buy_control",
     "buy_control",
-    "buy_control_outside",
     "buy_element_outside",
     "in_buy_control",
     "page_buy_control",
@@ -172,20 +171,13 @@ def page_buy_control(doc: Document) -> tuple[str | None, str | None]:
     return _page_controls(doc)[2:]
 
 
-def buy_control_outside(
-    doc: Document, outside: frozenset[etree._Element]
-) -> tuple[str | None, str | None]:
-    """:func:`page_buy_control` where it is outside the elements ``outside`` (a page whose
-    first buy button is a product card's: the first of the page's own)."""
-    state, said, _ = buy_element_outside(doc, outside)
-    return state, said
-
-
 def buy_element_outside(
     doc: Document, outside: frozenset[etree._Element]
 ) -> tuple[str | None, str | None, etree._Element | None]:
-    """:func:`buy_control_outside` with the control's element. The search goes on from the
-    page's first buy control: a control before it is none with or without ``outside``."""
+    """:func:`page_buy_control` where it is outside the elements ``outside`` (a page whose
+    first buy button is a product card's: the first of the page's own), with the control's
+    element. The search goes on from the page's first buy control: a control before it is
+    none with or without ``outside``."""
     controls, at, state, said = _page_controls(doc)
     if state is not None and outside:
         at, state, said = _first_buy(controls, outside, at)
