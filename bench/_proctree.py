@@ -5,15 +5,17 @@ Two figures: the sum of RSS over the tree (pages shared between processes, such 
 Chromium's libraries and its shared memory, counted once in every process that maps them,
 so it overstates what the machine lost), and the sum of PSS (``/proc/PID/smaps_rollup``:
 each shared page divided among the processes that map it, so the sum is what the tree
-really holds)."""
+really holds). The PSS at the tree's peak is also kept by kind of process (:func:`kind`:
+``python``, ``node``, ``browser``, ``renderer``, ``gpu-process``, ...)."""
 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from structcrawl.core.procfs import descendants, pss_bytes, rss_bytes
 
-__all__ = ["TreeSampler", "tree_memory", "tree_rss"]
+__all__ = ["TreeSampler", "kind", "tree_memory", "tree_rss"]
 
 
 def _tree(pid: int) -> list[int]:
@@ -26,6 +28,27 @@ def _rss(pid: int) -> int:
 
 def _pss(pid: int) -> int:
     return pss_bytes(pid) or 0
+
+
+def kind(pid: int) -> str:
+    """What the process is: Chromium's ``--type=`` (``renderer``, ``gpu-process``,
+    ``utility:NetworkService``, ``zygote``), ``browser`` for Chromium's main process, else its program's
+    name (``python``, ``node``)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "gone"
+    # Chromium's children rewrite their command line as one string: split on spaces too
+    args = cmdline.replace(b"\0", b" ").split()
+    found = dict(arg.split(b"=", 1) for arg in args if arg.startswith(b"--") and b"=" in arg)
+    if b"--type" in found:
+        sub = found.get(b"--utility-sub-type", b"").rsplit(b".", 1)[-1]  # NetworkService
+        name = found[b"--type"] + (b":" + sub if sub else b"")
+        return name.decode(errors="replace")
+    program = Path(args[0].decode(errors="replace")).name if args and args[0] else "?"
+    if "chrom" in program:
+        return "browser"
+    return "python" if program.startswith("python") else program
 
 
 def tree_rss(pid: int) -> int:
@@ -41,17 +64,34 @@ def tree_memory(pid: int) -> tuple[int, int]:
 
 class TreeSampler:
     """Samples :func:`tree_memory` of ``pid`` every ``interval`` seconds in a thread:
-    ``peak`` (the highest summed RSS) and ``peak_pss`` (the highest summed PSS)."""
+    ``peak`` (the highest summed RSS), ``peak_pss`` (the highest summed PSS) and
+    ``at_peak`` (PSS by :func:`kind` in the sample of ``peak_pss``)."""
 
     def __init__(self, pid: int, interval: float = 0.1) -> None:
         self.pid, self.interval, self.peak, self.peak_pss = pid, interval, 0, 0
+        self.at_peak: dict[str, int] = {}
+        self.count_at_peak: dict[str, int] = {}  # processes by kind in that sample
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
+    def _sample(self) -> None:
+        rss = pss = 0
+        by_kind: dict[str, int] = {}
+        count: dict[str, int] = {}
+        for pid in _tree(self.pid):
+            name = kind(pid)  # read each time: a child is its parent until its exec
+            rss += _rss(pid)
+            size = _pss(pid)
+            pss += size
+            by_kind[name] = by_kind.get(name, 0) + size
+            count[name] = count.get(name, 0) + 1
+        self.peak = max(self.peak, rss)
+        if pss > self.peak_pss:
+            self.peak_pss, self.at_peak, self.count_at_peak = pss, by_kind, count
+
     def _run(self) -> None:
         while not self._stop.is_set():
-            rss, pss = tree_memory(self.pid)
-            self.peak, self.peak_pss = max(self.peak, rss), max(self.peak_pss, pss)
+            self._sample()
             self._stop.wait(self.interval)
 
     def __enter__(self) -> TreeSampler:

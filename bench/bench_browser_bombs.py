@@ -120,10 +120,15 @@ _STARTS = {
 
 
 def crawl(
-    site: str, bombs: list[str], out: Path, extra: tuple[str, ...] = ()
+    site: str,
+    bombs: list[str],
+    out: Path,
+    extra: tuple[str, ...] = (),
+    breakdown: dict[str, int] | None = None,
 ) -> tuple[list[dict], tuple[int, int], float]:
     """Crawl the bombs' pages; their page lines, the process tree's peak summed RSS and
-    peak summed PSS (bytes), seconds."""
+    peak summed PSS (bytes), seconds; ``breakdown``, if given, gets the PSS by kind of
+    process at the peak."""
     starts = [f"{site}{_STARTS[bomb]}&n={n}" for n, bomb in enumerate(bombs)]
     cmd = [
         sys.executable, "-m", "scrapy", "crawl", "site",
@@ -144,6 +149,9 @@ def crawl(
     seconds = time.monotonic() - started
     path = out / "pages.jsonl"
     pages = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+    if breakdown is not None:
+        breakdown.update(sampler.at_peak)
+        breakdown.update({f"{k} processes": v for k, v in sampler.count_at_peak.items()})
     return pages, (sampler.peak, sampler.peak_pss), seconds
 
 
@@ -152,11 +160,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bombs", default="gzip,big,dom,gzip", help="pages, comma-separated")
     parser.add_argument("--keep", type=Path, help="write the crawl's output here")
     parser.add_argument("--set", action="append", default=[], help="a Scrapy setting NAME=VALUE")
+    parser.add_argument(
+        "--by-kind", action="store_true", help="also the PSS by kind of process at the peak"
+    )
     args = parser.parse_args(argv)
     bombs = [b for b in args.bombs.split(",") if b]
+    breakdown: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp, serve_bombs() as site:
         pages, (peak, pss), seconds = crawl(
-            site, bombs, args.keep or Path(tmp) / "out", tuple(args.set)
+            site, bombs, args.keep or Path(tmp) / "out", tuple(args.set), breakdown
         )
     codes = [(p.get("fetch_error") or {}).get("code") for p in pages]
     too_large, failed = codes.count("too-large"), codes.count("browser-render-failed")
@@ -165,6 +177,15 @@ def main(argv: list[str] | None = None) -> int:
         f"other={len(bombs) - too_large - failed} peak_rss_mb={peak / MB:.0f} "
         f"peak_pss_mb={pss / MB:.0f} seconds={seconds:.0f}"
     )
+    if args.by_kind:
+        ranked = sorted(
+            ((k, v) for k, v in breakdown.items() if not k.endswith(" processes")),
+            key=lambda kv: -kv[1],
+        )
+        print(
+            "at the peak (PSS, MB, processes): "
+            + ", ".join(f"{k} {v / MB:.0f} ({breakdown[k + ' processes']})" for k, v in ranked)
+        )
     return 0
 
 
