@@ -65,20 +65,36 @@ def tree_memory(pid: int) -> tuple[int, int]:
 class TreeSampler:
     """Samples :func:`tree_memory` of ``pid`` every ``interval`` seconds in a thread:
     ``peak`` (the highest summed RSS), ``peak_pss`` (the highest summed PSS) and
-    ``at_peak`` (PSS by :func:`kind` in the sample of ``peak_pss``)."""
+    ``at_peak`` (PSS by :func:`kind` in the sample of ``peak_pss``), ``others`` (the most
+    Chromium processes seen running outside the tree)."""
 
     def __init__(self, pid: int, interval: float = 0.1) -> None:
         self.pid, self.interval, self.peak, self.peak_pss = pid, interval, 0, 0
         self.at_peak: dict[str, int] = {}
         self.count_at_peak: dict[str, int] = {}  # processes by kind in that sample
+        self.others = 0  # the most Chromium processes seen outside the tree at once
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _others(self, tree: list[int]) -> int:
+        """Chromium processes on the machine outside the tree: they map the same libraries,
+        so the tree's PSS reads lower while they run."""
+        mine, count = set(tree), 0
+        for pid in descendants(1):
+            if pid not in mine:
+                try:
+                    count += Path(f"/proc/{pid}/comm").read_bytes().startswith(b"chrom")
+                except OSError:
+                    pass
+        return count
 
     def _sample(self) -> None:
         rss = pss = 0
         by_kind: dict[str, int] = {}
         count: dict[str, int] = {}
-        for pid in _tree(self.pid):
+        tree = _tree(self.pid)
+        self.others = max(self.others, self._others(tree))
+        for pid in tree:
             name = kind(pid)  # read each time: a child is its parent until its exec
             rss += _rss(pid)
             size = _pss(pid)

@@ -152,6 +152,7 @@ def crawl(
     if breakdown is not None:
         breakdown.update(sampler.at_peak)
         breakdown.update({f"{k} processes": v for k, v in sampler.count_at_peak.items()})
+        breakdown["other chromium"] = sampler.others
     return pages, (sampler.peak, sampler.peak_pss), seconds
 
 
@@ -170,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
         pages, (peak, pss), seconds = crawl(
             site, bombs, args.keep or Path(tmp) / "out", tuple(args.set), breakdown
         )
+    others = breakdown.pop("other chromium", 0)
+    if others:
+        print(f"({others} Chromium processes outside the crawl ran meanwhile: PSS reads low)")
     codes = [(p.get("fetch_error") or {}).get("code") for p in pages]
     too_large, failed = codes.count("too-large"), codes.count("browser-render-failed")
     print(

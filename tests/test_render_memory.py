@@ -43,12 +43,18 @@ def test_judge_leaves_ordinary_pages_and_unbounded_limits_alone():
     assert [o.bound for o in judge([Sample(1, 10 * 1024 * MB)], 0, 384 * MB)] == ["all"]
 
 
+def _fake(anon: dict[int, int], pss: dict[int, int] | None = None, **kwargs):
+    return MemoryWatch(
+        root=1, find=lambda root, known: list(anon), anon=anon.get,
+        pss=(pss or {}).get, **kwargs,
+    )  # fmt: skip
+
+
 def test_the_watch_stops_a_renderer_once_and_tells_which_page_crashed_of_it():
-    now = [Sample(7, 500 * MB), Sample(8, 50 * MB)]
     killed: list[int] = []
     told: list[Overrun] = []
-    watch = MemoryWatch(
-        256 * MB, 0, root=1, read=lambda root, known: list(now), kill=killed.append,
+    watch = _fake(
+        {7: 500 * MB, 8: 50 * MB}, page_limit=256 * MB, total_limit=0, kill=killed.append,
         on_stop=told.append,
     )  # fmt: skip
     started = time.monotonic()
@@ -62,11 +68,35 @@ def test_the_watch_stops_a_renderer_once_and_tells_which_page_crashed_of_it():
     assert watch.peak == 550 * MB and watch.page_peak == 500 * MB
 
 
+def test_a_sample_is_the_anonymous_memory_now_plus_the_rest_of_the_pss_last_read():
+    anon = {7: 100 * MB}
+    watch = _fake(anon, {7: 130 * MB}, page_limit=256 * MB, total_limit=0)
+    assert [s.pss for s in watch.sample()] == [100 * MB]  # PSS not read yet
+    watch.read_pss()  # 30 MB of libraries and shared memory besides
+    anon[7] = 220 * MB  # the page allocates: counted fully
+    assert [s.pss for s in watch.sample()] == [250 * MB]
+    anon[7] = 240 * MB
+    assert [(o.pid, o.measured) for o in watch.check()] == [(7, 270 * MB)]
+
+
+def test_a_stopped_renderer_not_gone_yet_still_counts_in_the_renderers_together():
+    anon = {7: 300 * MB, 8: 150 * MB, 9: 100 * MB}
+    killed: list[int] = []
+    watch = _fake(anon, page_limit=256 * MB, total_limit=384 * MB, kill=killed.append)
+    assert [(o.pid, o.bound) for o in watch.check()] == [(7, "page")]
+    # 8 and 9 hold 250 MB, under 384, but 7 still holds 200 while it is torn down
+    anon[7] = 200 * MB
+    assert [(o.pid, o.bound, o.measured) for o in watch.check()] == [(8, "all", 450 * MB)]
+    assert killed == [7, 8]
+    del anon[7], anon[8]  # gone: 9 alone is not stopped
+    assert watch.check() == []
+
+
 def test_a_renderer_gone_before_the_kill_is_no_overrun():
     def gone(pid: int) -> None:
         raise ProcessLookupError(pid)
 
-    watch = MemoryWatch(MB, 0, root=1, read=lambda root, known: [Sample(9, 2 * MB)], kill=gone)
+    watch = _fake({9: 2 * MB}, page_limit=MB, total_limit=0, kill=gone)
     assert watch.check() == [] and watch.overrun_since(0.0) is None
 
 
