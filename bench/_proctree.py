@@ -17,6 +17,8 @@ from structcrawl.core.procfs import descendants, pss_bytes, rss_bytes
 
 __all__ = ["TreeSampler", "kind", "tree_memory", "tree_rss"]
 
+_BROWSERS = (b"chromium\n", b"chrome\n", b"headless_shell\n")
+
 
 def _tree(pid: int) -> list[int]:
     return [pid, *descendants(pid)]
@@ -83,7 +85,8 @@ class TreeSampler:
         for pid in descendants(1):
             if pid not in mine:
                 try:
-                    count += Path(f"/proc/{pid}/comm").read_bytes().startswith(b"chrom")
+                    # not chrome_crashpad_handler: the tree's own browser double-forks it
+                    count += Path(f"/proc/{pid}/comm").read_bytes() in _BROWSERS
                 except OSError:
                     pass
         return count
