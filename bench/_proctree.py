@@ -75,15 +75,17 @@ class TreeSampler:
         self.at_peak: dict[str, int] = {}
         self.count_at_peak: dict[str, int] = {}  # processes by kind in that sample
         self.others = 0  # the most Chromium processes seen outside the tree at once
+        self._mine: set[int] = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _others(self, tree: list[int]) -> int:
         """Chromium processes on the machine outside the tree: they map the same libraries,
         so the tree's PSS reads lower while they run."""
-        mine, count = set(tree), 0
+        self._mine.update(tree)  # orphaned as the tree ends: still the tree's
+        count = 0
         for pid in descendants(1):
-            if pid not in mine:
+            if pid not in self._mine:
                 try:
                     # not chrome_crashpad_handler: the tree's own browser double-forks it
                     count += Path(f"/proc/{pid}/comm").read_bytes() in _BROWSERS
