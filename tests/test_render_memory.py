@@ -75,6 +75,10 @@ def test_a_sample_is_the_anonymous_memory_now_plus_the_rest_of_the_pss_last_read
     watch.read_pss()  # 30 MB of libraries and shared memory besides
     anon[7] = 220 * MB  # the page allocates: counted fully
     assert [s.pss for s in watch.sample()] == [250 * MB]
+    pss = watch.pss
+    watch.pss = lambda pid: None  # unreadable this time: the last read still holds
+    watch.read_pss()
+    watch.pss = pss
     anon[7] = 240 * MB
     assert [(o.pid, o.measured) for o in watch.check()] == [(7, 270 * MB)]
 

@@ -279,8 +279,9 @@ class MemoryWatch:
     def read_pss(self) -> None:
         """Read the PSS of each renderer last sampled (slow for a large process: done apart
         from the sampling), keeping what it holds besides its anonymous RSS."""
-        offset = {}
-        for pid in list(self._pids):
+        pids = list(self._pids)
+        offset = {pid: self._offset[pid] for pid in pids if pid in self._offset}  # if unread
+        for pid in pids:
             before = self.anon(pid)
             pss = self.pss(pid) if before is not None else None
             after = self.anon(pid)
