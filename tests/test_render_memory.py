@@ -81,6 +81,8 @@ def test_a_sample_is_the_anonymous_memory_now_plus_the_rest_of_the_pss_last_read
     watch.pss = pss
     anon[7] = 240 * MB
     assert [(o.pid, o.measured) for o in watch.check()] == [(7, 270 * MB)]
+    anon[8] = 40 * MB  # a new renderer, not read yet: as much besides as the others
+    assert {s.pid: s.pss for s in watch.sample()}[8] == 70 * MB
 
 
 def test_a_stopped_renderer_not_gone_yet_still_counts_in_the_renderers_together():

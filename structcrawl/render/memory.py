@@ -19,11 +19,11 @@ which a renderer allocating hundreds of MB a second holds often (reads took up t
 held the sampling up). So each renderer's PSS is read every :data:`REFRESH` seconds in a
 thread of its own, and each sample estimates it from the renderer's anonymous RSS
 (``/proc/PID/statm``: counters, read without that lock) plus what the PSS held besides it
-when last read (its share of the libraries and shared memory; nothing before the first
-read): what a page allocates (its heap, its DOM, a body inflating) is anonymous memory, and
-counts fully in both. The sampling thread asks for a higher priority (niceness
-:data:`_NICE`; granted with ``CAP_SYS_NICE``, as root): with the browser keeping the cores
-busy, an ordinary thread was woken 0.1-0.4 s late.
+when last read (its share of the libraries and shared memory; before its first read, the
+most another renderer's held): what a page allocates (its heap, its DOM, a body
+inflating) is anonymous memory, and counts fully in both. The sampling thread asks for a
+higher priority (niceness :data:`_NICE`; granted with ``CAP_SYS_NICE``, as root): with the
+browser keeping the cores busy, an ordinary thread was woken 0.1-0.4 s late.
 
 The decision (:func:`judge`: samples and bounds in, the renderers to stop out) is pure; the
 sampling reads ``/proc`` (Linux; elsewhere nothing is found and nothing bounded). No Scrapy
@@ -266,13 +266,16 @@ class MemoryWatch:
 
     def sample(self) -> list[Sample]:
         """Every renderer's memory now, estimated: its anonymous RSS now plus what its PSS
-        held besides when last read (:meth:`read_pss`; nothing before the first read)."""
+        held besides when last read (:meth:`read_pss`; before its first read, the most that
+        another renderer's did)."""
         samples = []
         pids = self.find(self.root, self._known)
+        offset = self._offset
+        unread = max(offset.values(), default=0)  # they all map the same libraries
         for pid in pids:
             anon = self.anon(pid)
             if anon is not None:  # else gone, or a zombie
-                samples.append(Sample(pid, max(anon + self._offset.get(pid, 0), 0)))
+                samples.append(Sample(pid, max(anon + offset.get(pid, unread), 0)))
         self._pids = pids
         return samples
 
