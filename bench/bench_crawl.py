@@ -30,7 +30,8 @@ project. Every crawl gets the same ``-s`` settings (16 concurrent requests, 8 pe
 throttle, no delay, no robots.txt, LOG_LEVEL=INFO, the asyncio reactor). Pages/s is pages over
 Scrapy's ``elapsed_time_seconds``; peak RSS is the highest sum of RSS over the crawl's process
 tree (the ``structcrawl crawl`` parent, browser and driver included), sampled every 0.1 s from
-/proc. Medians over rounds; the machine is shared and noisy, so compare the figures of one run.
+/proc, and peak PSS the highest sum of PSS (each shared page divided among the processes that
+map it: what the tree really holds; RSS counts Chromium's shared pages once per process). Medians over rounds; the machine is shared and noisy, so compare the figures of one run.
 ``--before DIR`` adds the pipeline crawl of another checkout (``git archive main | tar -x -C
 DIR``: run from DIR, so its ``scrapy.cfg`` and ``structcrawl/`` are the ones imported) to each
 round, for before/after figures side by side, and its ``structcrawl crawl`` (``before_pps=
@@ -40,7 +41,8 @@ Ends with one line:
 ``bare_pps= jsonld_pps= extruct_pps= pipeline_pps= ratio_jsonld= peak_rss_mb= cli_pps=
 cli_ratio_jsonld= cli_peak_rss_mb= pages= large_jsonld_pps= large_pps= large_ratio_jsonld=
 large_peak_rss_mb= large_cli_pps= large_cli_ratio_jsonld= large_cli_peak_rss_mb= large_pages=``
-(``large_`` without ``cli``: the pipeline crawl; peaks are the highest of the rounds).
+(``large_`` without ``cli``: the pipeline crawl; peaks are the highest of the rounds), then
+``peak_pss_mb= cli_peak_pss_mb=`` and ``large_peak_pss_mb= large_cli_peak_pss_mb=``.
 """
 
 from __future__ import annotations
@@ -108,8 +110,8 @@ def _server(
 
 def _run(
     cmd: list[str], cwd: Path, env: dict[str, str], log: Path, stats: Path | None = None
-) -> tuple[float, int, float]:
-    """(pages/s, pages, peak RSS MB of the process tree) of one crawl; Scrapy's stats are read
+) -> tuple[float, int, float, float]:
+    """(pages/s, pages, peak RSS MB, peak PSS MB of the process tree) of one crawl; Scrapy's stats are read
     from ``stats`` (the crawl's own log file) when given, else from its output."""
     with log.open("wb") as fh:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
@@ -123,7 +125,7 @@ def _run(
     items = _ITEMS.findall(text)
     if not items or int(items[-1]) < pages:  # a spider that fails on pages measures nothing
         raise RuntimeError(f"{' '.join(cmd[:5])}: {items} items for {pages} pages; see {log}")
-    return pages / elapsed, pages, sampler.peak / 2**20
+    return pages / elapsed, pages, sampler.peak / 2**20, sampler.peak_pss / 2**20
 
 
 def _command(
@@ -197,7 +199,7 @@ def measure_round(
     before: str | None = None,
     tag: str = "",
     extra: tuple[str, ...] = (),
-) -> dict[str, tuple[float, int, float]]:
+) -> dict[str, tuple[float, int, float, float]]:
     results = {}
     for crawl in crawls:
         out = tmp / f"{tag}{crawl}-{r}"
@@ -205,23 +207,24 @@ def measure_round(
         cmd, cwd, env = _command(crawl, sitemap, out, before, extra)
         stats = out / "cli" / "crawl.log" if crawl in ("cli", "before_cli") else None
         results[crawl] = _run(cmd, cwd, env, tmp / f"{tag}{crawl}-{r}.log", stats)
-        pps, pages, rss = results[crawl]
+        pps, pages, rss, pss = results[crawl]
         print(
-            f"  round {r + 1} {tag}{crawl:8s} {pps:7.1f} pages/s  {rss:6.0f} MB peak  "
-            f"({pages} pages)",
+            f"  round {r + 1} {tag}{crawl:8s} {pps:7.1f} pages/s  {rss:6.0f} MB peak RSS  "
+            f"{pss:6.0f} MB peak PSS  ({pages} pages)",
             flush=True,
         )
     return results
 
 
-Runs = dict[str, list[tuple[float, int, float]]]
+Runs = dict[str, list[tuple[float, int, float, float]]]
 
 
 def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
     """The medians of ``runs`` (one corpus) and their part of the final line."""
     nan = float("nan")
-    med = {c: statistics.median(p for p, _, _ in v) if v else nan for c, v in runs.items()}
-    peak = {c: max(m for _, _, m in v) if v else nan for c, v in runs.items()}
+    med = {c: statistics.median(r[0] for r in v) if v else nan for c, v in runs.items()}
+    peak = {c: max(r[2] for r in v) if v else nan for c, v in runs.items()}
+    pss = {c: max(r[3] for r in v) if v else nan for c, v in runs.items()}
     pages = runs["pipeline"][-1][1] if runs.get("pipeline") else 0
     ratio = {c: med[c] / med["jsonld"] for c in ("pipeline", "cli")}
     if prefix:  # the large pages: large_pps is the pipeline crawl's
@@ -231,6 +234,7 @@ def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
             f"large_peak_rss_mb={peak['pipeline']:.0f} large_cli_pps={med['cli']:.1f} "
             f"large_cli_ratio_jsonld={ratio['cli']:.2f} "
             f"large_cli_peak_rss_mb={peak['cli']:.0f} large_pages={pages}"
+            f" large_peak_pss_mb={pss['pipeline']:.0f} large_cli_peak_pss_mb={pss['cli']:.0f}"
         )
     else:
         line = (
@@ -239,6 +243,7 @@ def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
             f"ratio_jsonld={ratio['pipeline']:.2f} peak_rss_mb={peak['pipeline']:.0f} "
             f"cli_pps={med['cli']:.1f} cli_ratio_jsonld={ratio['cli']:.2f} "
             f"cli_peak_rss_mb={peak['cli']:.0f} pages={pages}"
+            f" peak_pss_mb={pss['pipeline']:.0f} cli_peak_pss_mb={pss['cli']:.0f}"
         )
     if "before" in runs:
         line += (
@@ -248,12 +253,12 @@ def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
             f" {prefix}before_cli_peak_rss_mb={peak['before_cli']:.0f}"
         )
     print(f"\n{prefix or 'small_'}pages: {pages}, medians of the rounds:")
-    print("| crawl | pages/s | vs jsonld | peak RSS of the process tree (highest) |")
-    print("|---|---|---|---|")
+    print("| crawl | pages/s | vs jsonld | peak RSS of the process tree | peak PSS |")
+    print("|---|---|---|---|---|")
     for crawl in runs:
         print(
             f"| {crawl} | {med[crawl]:.1f} | {med[crawl] / med['jsonld']:.2f} "
-            f"| {peak[crawl]:.0f} MB |"
+            f"| {peak[crawl]:.0f} MB | {pss[crawl]:.0f} MB |"
         )
     return med, line
 
