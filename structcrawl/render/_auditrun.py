@@ -7,7 +7,9 @@ Stats: ``structcrawl/render/audit/pages``, ``/sampled/<why>``, ``/gained``, ``/w
 ``/rerendered`` (pages fetched without the browser before their
 template was learned, fetched again in it), ``/sites_stopped``, ``/failed``,
 ``/skipped/budget``, ``/skipped/no_browser``, ``/skipped/no_scripts`` (a page without
-JavaScript: no script could add anything, so it is not audited) and ``/browser_ms``.
+JavaScript: no script could add anything, so it is not audited), ``/skipped/busy`` (a rate's
+sample due while the site's audits were rendering: ``STRUCTCRAWL_RENDER_AUDIT_AT_ONCE``) and
+``/browser_ms``.
 """
 
 from __future__ import annotations
@@ -86,14 +88,18 @@ class AuditRun:
         if self.browser_problem or (core.pool is not None and core.pool.launch_error):
             self._count("skipped/no_browser")
             return response
-        before = self.audit.skipped["budget"]
+        before = dict(self.audit.skipped)
         why = self.audit.choose(request.url)
-        if self.audit.skipped["budget"] > before:
-            self._count("skipped/budget")
+        for name in ("budget", "busy"):
+            if self.audit.skipped[name] > before.get(name, 0):
+                self._count(f"skipped/{name}")
         if why is None:
             self.audit.remember(request.url, request)
             return response
-        return await self._audit(request, response, route, verdict, why)
+        try:
+            return await self._audit(request, response, route, verdict, why)
+        finally:
+            self.audit.ended(request.url)
 
     async def _audit(
         self,

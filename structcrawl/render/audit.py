@@ -5,7 +5,12 @@ A plain download cannot prove that a page has no structured data: tag managers a
 scripts insert JSON-LD after load. :class:`RenderAudit` picks which of the pages the shell
 judgement passed (:func:`structcrawl.render.routing.judge_html`) are rendered anyway:
 
-* per site (host), its first ``first`` judged pages, then one in ``1 / rate`` of the rest;
+* per site (host), its first ``first`` judged pages, then one in ``1 / rate`` of the rest,
+  a rate's sample only while fewer than ``at_once`` of the site's audits are rendering and
+  none has gained (a sample due meanwhile is not taken): an audit holds one of the crawl's
+  download slots for the site while it renders, and inside a busy crawl a render takes many
+  times longer than alone, so samples taken while the first audits still rendered took the
+  crawl's own pages their slots (docs/speed.md);
 * on a site whose audits gained before, the first page of every URL template not seen yet,
   and every page of a template that gained once but is not learned yet (so a template that
   gains is learned within ``STRUCTCRAWL_RENDER_LEARN_AFTER`` of its pages);
@@ -55,6 +60,7 @@ class AuditConfig:
     refetch_max: int = 1000
     wait: float = 3.0  # bound on an audited page's wait for its data (seconds)
     site_share: float = 0.6  # share of a site's audits that gained: the whole site is learned
+    at_once: int = 1  # a rate's sample only below this many audits of the site in flight
 
     @property
     def every(self) -> int:
@@ -66,6 +72,7 @@ class AuditConfig:
 class _Site:
     judged: int = 0  # pages the shell judgement passed
     audited: int = 0
+    in_flight: int = 0  # audits chosen and not ended yet
     outcomes: int = 0  # audits recorded
     gained: int = 0
     stopped: bool = False
@@ -76,8 +83,8 @@ class _Site:
 class RenderAudit(Generic[T]):
     """Which passed pages to render anyway, and what their gains teach (see the module).
 
-    >>> config = AuditConfig(first=1, rate=0.5, give_up=2, site_share=0)  # templates only
-    >>> audit = RenderAudit(config, TemplateLearner(2))
+    >>> config = AuditConfig(first=1, rate=0.5, give_up=2, site_share=0, at_once=0)
+    >>> audit = RenderAudit(config, TemplateLearner(2))  # templates only, rate samples unbound
     >>> [audit.choose(f"http://a.example/p/{n}-x.html") for n in (1, 2, 3, 4)]
     ['first', 'rate', None, 'rate']
     >>> [audit.record(f"http://a.example/p/{n}-x.html", gain=0, seconds=0.5) for n in (1, 2)]
@@ -124,7 +131,16 @@ class RenderAudit(Generic[T]):
 
     def choose(self, url: str) -> str | None:
         """Whether to audit ``url`` (a page the shell judgement passed): the reason, or None.
-        A chosen page is counted as audited; its outcome comes with :meth:`record`."""
+        A chosen page is counted as audited and in flight; its outcome comes with
+        :meth:`record` (or :meth:`failed`), its end with :meth:`ended`.
+
+        >>> audit = RenderAudit(AuditConfig(first=1, rate=0.5), TemplateLearner(2))
+        >>> [audit.choose(f"http://a.example/{n}") for n in (1, 2)], audit.skipped["busy"]
+        (['first', None], 1)
+        >>> audit.ended("http://a.example/1")
+        >>> [audit.choose(f"http://a.example/{n}") for n in (3, 4)]
+        [None, 'rate']
+        """
         if not self.config.enabled:
             return None
         site = self._sites[_host(url)]
@@ -146,10 +162,20 @@ class RenderAudit(Generic[T]):
             reason = "new-template"
         elif self.config.every and site.judged % self.config.every == 0:
             reason = "rate"
+        at_once = self.config.at_once
+        if reason == "rate" and at_once and not site.gained and site.in_flight >= at_once:
+            self.skipped["busy"] += 1
+            return None
         if reason is not None:
             site.audited += 1
+            site.in_flight += 1
             self.pages += 1
         return reason
+
+    def ended(self, url: str) -> None:
+        """An audit chosen for ``url`` is over (recorded, failed or given up)."""
+        site = self._sites[_host(url)]
+        site.in_flight = max(site.in_flight - 1, 0)
 
     def record(self, url: str, gain: int, seconds: float) -> bool:
         """The outcome of one audit: its gain (typed records added by rendering) and browser

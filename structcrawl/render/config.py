@@ -63,6 +63,12 @@ SETTINGS: dict[str, Setting] = {
         "Bound on an audited page's wait for its data, seconds (most audited pages have "
         "nothing more to show: they must not each wait STRUCTCRAWL_RENDER_WAIT_TIMEOUT).",
     ),
+    "STRUCTCRAWL_RENDER_AUDIT_AT_ONCE": Setting(
+        1,
+        "A site's rate samples are taken only while fewer of its audits than this are "
+        "rendering and none has gained (a sample due meanwhile is skipped); each audit holds "
+        "one of the crawl's download slots for the site while it renders (0 = no bound).",
+    ),
     "STRUCTCRAWL_RENDER_AUDIT_SITE_SHARE": Setting(
         0.6,
         "A site whose audits gained STRUCTCRAWL_RENDER_LEARN_AFTER times, in this share of its "
@@ -268,4 +274,5 @@ def _audit(settings: Any) -> AuditConfig:
         refetch_max=max(int(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_REFETCH_MAX")), 0),
         wait=max(float(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_WAIT")), 0.1),
         site_share=min(max(float(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_SITE_SHARE")), 0.0), 1.0),
+        at_once=max(int(_get(settings, "STRUCTCRAWL_RENDER_AUDIT_AT_ONCE")), 0),
     )

@@ -114,6 +114,7 @@ def render_figures(stats: Mapping[str, Any], by_reason: Mapping[str, int]) -> di
             "skipped/budget",
             "skipped/no_browser",
             "skipped/no_scripts",
+            "skipped/busy",
         )
     }
     audit["browser_seconds"] = round(get("browser_ms") / 1000, 1)

@@ -202,6 +202,7 @@ def _render_section(render: Mapping[str, Any]) -> list[str]:
         ["audits skipped: budget spent", audit.get("skipped_budget", 0)],
         ["audits skipped: no browser", audit.get("skipped_no_browser", 0)],
         ["audits skipped: no scripts", audit.get("skipped_no_scripts", 0)],
+        ["audit samples skipped: the site's audits were rendering", audit.get("skipped_busy", 0)],
         ["audits failed", audit.get("failed", 0)],
         ["audit browser seconds", audit.get("browser_seconds", 0)],
         ["rendered snapshots reused from the cache", render.get("snapshot_cache_hits", 0)],
