@@ -5,8 +5,9 @@ Two figures: the sum of RSS over the tree (pages shared between processes, such 
 Chromium's libraries and its shared memory, counted once in every process that maps them,
 so it overstates what the machine lost), and the sum of PSS (``/proc/PID/smaps_rollup``:
 each shared page divided among the processes that map it, so the sum is what the tree
-really holds). The PSS at the tree's peak is also kept by kind of process (:func:`kind`:
-``python``, ``node``, ``browser``, ``renderer``, ``gpu-process``, ...)."""
+really holds). Asked for (``detail``), the PSS at the tree's peak is also kept by kind of
+process (:func:`kind`: ``python``, ``node``, ``browser``, ``renderer``, ``gpu-process``, ...),
+and the Chromium processes running outside the tree are counted."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from structcrawl.core.procfs import descendants, pss_bytes, rss_bytes
 
-__all__ = ["TreeSampler", "kind", "tree_memory", "tree_rss"]
+__all__ = ["TreeSampler", "kind"]
 
 _BROWSERS = (b"chromium\n", b"chrome\n", b"headless_shell\n")
 
@@ -53,25 +54,17 @@ def kind(pid: int) -> str:
     return "python" if program.startswith("python") else program
 
 
-def tree_rss(pid: int) -> int:
-    """Bytes of resident memory summed over ``pid`` and its descendants now."""
-    return sum(_rss(p) for p in _tree(pid))
-
-
-def tree_memory(pid: int) -> tuple[int, int]:
-    """``(summed RSS, summed PSS)`` in bytes over ``pid`` and its descendants now."""
-    pids = _tree(pid)
-    return sum(_rss(p) for p in pids), sum(_pss(p) for p in pids)
-
-
 class TreeSampler:
-    """Samples :func:`tree_memory` of ``pid`` every ``interval`` seconds in a thread:
-    ``peak`` (the highest summed RSS), ``peak_pss`` (the highest summed PSS) and
-    ``at_peak`` (PSS by :func:`kind` in the sample of ``peak_pss``), ``others`` (the most
-    Chromium processes seen running outside the tree)."""
+    """Samples the memory of ``pid`` and its descendants every ``interval`` seconds in a
+    thread: ``peak`` (the highest summed RSS), ``peak_pss`` (the highest summed PSS) and, with
+    ``detail`` (each sample then reads every process's command line and scans all of
+    ``/proc``: work the crawls measured without it do not compete with), ``at_peak`` (PSS
+    by :func:`kind` in the sample of ``peak_pss``), ``others`` (the most Chromium processes
+    seen running outside the tree)."""
 
-    def __init__(self, pid: int, interval: float = 0.1) -> None:
+    def __init__(self, pid: int, interval: float = 0.1, *, detail: bool = False) -> None:
         self.pid, self.interval, self.peak, self.peak_pss = pid, interval, 0, 0
+        self.detail = detail
         self.at_peak: dict[str, int] = {}
         self.count_at_peak: dict[str, int] = {}  # processes by kind in that sample
         self.others = 0  # the most Chromium processes seen outside the tree at once
@@ -98,14 +91,16 @@ class TreeSampler:
         by_kind: dict[str, int] = {}
         count: dict[str, int] = {}
         tree = _tree(self.pid)
-        self.others = max(self.others, self._others(tree))
+        if self.detail:
+            self.others = max(self.others, self._others(tree))
         for pid in tree:
-            name = kind(pid)  # read each time: a child is its parent until its exec
             rss += _rss(pid)
             size = _pss(pid)
             pss += size
-            by_kind[name] = by_kind.get(name, 0) + size
-            count[name] = count.get(name, 0) + 1
+            if self.detail:
+                name = kind(pid)  # read each time: a child is its parent until its exec
+                by_kind[name] = by_kind.get(name, 0) + size
+                count[name] = count.get(name, 0) + 1
         self.peak = max(self.peak, rss)
         if pss > self.peak_pss:
             self.peak_pss, self.at_peak, self.count_at_peak = pss, by_kind, count

@@ -144,7 +144,7 @@ def crawl(
     env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "structcrawl.settings"}
     started = time.monotonic()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with TreeSampler(proc.pid) as sampler:
+    with TreeSampler(proc.pid, detail=breakdown is not None) as sampler:
         proc.wait(timeout=600)
     seconds = time.monotonic() - started
     path = out / "pages.jsonl"

@@ -47,8 +47,7 @@ def _pids() -> list[int]:
 
 def descendants(root: int) -> list[int]:
     """The pids of every process below ``root`` (its children, theirs, ...), now."""
-    parents = {pid: ppid for pid in _pids() if (ppid := _ppid(pid)) is not None}
-    return _below(root, parents)
+    return ProcessTree().descendants(root)
 
 
 class ProcessTree:
