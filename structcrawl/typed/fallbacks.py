@@ -354,10 +354,18 @@ def _url_ids(url: str) -> list[str]:
 
 
 def url_id_candidates(doc: Document) -> list[Candidate]:
-    """The page's URL id as a last SKU candidate, when the page repeats it (module doc)."""
+    """The page's URL id as a last SKU candidate, when the page repeats it (module doc);
+    searched once per document (kept on its memo: both passes of the page's resolution ask,
+    and the search reads every text and attribute of the page)."""
+    known = doc.memo.get("url-id-candidates")
+    if isinstance(known, tuple):
+        return list(known)
+    out: list[Candidate] = []
     for found in _url_ids(doc.url):
         said = _SAID(doc.root, id=found)
         if isinstance(said, float) and said >= 2:
             why = f"the page's URL names it and the page repeats it ({int(said)} times)"
-            return [fallback("sku", found, "url-id", "", doc.url, why)]
-    return []
+            out = [fallback("sku", found, "url-id", "", doc.url, why)]
+            break
+    doc.memo["url-id-candidates"] = tuple(out)
+    return out
