@@ -62,9 +62,11 @@ def complete_articles(
     document: Document | None,
     *,
     body: bool = True,
+    page_alone: bool = True,
 ) -> list[dict[str, Any]]:
-    """The items with their articles completed (see the module doc), empty items dropped."""
-    made = _page_article(items, document) if body else None
+    """The items with their articles completed (see the module doc), empty items dropped;
+    ``page_alone=False``: no Article made from the page alone (its byline and main text)."""
+    made = _page_article(items, document) if body and page_alone else None
     if made is not None:
         items = [made[0], *items]
     if not any(i.get("type") == "Article" for i in items):

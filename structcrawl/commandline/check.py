@@ -132,7 +132,8 @@ def check_file(
     headers = {"Content-Type": content_type or guessed or "text/html"}
     response = Response(base_url or url, body=body, headers=headers)
     item = page_item(response)
-    for pipeline in _page_pipelines(_settings(overrides)):
+    settings = _settings(overrides)
+    for pipeline in _page_pipelines(settings):
         result = pipeline.process_item(item)
         if inspect.isawaitable(result):
             result = asyncio.run(_awaited(result))
@@ -146,7 +147,7 @@ def check_file(
         "content_type": item.content_type,
         "payload_kind": item.payload_kind,
         "records": item.records,
-        "items": page_typed_items(item),
+        "items": page_typed_items(item, visible=settings.getbool("STRUCTCRAWL_VISIBLE_PAGE")),
     }
 
 

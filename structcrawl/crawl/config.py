@@ -122,6 +122,15 @@ DEFAULTS.update(
             "Validate entity records (per-type JSON Schemas, schema.org vocabulary) and check "
             "them against the visible page.",
         ),
+        "STRUCTCRAWL_VISIBLE_PAGE": Setting(
+            True,
+            "Read what the page shows a reader: the records are checked against it "
+            "(price-vs-visible, availability, old prices, bylines) and the typed items and "
+            "entities take its fallbacks and overrules (a product without markup, a shown "
+            "price or 'Sold out'); about two thirds of a large product page's work "
+            "(docs/speed.md). False = schemas and vocabulary only, values from the markup "
+            "alone (the main heading is still read to tell the page's own product).",
+        ),
         "STRUCTCRAWL_INVALID_FEED": Setting(
             None,
             "FEEDS URI that receives the records whose validation.valid is false (they stay "
@@ -225,6 +234,7 @@ class ValidateConfig:
 
     enabled: bool
     invalid_feed: str | None
+    visible: bool = True  # STRUCTCRAWL_VISIBLE_PAGE: records checked against the visible page
 
     @classmethod
     def from_settings(cls, settings: Any) -> ValidateConfig:
@@ -232,6 +242,7 @@ class ValidateConfig:
         return cls(
             enabled=bool(settings.getbool("STRUCTCRAWL_VALIDATE_ENABLED", True)),
             invalid_feed=str(feed) if feed else None,
+            visible=bool(settings.getbool("STRUCTCRAWL_VISIBLE_PAGE", True)),
         )
 
 

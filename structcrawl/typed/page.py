@@ -161,11 +161,18 @@ def build_items(
     *,
     precedence: Sequence[str] = DEFAULT_PRECEDENCE,
     article_body: bool = True,
+    visible: bool = True,
 ) -> list[dict[str, Any]]:
     """The page's items, primary first (see the module doc); ``article_body``: the primary
-    article's body from the page's main text when its markup has none."""
+    article's body from the page's main text when its markup has none; ``visible``: see
+    :func:`resolve_page`."""
     return resolve_page(
-        records, page_url, document, precedence=precedence, article_body=article_body
+        records,
+        page_url,
+        document,
+        precedence=precedence,
+        article_body=article_body,
+        visible=visible,
     ).items
 
 
@@ -176,6 +183,7 @@ def resolve_page(
     *,
     precedence: Sequence[str] = DEFAULT_PRECEDENCE,
     article_body: bool = True,
+    visible: bool = True,
 ) -> PageResolution:
     """The page's items and their entities (see the module doc); each item carries its
     entity's key as ``entityKey``.
@@ -187,14 +195,22 @@ def resolve_page(
     only for the pass whose items are the page's: where the light pass's items need the
     visible page before completion, they need it after (completion adds an Article only to a
     page without a primary item, drops only empty items and changes no Product), so that
-    pass is not completed."""
+    pass is not completed.
+
+    ``visible=False`` (``STRUCTCRAWL_VISIBLE_PAGE`` off): the visible page gives no value and
+    overrules none, and makes no item of its own (a product or a signed article without
+    markup); of it only the main heading is read (to tell the page's own product); the
+    markup's values, its ``itemprop`` attributes and the page's URL id remain, and a markup
+    article's body is still read from the main text (``article_body``)."""
     nodes = follow_references(page_nodes(records))
     graph = (nodes, _clusters(nodes, page_url))  # read-only: shared by both passes
     if document is None:
         built = _build_page(records, page_url, None, Evidence(), precedence, graph)
         return _complete(built, records, page_url, None, article_body)
     light = Evidence(heading=page_heading(document))
-    built = _build_page(records, page_url, document, light, precedence, graph)
+    built = _build_page(records, page_url, document, light, precedence, graph, visible)
+    if not visible:
+        return _complete(built, records, page_url, document, article_body, page_alone=False)
     if not _needs_visible(built.items, document):
         result = _complete(built, records, page_url, document, article_body)
         if not _needs_visible(result.items, document):
@@ -249,11 +265,15 @@ def _complete(
     page_url: str,
     document: Document | None,
     article_body: bool,
+    *,
+    page_alone: bool = True,
 ) -> PageResolution:
     """The pass's items as the page's: articles as a reader sees them (bodies, bylines,
-    dates; empty items dropped, a signed page without items an Article), and their
-    entities."""
-    items = complete_articles(page.items, records, document, body=article_body)
+    dates; empty items dropped, a signed page without items an Article unless not
+    ``page_alone``), and their entities."""
+    items = complete_articles(
+        page.items, records, document, body=article_body, page_alone=page_alone
+    )
     return PageResolution(items, _entities(items, page.built, records, page_url))
 
 
@@ -264,7 +284,9 @@ def _build_page(
     ev: Evidence,
     precedence: Sequence[str],
     graph: tuple[list[Node], list[tuple[str, list[Node]]]],
+    visible: bool = True,
 ) -> _Page:
+    """One pass's items; ``visible``: the visible page's overrules and grid are read."""
     nodes, clusters = graph
     shown_price = shown.visible_price(ev)
     canonical = _canonical(document)
@@ -297,7 +319,7 @@ def _build_page(
     # the page's "Sold out" or pre-order button over a markup saying it is on sale
     overrule = (
         shown.stock_overrule(document) + shown.price_overrule(document, ev)
-        if products and not listed
+        if products and not listed and visible
         else []
     )
     primary_kind = scored[0][0] if scored else None
@@ -313,7 +335,7 @@ def _build_page(
         item, chosen = _build("Article", [], page_url, None, precedence, extra)
         item["role"], item["canonicalUrl"] = "primary", canonical
         add(item, chosen, "Article", [])
-    if not listed and not products and not built and document is not None:
+    if not listed and not products and not built and document is not None and visible:
         built += _grid_items(document, ev, page_url, precedence)
     listing = bool(listed) or any(b[0].get("role") == "listed" for b in built)
     for kind, group in scored:

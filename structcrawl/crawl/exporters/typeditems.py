@@ -34,7 +34,7 @@ ITEM_CSV_COLUMNS: tuple[str, ...] = (
 
 
 def page_typed_items(
-    item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE
+    item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE, *, visible: bool = True
 ) -> list[dict[str, Any]]:
     """The typed items (:mod:`structcrawl.typed`) of one page item, each with its page URL:
     the ones the crawl built while the page was parsed (``typed_items``, see
@@ -45,15 +45,20 @@ def page_typed_items(
     built = ItemAdapter(item).get("typed_items")
     if isinstance(built, list):
         return [item_dict(typed) for typed in built]
-    return build_page_items(item, precedence)
+    return build_page_items(item, precedence, visible=visible)
 
 
 def build_page_items(
-    item: Any, precedence: Sequence[str] = DEFAULT_PRECEDENCE, *, article_body: bool = True
+    item: Any,
+    precedence: Sequence[str] = DEFAULT_PRECEDENCE,
+    *,
+    article_body: bool = True,
+    visible: bool = True,
 ) -> list[dict[str, Any]]:
     """Build the typed items of one page item from its records (and its parsed page when it
     still holds it), each with its page URL; ``article_body``: the primary article's body from
-    the page's main text (``STRUCTCRAWL_ARTICLE_BODY``)."""
+    the page's main text (``STRUCTCRAWL_ARTICLE_BODY``); ``visible``: the visible page's
+    fallbacks and overrules (``STRUCTCRAWL_VISIBLE_PAGE``)."""
     adapter = ItemAdapter(item)
     url = adapter.get("final_url") or adapter.get("url") or ""
     document = adapter.get("document")
@@ -61,7 +66,12 @@ def build_page_items(
     try:
         records = list(adapter.get("records") or [])
         items = resolve_page(
-            records, url, document, precedence=precedence, article_body=article_body
+            records,
+            url,
+            document,
+            precedence=precedence,
+            article_body=article_body,
+            visible=visible,
         ).items
     except Exception:  # a bug must not lose the feed: the page's records stay in `records`
         logger.exception("typed items of %s could not be built", url)

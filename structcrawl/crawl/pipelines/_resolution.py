@@ -31,10 +31,11 @@ _ARB = {"primary": -2}
 
 
 def page_resolution(
-    item: Any, precedence: Sequence[str], *, article_body: bool = True
+    item: Any, precedence: Sequence[str], *, article_body: bool = True, visible: bool = True
 ) -> PageResolution:
     """The page item's resolution, computed once and kept on the item (``resolution``);
-    ``article_body``: :data:`STRUCTCRAWL_ARTICLE_BODY`."""
+    ``article_body``: :data:`STRUCTCRAWL_ARTICLE_BODY`; ``visible``:
+    :data:`STRUCTCRAWL_VISIBLE_PAGE`."""
     adapter = ItemAdapter(item)
     kept = adapter.get("resolution") if "resolution" in adapter.field_names() else None
     if isinstance(kept, PageResolution):
@@ -44,7 +45,12 @@ def page_resolution(
     document = document if isinstance(document, Document) else None
     records = list(adapter.get("records") or [])
     resolution = resolve_page(
-        records, url, document, precedence=precedence, article_body=article_body
+        records,
+        url,
+        document,
+        precedence=precedence,
+        article_body=article_body,
+        visible=visible,
     )
     for typed in resolution.items:
         typed["page_url"] = url

@@ -72,6 +72,7 @@ class EntityConfig:
     reset: bool
     precedence: tuple[str, ...]
     article_body: bool = True  # STRUCTCRAWL_ARTICLE_BODY: the resolution reads article bodies
+    visible: bool = True  # STRUCTCRAWL_VISIBLE_PAGE: the resolution reads the visible page
 
     @classmethod
     def from_settings(cls, settings: Any) -> EntityConfig:
@@ -91,6 +92,9 @@ class EntityConfig:
             precedence=tuple(precedence),
             article_body=settings.getbool(
                 "STRUCTCRAWL_ARTICLE_BODY", DEFAULTS["STRUCTCRAWL_ARTICLE_BODY"].default
+            ),
+            visible=settings.getbool(
+                "STRUCTCRAWL_VISIBLE_PAGE", DEFAULTS["STRUCTCRAWL_VISIBLE_PAGE"].default
             ),
         )
 
@@ -146,7 +150,10 @@ class EntityPipeline:
         page_url = str(adapter.get("final_url") or adapter.get("url") or "")
         when = adapter.get("retrieved_at")
         resolution = page_resolution(
-            item, self.config.precedence, article_body=self.config.article_body
+            item,
+            self.config.precedence,
+            article_body=self.config.article_body,
+            visible=self.config.visible,
         )
         sightings = page_sightings(resolution, list(adapter.get("records") or []), page_url)
         if not sightings:

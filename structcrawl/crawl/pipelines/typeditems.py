@@ -103,9 +103,11 @@ class TypedItemsPipeline:
         tracker: ItemTracker | None = None,
         history_limit: int = 10,
         article_body: bool = True,
+        visible: bool = True,
     ):
         self.crawler = crawler
         self.article_body = article_body
+        self.visible = visible
         self.stats = crawler.stats
         self.precedence = precedence
         self.tracker = tracker
@@ -129,17 +131,24 @@ class TypedItemsPipeline:
             scope = changes.scope or default_scope(getattr(crawler, "spider", None))
             tracker = ItemTracker(path, scope=scope, per_page=True)
         limit = int(_setting(crawler, "STRUCTCRAWL_ITEM_HISTORY_LIMIT") or 0)
-        body = crawler.settings.getbool(
+        body = settings.getbool(
             "STRUCTCRAWL_ARTICLE_BODY", DEFAULTS["STRUCTCRAWL_ARTICLE_BODY"].default
         )
-        return cls(crawler, precedence, tracker, history_limit=limit, article_body=body)
+        visible = settings.getbool(
+            "STRUCTCRAWL_VISIBLE_PAGE", DEFAULTS["STRUCTCRAWL_VISIBLE_PAGE"].default
+        )
+        return cls(
+            crawler, precedence, tracker, history_limit=limit, article_body=body, visible=visible
+        )
 
     def process_item(self, item: Any) -> Any:
         adapter = ItemAdapter(item)
         if "typed_items" not in adapter.field_names():
             return item
         try:
-            items = page_resolution(item, self.precedence, article_body=self.article_body).items
+            items = page_resolution(
+                item, self.precedence, article_body=self.article_body, visible=self.visible
+            ).items
         except Exception:  # a bug must not lose the page: its records stay in `records`
             logger.exception("typed items of %s could not be built", adapter.get("url"))
             items = []

@@ -108,14 +108,15 @@ class ValidationPipeline:
         records = adapter.get("records")
         if not isinstance(records, list):
             return item
-        visible = adapter.get("visible")
+        visible = adapter.get("visible") if self.config.visible else None
         # read field by field, only as far as a record needs (a lazy mapping computes no more)
         facts = visible if isinstance(visible, (VisibleFacts, Mapping)) else None
+        document = adapter.get("document") if "document" in adapter.field_names() else None
         check_page(
             records,
             validator=self.validator,
             facts=facts,
-            document=adapter.get("document") if "document" in adapter.field_names() else None,
+            document=document if self.config.visible else None,
             retrieved_at=adapter.get("retrieved_at")
             if "retrieved_at" in adapter.field_names()
             else None,
