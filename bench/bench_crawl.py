@@ -3,7 +3,8 @@
 crawl`` command, side by side in one run, on two corpora.
 
     python -m bench.bench_crawl [--pages 654] [--large-pages 644] [--rounds 3]
-        [--extruct-rounds 1] [--corpora small,large] [--before SRC] [--keep DIR]
+        [--extruct-rounds 1] [--corpora small,large] [--before SRC] [--markup-only]
+        [--keep DIR]
 
 The corpora (bench/realpages.py: the saved pages in turn, each copy made distinct by a
 trailing comment), each served by a threaded static server on 127.0.0.1:
@@ -36,7 +37,10 @@ map it: what the tree really holds; RSS counts Chromium's shared pages once per 
 DIR``: run from DIR, so its ``scrapy.cfg`` and ``structcrawl/`` are the ones imported) to each
 round, for before/after figures side by side, and its ``structcrawl crawl`` (``before_pps=
 before_peak_rss_mb= before_cli_pps= before_cli_peak_rss_mb=`` then follow each corpus's part of
-the final line, ``large_``-prefixed for the large pages).
+the final line, ``large_``-prefixed for the large pages). ``--markup-only`` adds the same two
+crawls with ``-s STRUCTCRAWL_VISIBLE_PAGE=False`` (``markup``, ``markup_cli``: the visible page
+not read) to each round (``markup_pps= markup_ratio_jsonld= markup_peak_rss_mb= markup_cli_pps=
+markup_cli_ratio_jsonld= markup_cli_peak_rss_mb=``, prefixed likewise).
 Ends with one line:
 ``bare_pps= jsonld_pps= extruct_pps= pipeline_pps= ratio_jsonld= peak_rss_mb= cli_pps=
 cli_ratio_jsonld= cli_peak_rss_mb= pages= large_jsonld_pps= large_pps= large_ratio_jsonld=
@@ -88,6 +92,8 @@ COMMON = [
 CRAWLS = ("bare", "jsonld", "extruct", "pipeline", "cli")
 #: The crawls of the large pages (extruct takes minutes there and is no anchor of the issue).
 LARGE_CRAWLS = ("bare", "jsonld", "pipeline", "cli")
+#: the crawls run by ``structcrawl crawl`` (their stats in the output folder's crawl.log)
+_CLI_CRAWLS = ("cli", "before_cli", "markup_cli")
 
 
 def _server(
@@ -136,6 +142,9 @@ def _command(
     settings = [part for pair in extra for part in ("-s", pair)]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCRAPY_", "STRUCTCRAWL_"))}
     root = ROOT
+    if crawl in ("markup", "markup_cli"):  # structcrawl's crawls, the visible page not read
+        settings = [*settings, "-s", "STRUCTCRAWL_VISIBLE_PAGE=False"]
+        crawl = "cli" if crawl == "markup_cli" else "pipeline"
     if crawl in ("before", "before_cli") and before:
         # run from the other checkout: `python -m` puts the working folder first on sys.path
         root = Path(before).resolve()
@@ -205,7 +214,7 @@ def measure_round(
         out = tmp / f"{tag}{crawl}-{r}"
         out.mkdir()
         cmd, cwd, env = _command(crawl, sitemap, out, before, extra)
-        stats = out / "cli" / "crawl.log" if crawl in ("cli", "before_cli") else None
+        stats = out / "cli" / "crawl.log" if crawl in _CLI_CRAWLS else None
         results[crawl] = _run(cmd, cwd, env, tmp / f"{tag}{crawl}-{r}.log", stats)
         pps, pages, rss, pss = results[crawl]
         print(
@@ -245,6 +254,12 @@ def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
             f"cli_peak_rss_mb={peak['cli']:.0f} pages={pages}"
             f" peak_pss_mb={pss['pipeline']:.0f} cli_peak_pss_mb={pss['cli']:.0f}"
         )
+    if "markup" in runs:
+        line += "".join(
+            f" {prefix}{c}_pps={med[c]:.1f} {prefix}{c}_ratio_jsonld={med[c] / med['jsonld']:.2f}"
+            f" {prefix}{c}_peak_rss_mb={peak[c]:.0f}"
+            for c in ("markup", "markup_cli")
+        )
     if "before" in runs:
         line += (
             f" {prefix}before_pps={med['before']:.1f}"
@@ -273,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", help="keep logs and outputs in this folder")
     parser.add_argument("--before", help="another checkout (a folder) to crawl with too")
     parser.add_argument(
+        "--markup-only",
+        action="store_true",
+        help="also crawl with STRUCTCRAWL_VISIBLE_PAGE=False (markup, markup_cli)",
+    )
+    parser.add_argument(
         "-s", dest="settings", action="append", default=[], metavar="NAME=VALUE",
         help="a setting for structcrawl's crawls (pipeline, cli, before)",
     )  # fmt: skip
@@ -292,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
             for r in range(args.rounds):  # the corpora take turns: a change of load hits both
                 for corpus in corpora:
                     _, _, tag, names = plan[corpus]
+                    names = (*names, "markup", "markup_cli") if args.markup_only else names
                     names = (*names, "before", "before_cli") if args.before else names
                     crawls = [c for c in names if c != "extruct" or r < args.extruct_rounds]
                     done = measure_round(
