@@ -68,3 +68,35 @@ def test_off_a_signed_page_without_markup_is_no_article():
     shown = resolve_page([], URL, parse_html(page, URL)).items
     assert [(i["type"], i["role"]) for i in shown] == [("Article", "primary")]
     assert resolve_page([], URL, parse_html(page, URL), visible=False).items == []
+
+
+def test_off_the_typed_items_pipeline_checks_no_fallback_against_the_page(tmp_path):
+    """A meta-tag price the page does not show is flagged with the page read, not without."""
+    from scrapy.http import HtmlResponse
+    from scrapy.utils.test import get_crawler
+
+    from structcrawl.commandline.check import _page_pipelines, _settings
+    from structcrawl.crawl.exporters import page_typed_items
+    from structcrawl.crawl.pageitem import page_item
+    from structcrawl.crawl.pipelines.typeditems import TypedItemsPipeline
+
+    body = (
+        b'<html lang="en"><head><meta property="og:type" content="product">'
+        b'<meta property="product:price:amount" content="19.99">'
+        b'<meta property="product:price:currency" content="EUR"></head>'
+        b"<body><h1>Kettle</h1><p>24,99 \xe2\x82\xac</p></body></html>"
+    )
+    flags = {}
+    for visible in ("True", "False"):
+        settings = {"STRUCTCRAWL_TYPED_ITEMS": True, "STRUCTCRAWL_VISIBLE_PAGE": visible}
+        crawler = get_crawler(settings_dict={**settings, "ADDONS": {"structcrawl.Addon": 0}})
+        item = page_item(HtmlResponse(URL, body=body, headers={"Content-Type": "text/html"}))
+        for pipeline in _page_pipelines(_settings([f"STRUCTCRAWL_VISIBLE_PAGE={visible}"])):
+            item = pipeline.process_item(item)
+        stage = TypedItemsPipeline.from_crawler(crawler)
+        stage.tracker = None
+        typed = page_typed_items(stage.process_item(item))
+        (product,) = [i for i in typed if i["type"] == "Product"]
+        flags[visible] = (product.get("validation") or {}).get("flags") or []
+    assert [f["code"] for f in flags["True"]] == ["fallback-not-visible"]
+    assert flags["False"] == []

@@ -152,8 +152,8 @@ class TypedItemsPipeline:
         except Exception:  # a bug must not lose the page: its records stay in `records`
             logger.exception("typed items of %s could not be built", adapter.get("url"))
             items = []
-        try:
-            flagged = check_fallbacks(items, _page(adapter))
+        try:  # fallback values against what the page shows (not with the page unread)
+            flagged = check_fallbacks(items, _page(adapter)) if self.visible else 0
         except Exception:  # a bug must not lose the page: its items go out unchecked
             logger.exception("fallback values of %s could not be checked", adapter.get("url"))
             flagged = 0
