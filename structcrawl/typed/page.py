@@ -199,9 +199,10 @@ def resolve_page(
 
     ``visible=False`` (``STRUCTCRAWL_VISIBLE_PAGE`` off): the visible page gives no value and
     overrules none, and makes no item of its own (a product or a signed article without
-    markup); of it only the main heading is read (to tell the page's own product); the
-    markup's values, its ``itemprop`` attributes and the page's URL id remain, and a markup
-    article's body is still read from the main text (``article_body``)."""
+    markup); of it only the main heading is read (to tell the page's own product among the
+    things its markup describes); the markup's values, its meta tags, ``itemprop``
+    attributes and data blocks and the page's URL id remain, and a markup article's body is
+    still read from the main text (``article_body``)."""
     nodes = follow_references(page_nodes(records))
     graph = (nodes, _clusters(nodes, page_url))  # read-only: shared by both passes
     if document is None:
@@ -286,7 +287,8 @@ def _build_page(
     graph: tuple[list[Node], list[tuple[str, list[Node]]]],
     visible: bool = True,
 ) -> _Page:
-    """One pass's items; ``visible``: the visible page's overrules and grid are read."""
+    """One pass's items; ``visible``: the visible page's fallbacks, overrules and grid are
+    read."""
     nodes, clusters = graph
     shown_price = shown.visible_price(ev)
     canonical = _canonical(document)
@@ -315,7 +317,7 @@ def _build_page(
         item["role"] = "listed"
         add(item, chosen, "Product", group)
         used.add(id(group))
-    fb = shown.product_fallbacks(records, document, ev, ev.prices) if not listed else []
+    fb = shown.product_fallbacks(records, document, ev, ev.prices, visible) if not listed else []
     # the page's "Sold out" or pre-order button over a markup saying it is on sale
     overrule = (
         shown.stock_overrule(document) + shown.price_overrule(document, ev)

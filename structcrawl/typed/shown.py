@@ -178,11 +178,18 @@ def visible_price(ev: Evidence) -> str | None:
 
 
 def product_fallbacks(
-    records: list[dict[str, Any]], doc: Document | None, ev: Evidence, shown: list[str]
+    records: list[dict[str, Any]],
+    doc: Document | None,
+    ev: Evidence,
+    shown: list[str],
+    visible: bool = True,
 ) -> list[Candidate]:
+    """Every generic fallback of the page's product; ``visible``: the visible page's own
+    (:func:`visible_candidates`) among them."""
     out = meta_candidates(records) + data_block_candidates(records, shown, ev.heading)
     if doc is not None:
-        out += itemprop_candidates(doc) + visible_candidates(ev) + url_id_candidates(doc)
+        seen = visible_candidates(ev) if visible else []
+        out += itemprop_candidates(doc) + seen + url_id_candidates(doc)
     return out
 
 
