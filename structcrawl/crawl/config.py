@@ -3,7 +3,7 @@
 Components read their settings once, through frozen config objects, in ``from_crawler``: the
 crawl shell's are below; a package below the shell keeps its own table and config beside its
 code (:mod:`structcrawl.extract.config`, :mod:`structcrawl.render.config`,
-:mod:`structcrawl.changes.config`), as do the feed storages
+:mod:`structcrawl.changes.config`, :mod:`structcrawl.validate.config`), as do the feed storages
 (:mod:`structcrawl.crawl.feedconfig`), gathered here, so ``from structcrawl.crawl.config import
 X`` finds every one. :class:`structcrawl.Addon` sets every default of :data:`DEFAULTS` at add-on
 priority, and the manual's settings page (docs/settings.md) is generated from it
@@ -27,6 +27,8 @@ from structcrawl.extract.config import SETTINGS as EXTRACT_SETTINGS
 from structcrawl.extract.config import ExtractConfig
 from structcrawl.render.config import SETTINGS as RENDER_SETTINGS
 from structcrawl.render.config import RenderConfig
+from structcrawl.validate.config import SETTINGS as VALIDATE_SETTINGS
+from structcrawl.validate.config import ValidateConfig
 
 __all__ = [
     "DEFAULTS",
@@ -115,29 +117,7 @@ DEFAULTS.update(
 
 
 # validation (structcrawl.crawl.pipelines.validation)
-DEFAULTS.update(
-    {
-        "STRUCTCRAWL_VALIDATE_ENABLED": Setting(
-            True,
-            "Validate entity records (per-type JSON Schemas, schema.org vocabulary) and check "
-            "them against the visible page.",
-        ),
-        "STRUCTCRAWL_VISIBLE_PAGE": Setting(
-            True,
-            "Read what the page shows a reader: the records are checked against it "
-            "(price-vs-visible, availability, old prices, bylines) and the typed items and "
-            "entities take its fallbacks and overrules (a product without markup, a shown "
-            "price or 'Sold out'); about two thirds of a large product page's work "
-            "(docs/speed.md). False = schemas and vocabulary only, values from the markup "
-            "alone (the main heading is still read to tell the page's own product).",
-        ),
-        "STRUCTCRAWL_INVALID_FEED": Setting(
-            None,
-            "FEEDS URI that receives the records whose validation.valid is false (they stay "
-            "in the records feed too); None = no separate feed.",
-        ),
-    }
-)
+DEFAULTS.update(VALIDATE_SETTINGS)
 
 
 def _get(settings: Any, name: str) -> Any:
@@ -226,24 +206,6 @@ class NormalizeConfig:
             if host and host_matches(host, suffix):
                 return zone
         return self.default_timezone if default else None
-
-
-@dataclass(frozen=True, slots=True)
-class ValidateConfig:
-    """Settings of :class:`structcrawl.crawl.pipelines.validation.ValidationPipeline`."""
-
-    enabled: bool
-    invalid_feed: str | None
-    visible: bool = True  # STRUCTCRAWL_VISIBLE_PAGE: records checked against the visible page
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> ValidateConfig:
-        feed = _get(settings, "STRUCTCRAWL_INVALID_FEED")
-        return cls(
-            enabled=bool(settings.getbool("STRUCTCRAWL_VALIDATE_ENABLED", True)),
-            invalid_feed=str(feed) if feed else None,
-            visible=bool(settings.getbool("STRUCTCRAWL_VISIBLE_PAGE", True)),
-        )
 
 
 # rendering (structcrawl.render: the download handler that escalates JS-only pages to a browser)

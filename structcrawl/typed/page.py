@@ -39,8 +39,6 @@ from structcrawl.typed.pageentities import PageEntity, page_entity
 from structcrawl.visible.evidence import Evidence, page_evidence, page_heading
 from structcrawl.visible.facts import canonical
 from structcrawl.visible.grid import grid_products
-from structcrawl.visible.oldprices import old_amounts
-from structcrawl.visible.prices import amount
 
 __all__ = ["PageResolution", "build_items", "resolve_page"]
 
@@ -190,8 +188,9 @@ def resolve_page(
 
     The visible page is read (:func:`~structcrawl.visible.evidence.page_evidence`, one walk of
     the whole page) only where the layers leave the page's product short
-    (:func:`_needs_visible`); otherwise its main heading alone serves. The articles are
-    completed (their bodies read by trafilatura, :func:`~structcrawl.articles.complete_articles`)
+    (:func:`~structcrawl.typed.shown.needs_visible`); otherwise its main heading alone
+    serves. The articles are completed (their bodies read by trafilatura,
+    :func:`~structcrawl.articles.complete_articles`)
     only for the pass whose items are the page's: where the light pass's items need the
     visible page before completion, they need it after (completion adds an Article only to a
     page without a primary item, drops only empty items and changes no Product), so that
@@ -212,40 +211,13 @@ def resolve_page(
     built = _build_page(records, page_url, document, light, precedence, graph, visible)
     if not visible:
         return _complete(built, records, page_url, document, article_body, page_alone=False)
-    if not _needs_visible(built.items, document):
+    if not shown.needs_visible(built.items, document):
         result = _complete(built, records, page_url, document, article_body)
-        if not _needs_visible(result.items, document):
+        if not shown.needs_visible(result.items, document):
             return result
     ev = page_evidence(document)
     built = _build_page(records, page_url, document, ev, precedence, graph)
     return _complete(built, records, page_url, document, article_body)
-
-
-#: Primary item types that leave room for a product the page shows without markup.
-_WEAK_PRIMARY = frozenset({"Organization", "BreadcrumbList", "ItemList", "Person"})
-_PRODUCT_FIELDS = ("price", "currency", "availability", "sku")
-
-
-def _needs_visible(items: list[dict[str, Any]], document: Document) -> bool:
-    """Whether the visible page could change the items: the primary product lacks a price, a
-    currency, availability or SKU, its layers disagree on the price, it has variants (the
-    shown price picks the variant) or its price is one the page shows as an old price, or no
-    primary item (a weak one, or one no layer made) leaves a shown product unfound. A listing
-    takes no visible fallbacks."""
-    if any(i.get("role") == "listed" for i in items):
-        return False
-    primary = next((i for i in items if i.get("role") == "primary"), None)
-    if primary is None or primary.get("type") in _WEAK_PRIMARY:
-        return True
-    if primary.get("type") != "Product":  # unless no layer made it (a signed page's Article)
-        return not primary.get("sources")
-    conflicts = primary.get("conflicts") or {}
-    return (
-        any(primary.get(f) is None for f in _PRODUCT_FIELDS)
-        or "price" in conflicts
-        or bool(primary.get("variants"))
-        or amount(primary.get("price")) in old_amounts(document)
-    )
 
 
 _Built = tuple[dict[str, Any], dict[str, Candidate], str, list[Node]]

@@ -27,7 +27,7 @@ from structcrawl.typed.fallbacks import (
 from structcrawl.typed.fields import Candidate
 from structcrawl.visible.evidence import Evidence
 from structcrawl.visible.grid import GridProduct
-from structcrawl.visible.oldprices import old_amounts_near
+from structcrawl.visible.oldprices import old_amounts, old_amounts_near
 from structcrawl.visible.prices import amount, sign_currency
 from structcrawl.visible.stock import BUYABLE, visible_availability
 
@@ -35,6 +35,7 @@ __all__ = [
     "grid_candidates",
     "is_product_page",
     "price_overrule",
+    "needs_visible",
     "product_fallbacks",
     "stock_overrule",
     "visible_candidates",
@@ -276,3 +277,30 @@ def price_overrule(document: Document | None, ev: Evidence) -> list[Candidate]:
             overrules=frozenset(str(a) for a in stale),
         )
     ]
+
+
+#: Primary item types that leave room for a product the page shows without markup.
+_WEAK_PRIMARY = frozenset({"Organization", "BreadcrumbList", "ItemList", "Person"})
+_PRODUCT_FIELDS = ("price", "currency", "availability", "sku")
+
+
+def needs_visible(items: list[dict[str, Any]], document: Document) -> bool:
+    """Whether the visible page could change the items: the primary product lacks a price, a
+    currency, availability or SKU, its layers disagree on the price, it has variants (the
+    shown price picks the variant) or its price is one the page shows as an old price, or no
+    primary item (a weak one, or one no layer made) leaves a shown product unfound. A listing
+    takes no visible fallbacks."""
+    if any(i.get("role") == "listed" for i in items):
+        return False
+    primary = next((i for i in items if i.get("role") == "primary"), None)
+    if primary is None or primary.get("type") in _WEAK_PRIMARY:
+        return True
+    if primary.get("type") != "Product":  # unless no layer made it (a signed page's Article)
+        return not primary.get("sources")
+    conflicts = primary.get("conflicts") or {}
+    return (
+        any(primary.get(f) is None for f in _PRODUCT_FIELDS)
+        or "price" in conflicts
+        or bool(primary.get("variants"))
+        or amount(primary.get("price")) in old_amounts(document)
+    )
