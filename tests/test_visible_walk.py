@@ -251,3 +251,27 @@ def test_each_word_pattern_guard_admits_every_start_of_its_phrases(name: str) ->
     assert kind is c.IN
     starts, empty = _firsts(items[2:])
     assert not empty and starts and starts <= set(guard), starts - set(guard)
+
+
+CONTROLS_PAGE = b"""<html><body role=button><nav><button>Add to cart</button></nav>
+<div hidden><button>Add to cart</button></div><svg><a>Buy now</a></svg>
+<div class="card"><a href="/other">Other kettle</a><button>Add to cart</button></div>
+<noscript><button>Buy now</button></noscript><input type=submit value="Add to basket" disabled>
+<img alt="Add to cart"><span role=button>Buy it now</span><input type=text value="Buy now">
+<footer><a>Buy now</a></footer></body></html>"""
+
+
+def test_the_walk_keeps_every_control_a_buy_control_can_be() -> None:
+    from structcrawl.visible.stock import _controls, _first_buy, buy_element_outside
+
+    doc = parse_html(CONTROLS_PAGE, URL)
+    walk = visible_walk(doc)
+    every = _controls(doc.root)
+    assert set(walk.controls) <= set(every) and doc.root.find("body") not in walk.controls
+    assert [e.tag for e in walk.controls] == ["a", "button", "input", "img", "span"]
+    card = frozenset(e for e in doc.root.iter("div") if e.get("class") == "card")
+    for outside in (frozenset(), card):
+        found = buy_element_outside(doc, outside)
+        assert found[:2] == _first_buy(every, outside)[1:]
+        assert found[2] is not None and found[2] in walk.controls
+    assert buy_element_outside(doc, card)[:2] == ("OutOfStock", "Add to basket")

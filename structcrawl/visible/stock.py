@@ -30,8 +30,8 @@ from itertools import islice
 from lxml import etree
 
 from structcrawl.core.document import Document
-from structcrawl.visible.tree import NOT_RENDERED, bodies, hidden, region_of
-from structcrawl.visible.walk import Walk
+from structcrawl.visible.tree import NOT_RENDERED, bodies, hidden, is_control, region_of
+from structcrawl.visible.walk import visible_walk
 from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
 
 __all__ = [
@@ -72,7 +72,6 @@ _CONTROLS = etree.XPath(
 )
 _CLICKABLE = frozenset({"a", "button", "label"})
 _BODIES = etree.XPath("//body")
-_BUTTON_TYPES = ("submit", "button", "image")
 
 
 def _controls(
@@ -84,18 +83,7 @@ def _controls(
     bodies = _BODIES(root) if bodies is None else bodies
     if len(bodies) != 1:
         return list(_CONTROLS(root))  # type: ignore[arg-type]
-    return [el for el in bodies[0].iterdescendants(etree.Element) if _is_control(el)]
-
-
-def _is_control(el: etree._Element) -> bool:
-    tag, get = el.tag, el.get
-    return (
-        tag == "a"
-        or tag == "button"
-        or get("role") == "button"
-        or (tag == "img" and get("alt") is not None)
-        or (tag == "input" and get("type") in _BUTTON_TYPES)
-    )
+    return [el for el in bodies[0].iterdescendants(etree.Element) if is_control(el)]
 
 
 def _control_label(el: etree._Element) -> str:
@@ -126,7 +114,7 @@ def buy_control(
 
 def box_buy_control(box: etree._Element) -> tuple[str | None, str | None]:
     """:func:`buy_control` among the controls inside ``box`` (a product card)."""
-    controls = (el for el in box.iter(etree.Element) if _is_control(el))
+    controls = (el for el in box.iter(etree.Element) if is_control(el))
     return _first_buy(controls, frozenset())[1:]
 
 
@@ -155,11 +143,17 @@ def _first_buy(
 
 def _page_controls(doc: Document) -> tuple[list[etree._Element], int, str | None, str | None]:
     """The page's controls, and the position and reading of its first buy control (kept on
-    the document's memo)."""
+    the document's memo). Of a page with one ``<body>``, the controls its visible walk found
+    (:func:`~structcrawl.visible.walk.visible_walk`): those it does not enter are hidden or in
+    a region, so no buy control, and the walk serves the stock reading and the evidence too."""
     known = doc.memo.get("buy-controls")
     if isinstance(known, tuple):
         return known
-    controls = _controls(doc.root, bodies(doc))
+    found_bodies = bodies(doc)
+    if len(found_bodies) == 1:
+        controls = visible_walk(doc).controls
+    else:
+        controls = _controls(doc.root, found_bodies)
     found = doc.memo["buy-controls"] = (controls, *_first_buy(controls, frozenset()))
     return found
 
@@ -197,12 +191,11 @@ def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:
 
 
 def _seen(doc: Document, root: etree._Element) -> Iterable[etree._Element]:
-    """:func:`_seen_elements` of ``root``: those of the page's visible walk where the product
-    evidence made one from the same element (:func:`structcrawl.visible.walk.visible_walk`)."""
-    walk = doc.memo.get("visible-walk")
-    if isinstance(walk, Walk) and walk.start is root:
-        return walk.seen
-    return _seen_elements(root)
+    """:func:`_seen_elements` of ``root``: those of the page's visible walk
+    (:func:`structcrawl.visible.walk.visible_walk`, made once for the stock reading, the buy
+    control and the product evidence) where it starts at the same element."""
+    walk = visible_walk(doc)
+    return walk.seen if walk.start is root else _seen_elements(root)
 
 
 def _own_text(el: etree._Element) -> str:

@@ -35,6 +35,7 @@ __all__ = [
     "bodies",
     "element_text",
     "hidden",
+    "is_control",
     "region_of",
     "rendered",
     "struck",
@@ -76,6 +77,22 @@ def _hidden(tag: Any, get: _Get) -> bool:
         return True
     style = get("style")
     return bool(style and HIDDEN_STYLE.search(style))
+
+
+_BUTTON_TYPES = ("submit", "button", "image")
+
+
+def is_control(el: etree._Element) -> bool:
+    """Whether ``el`` is a control a reader clicks: a link, a button, a button input (submit,
+    button, image), an image with ``alt`` (a picture button's words) or ``role="button"``."""
+    tag, get = el.tag, el.get
+    return (
+        tag == "a"
+        or tag == "button"
+        or get("role") == "button"
+        or (tag == "img" and get("alt") is not None)
+        or (tag == "input" and get("type") in _BUTTON_TYPES)
+    )
 
 
 def rendered(el: etree._Element) -> bool:

@@ -10,7 +10,12 @@ non-rendered or hidden elements nor regions (navigation, asides, footers, contro
   them strike it;
 * ``heads``: each visible ``h1`` and ``h2`` with the number of pieces before it;
 * ``seen``: the elements walked, outside any ``<title>``, in document order: the stock
-  reading (:func:`structcrawl.visible.stock.visible_availability`) reads their own text.
+  reading (:func:`structcrawl.visible.stock.visible_availability`) reads their own text;
+* ``controls``: the controls among the elements walked (links, buttons, button inputs,
+  images with ``alt``, ``role="button"``: :func:`~structcrawl.visible.tree.is_control`), the
+  start aside, in document order: where the buy control is looked for
+  (:mod:`structcrawl.visible.stock`), a control in a subtree the walk does not enter being
+  hidden or in a region, so no buy control.
 
 >>> from structcrawl.core.document import parse_html
 >>> walk = visible_walk(parse_html(
@@ -26,7 +31,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from structcrawl.core.document import Document
-from structcrawl.visible.tree import bodies, walk_marks
+from structcrawl.visible.tree import bodies, is_control, walk_marks
 
 __all__ = ["Piece", "Walk", "visible_walk"]
 
@@ -49,6 +54,7 @@ class Walk:
     pieces: list[Piece]
     heads: list[tuple[int, etree._Element]]
     seen: list[etree._Element]
+    controls: list[etree._Element]
 
 
 #: a started element's strikers (its own included) and whether it is in a ``<title>``; None
@@ -63,6 +69,7 @@ def _walk(start: etree._Element) -> Walk:
     pieces: list[Piece] = []
     heads: list[tuple[int, etree._Element]] = []
     seen: list[etree._Element] = []
+    controls: list[etree._Element] = []
     frames: list[_Frame] = []  # one per element started and not yet ended
     said_old: dict[str, bool] = {}
     walker = etree.iterwalk(start, events=("start", "end", "comment", "pi"))
@@ -81,6 +88,8 @@ def _walk(start: etree._Element) -> Walk:
                 seen.append(node)
             if tag == "h1" or tag == "h2":
                 heads.append((len(pieces), node))
+            if frames and is_control(node):
+                controls.append(node)
             inner = (*strikers, node) if strikes else strikers
             frames.append((inner, in_title))
             text = node.text
@@ -96,7 +105,7 @@ def _walk(start: etree._Element) -> Walk:
             inner = frames[-1][0]  # type: ignore[index]  # its parent is entered
             owner = node.getparent()
             pieces.append(Piece(" ".join(tail.split()), owner, len(pieces), bool(inner), inner))
-    return Walk(start, pieces, heads, seen)
+    return Walk(start, pieces, heads, seen, controls)
 
 
 def visible_walk(document: Document) -> Walk:
