@@ -9,10 +9,15 @@ from lxml import html
 
 from structcrawl.core.document import parse_html
 from structcrawl.visible.evidence import page_evidence
-from structcrawl.visible.stock import _seen_elements, visible_availability
+from structcrawl.visible.stock import (
+    _own_text,
+    _seen_elements,
+    in_buy_control,
+    visible_availability,
+)
 from structcrawl.visible.tree import _OLD_HINT, struck
 from structcrawl.visible.walk import visible_walk
-from structcrawl.visible.words import OLD_CLASS
+from structcrawl.visible.words import OLD_CLASS, OUT_OF_STOCK
 
 URL = "https://shop.example/p/1"
 
@@ -275,3 +280,40 @@ def test_the_walk_keeps_every_control_a_buy_control_can_be() -> None:
         assert found[:2] == _first_buy(every, outside)[1:]
         assert found[2] is not None and found[2] in walk.controls
     assert buy_element_outside(doc, card)[:2] == ("OutOfStock", "Add to basket")
+
+
+SOLD_OUT_PAGE = b"""<html><body><h1>Kettle</h1>
+<button>Add to cart <i>Sold out</i></button><a href="/c">Add to cart - sold out</a>
+<div>Size S: Out<br>of stock <b>then</b> sold out</div><p>Sold out</p></body></html>"""
+
+
+def test_the_sold_out_wording_is_the_first_element_s_outside_buy_controls() -> None:
+    # the button's and the link's wording are states of a buy control; the div's own text
+    # ("Size S: Out of stock  sold out") says it first, as its first match
+    doc = parse_html(SOLD_OUT_PAGE, URL)
+    assert visible_availability(doc).sold_out == "Out of stock"
+    body = doc.root.find("body")
+    first = next(
+        (m.group(0), el)
+        for el in _seen_elements(body)
+        if (m := OUT_OF_STOCK.search(_own_text(el))) and not in_buy_control(el)
+    )
+    assert first[0] == "Out of stock" and first[1].tag == "div"
+
+
+def test_the_stock_wording_read_in_one_pass_is_each_text_s_alone() -> None:
+    from structcrawl.visible.evidence import _STOCK_WORDS, _stock_said
+
+    texts = ["In stock", "Sold out", "", "Pre-order now: only 3 left", "out", "of stock",
+             "instock", "Ausverkauft!", "予約受付中", "3 left", "Lieferbar", "x" * 20,
+             "Add to cart", "nicht mehr lieferbar", "sold\u00a0out", "Sold out\x00In stock"]  # fmt: skip
+    alone = [next((v for p, v in _STOCK_WORDS if p.search(t)), None) for t in texts]
+    assert _stock_said(texts) == alone
+    assert alone[:5] == ["InStock", "OutOfStock", None, "PreOrder", None]
+
+
+def test_a_price_needs_a_digit() -> None:
+    from structcrawl.visible.prices import find_prices, price_texts
+
+    assert find_prices("$ € USD kr") == price_texts("Preis: EUR, kr") == []
+    assert find_prices("\u0661\u0662\u0663 $") == ["\u0661\u0662\u0663 $"]  # any digit counts

@@ -254,6 +254,23 @@ def _nearest_first(count: int, anchor: int, most: int) -> list[int]:
 _STOCK_WORDS = ((PREORDER, "PreOrder"), (OUT_OF_STOCK, "OutOfStock"), (IN_STOCK, "InStock"))
 
 
+def _stock_said(texts: list[str]) -> list[str | None]:
+    """What each text's stock wording says (:data:`_STOCK_WORDS`, the first that matches
+    winning), the texts searched as one per pattern: no wording spans the ``\\x00`` between
+    two, and each text starts and ends at a word boundary there as it does alone."""
+    starts: list[int] = []
+    at = 0
+    for text in texts:
+        starts.append(at)
+        at += len(text) + 1
+    joined = "\x00".join(texts)
+    said: list[str | None] = [None] * len(texts)
+    for pattern, value in reversed(_STOCK_WORDS):  # the first to match wins: it is read last
+        for found in pattern.finditer(joined):
+            said[bisect_right(starts, found.start()) - 1] = value
+    return said
+
+
 def _availability(
     pieces: list[Piece],
     anchor: int,
@@ -264,16 +281,15 @@ def _availability(
     a list of options last; else a buy control (disabled: out of stock); neither from a
     product card ``boxes`` (another product's)."""
     near = _nearest_first(len(pieces), anchor, 400)
+    said = _stock_said([t if len(t := pieces[i].text) <= 160 else "" for i in near])
     found: list[tuple[int, int, str, str]] = []
-    for order, i in enumerate(near):
-        text = pieces[i].text
-        if len(text) > 160:
+    for order, (i, value) in enumerate(zip(near, said, strict=True)):
+        if value is None:
             continue
-        value = next((v for pattern, v in _STOCK_WORDS if pattern.search(text)), None)
         # whether it sits in a buy control (its words read) only for stock wording
         el = pieces[i].el
-        if value is not None and not in_buy_control(el) and not in_card(el, boxes):
-            found.append((_stock_rank(el), order, value, text))
+        if not in_buy_control(el) and not in_card(el, boxes):
+            found.append((_stock_rank(el), order, value, pieces[i].text))
     if found:
         rank, _, value, text = min(found)
         if rank < 2 or control[0] is None:  # one option's "sold out" yields to a buy control

@@ -50,6 +50,10 @@ _PRICE = re.compile(
 )
 
 
+#: a digit: every amount has one (a text without any is no price, and is not searched)
+_DIGIT = re.compile(r"\d")
+
+
 def find_prices(text: str) -> list[str]:
     """Every amount-with-currency in ``text``, whitespace normalized.
 
@@ -60,6 +64,8 @@ def find_prices(text: str) -> list[str]:
     >>> find_prices("₹1,29,999 (M.R.P. ₹ 1,49,990.00)")
     ['₹1,29,999', '₹ 1,49,990.00']
     """
+    if not _DIGIT.search(text):
+        return []
     return [" ".join(m.group(0).split()) for m in _PRICE.finditer(" ".join(text.split()))]
 
 
@@ -69,6 +75,8 @@ def price_texts(text: str) -> list[str]:
     >>> price_texts("499,00 kr"), price_texts("kr 1.299")
     (['499,00 kr'], ['kr 1.299'])
     """
+    if not _DIGIT.search(text):
+        return []
     return find_prices(text) or [" ".join(m.group(0).split()) for m in KRONA_PRICE.finditer(text)]
 
 

@@ -292,7 +292,12 @@ def _label(words: tuple[str, ...], cjk: tuple[str, ...]) -> re.Pattern[str]:
     first = re.escape(_first_letters(words, ()))
     # a label ends at a word's end, or with its own sign ("Item #B214": no boundary after "#")
     latin = rf"(?<![^\W\d_])(?=[{first}])(?:" + "|".join(words) + r")(?:(?<=\W)|(?![^\W\d_]))"
-    return re.compile("(?:" + "|".join((latin, *cjk)) + ")" + _CODE, re.I)
+    if not cjk:
+        return re.compile(latin + _CODE, re.I)
+    # the CJK labels too behind one guard: each position of the text is tested once against
+    # the letters any label starts with, not against each label (a third of the search's time)
+    either = re.escape(_first_letters(words, cjk))
+    return re.compile(rf"(?=[{either}])(?:" + "|".join((latin, *cjk)) + ")" + _CODE, re.I)
 
 
 #: A labelled SKU / article number: the label, a separator, a code holding a digit.
@@ -302,7 +307,8 @@ REF_LABEL = _label(_REF_WORDS, ())
 #: A labelled model or part number (a SKU where the page labels no article code).
 MODEL_LABEL = _label(_MODEL_WORDS, _MODEL_CJK)
 GTIN_LABEL = re.compile(
-    r"\b(?:EAN(?:-?13)?|GTIN(?:-?1[234])?|UPC|Barcode|JAN)[\s:：#|]*(\d[\d ]{6,16}\d)\b", re.I
+    r"\b(?=[EGUBJ])(?:EAN(?:-?13)?|GTIN(?:-?1[234])?|UPC|Barcode|JAN)[\s:：#|]*(\d[\d ]{6,16}\d)\b",
+    re.I,
 )
 
 #: Prices in currencies the general price finder leaves out: kronor/kroner (``kr`` alone names
