@@ -166,25 +166,25 @@ def test_the_walk_reads_what_an_explicit_walk_of_the_tree_reads() -> None:
     assert {"shown tail", "after nav", "after script", "after pi", "end"} <= set(texts)
 
 
-def test_the_walk_marks_read_as_hidden_region_and_struck_say() -> None:
-    from structcrawl.visible.tree import region_of, rendered, walk_marks
+def test_the_walk_marks_read_as_hidden_region_struck_and_control_say() -> None:
+    from structcrawl.visible.tree import is_control, region_of, rendered, walk_marks
 
     root = html.fromstring(
         "<div><p hidden>a</p><input type=HIDDEN><p style='x:1;display : none'>b</p>"
         "<select><option>c</option></select><span role=combobox>d</span><s>e</s>"
         "<p class='price-old'>f</p><p id='x_savings'>g</p><p class='with-old-price'>h</p>"
         "<p style='text-decoration: line-through'>i</p><p class='bold'>j</p><svg></svg>"
-        "<p class='price-old' id='y'>k</p><p class='price-old'>l</p><!-- m --></div>"
+        "<p class='price-old' id='y'>k</p><p class='price-old'>l</p><!-- m --><a>n</a>"
+        "<a href=/ class=old>o</a><button>p</button><img alt=q><img><input type=submit>"
+        "<input type=text><span role=button>r</span><a hidden>s</a><s role=button>t</s></div>"
     )
     said_old: dict[str, bool] = {}
     for el in root.iter():
-        want = (
-            rendered(el) and not region_of(el),
-            rendered(el) and not region_of(el) and struck(el),
-        )
+        entered = rendered(el) and not region_of(el)
+        want = (entered, entered and struck(el), entered and is_control(el))
         assert walk_marks(el, said_old) == want, el.tag
     assert said_old == {"price-old ": True, " x_savings": True, "with-old-price ": False,
-                        "bold ": False, "price-old y": True}  # fmt: skip
+                        "bold ": False, "price-old y": True, "old ": True}  # fmt: skip
 
 
 def test_the_buy_control_outside_the_cards_is_the_first_of_the_page_own() -> None:

@@ -85,7 +85,10 @@ _BUTTON_TYPES = ("submit", "button", "image")
 def is_control(el: etree._Element) -> bool:
     """Whether ``el`` is a control a reader clicks: a link, a button, a button input (submit,
     button, image), an image with ``alt`` (a picture button's words) or ``role="button"``."""
-    tag, get = el.tag, el.get
+    return _control(el.tag, el.get)
+
+
+def _control(tag: Any, get: _Get) -> bool:
     return (
         tag == "a"
         or tag == "button"
@@ -153,25 +156,29 @@ def _struck(tag: Any, get: _Get, said_old: dict[str, bool] | None) -> bool:
     return bool(style and STRUCK_STYLE.search(style))
 
 
-def walk_marks(el: etree._Element, said_old: dict[str, bool]) -> tuple[bool, bool]:
+def walk_marks(el: etree._Element, said_old: dict[str, bool]) -> tuple[bool, bool, bool]:
     """What a walk of the visible tree reads of an element, its attributes read in one call:
     whether it enters it (a rendered element, not hidden, no region: :func:`rendered`,
-    :func:`region_of`) and whether it strikes its text (:func:`struck`, ``said_old`` as
-    there).
+    :func:`region_of`), whether it strikes its text (:func:`struck`, ``said_old`` as there)
+    and whether it is a control (:func:`is_control`; read only of an element entered).
 
     >>> from lxml import html
-    >>> root = html.fromstring("<div><p style='display:none'>a</p><nav>b</nav><s>c</s><p>d</p>")
+    >>> root = html.fromstring("<div><p style='display:none'>a</p><nav>b</nav><s>c</s><a>d</a>")
     >>> [walk_marks(el, {}) for el in root]
-    [(False, False), (False, False), (True, True), (True, False)]
+    [(False, False, False), (False, False, False), (True, True, False), (True, False, True)]
     """
     tag = el.tag
     if not isinstance(tag, str) or tag in NOT_RENDERED:
-        return False, False
+        return False, False, False
     attributes = el.items()
-    get = dict(attributes).get if attributes else _NONE.get
+    if not attributes:  # what the tag alone says: no hidden, role, class, id or style
+        if tag in REGIONS or tag[:1] == "{" and _region(tag, _NONE.get):
+            return False, False, False
+        return True, tag in STRUCK, tag == "a" or tag == "button"
+    get = dict(attributes).get
     if _hidden(tag, get) or _region(tag, get):
-        return False, False
-    return True, _struck(tag, get, said_old)
+        return False, False, False
+    return True, _struck(tag, get, said_old), _control(tag, get)
 
 
 _NONE: dict[str, str] = {}

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from structcrawl.core.document import Document
-from structcrawl.visible.tree import bodies, is_control, walk_marks
+from structcrawl.visible.tree import bodies, walk_marks
 
 __all__ = ["Piece", "Walk", "visible_walk"]
 
@@ -62,6 +62,20 @@ class Walk:
 _Frame = tuple[tuple[etree._Element, ...], bool] | None
 
 
+#: the class and id strings already read and whether they name an old price
+#: (:func:`~structcrawl.visible.tree.struck`), kept from page to page: the pages of a site
+#: share their templates' class names (a page of ~2,000 classed elements has ~600 distinct
+#: strings); emptied once it holds this many
+_SAID_OLD_MOST = 20_000
+_SAID_OLD: dict[str, bool] = {}
+
+
+def _said_old() -> dict[str, bool]:
+    if len(_SAID_OLD) >= _SAID_OLD_MOST:
+        _SAID_OLD.clear()
+    return _SAID_OLD
+
+
 def _walk(start: etree._Element) -> Walk:
     """The walk (see the module doc) by libxml2's walker (``iterwalk``: the tree's elements
     and comments in document order, a subtree skipped at its start), each element's
@@ -71,11 +85,11 @@ def _walk(start: etree._Element) -> Walk:
     seen: list[etree._Element] = []
     controls: list[etree._Element] = []
     frames: list[_Frame] = []  # one per element started and not yet ended
-    said_old: dict[str, bool] = {}
+    said_old = _said_old()
     walker = etree.iterwalk(start, events=("start", "end", "comment", "pi"))
     for event, node in walker:
         if event == "start":
-            enters, strikes = walk_marks(node, said_old)
+            enters, strikes, control = walk_marks(node, said_old)
             if not enters:  # non-rendered, hidden, a region (navigation, asides, footers, ...)
                 walker.skip_subtree()
                 frames.append(None)
@@ -88,7 +102,7 @@ def _walk(start: etree._Element) -> Walk:
                 seen.append(node)
             if tag == "h1" or tag == "h2":
                 heads.append((len(pieces), node))
-            if frames and is_control(node):
+            if control and frames:
                 controls.append(node)
             inner = (*strikers, node) if strikes else strikers
             frames.append((inner, in_title))
