@@ -15,13 +15,17 @@ __all__ = ["html_parser", "rebuild", "unnest"]
 
 def html_parser() -> etree.HTMLParser:
     # A plain etree parser: lxml.html's element-class lookup runs Python code for every element
-    # touched from Python, which costs more than the parse itself on large pages.
+    # touched from Python, which costs more than the parse itself on large pages. No table of
+    # the ``id`` attributes (nothing looks an element up by it in libxml2; every layer reads
+    # the element index): building it is ~10-15% of libxml2's parse of a large page, and each
+    # id a page repeats (16 a large page) was an error in the parser's log.
     return etree.HTMLParser(
         encoding="utf-8",
         remove_blank_text=False,
         no_network=True,
         huge_tree=True,
         default_doctype=False,
+        collect_ids=False,
     )
 
 
