@@ -28,6 +28,7 @@ from structcrawl.core.currency import page_language
 from structcrawl.core.document import Document
 from structcrawl.visible.cards import cards, in_card
 from structcrawl.visible.heading import heading_element, heading_text, page_heading
+from structcrawl.visible.labels import LabelText
 from structcrawl.visible.mainprice import main_price
 from structcrawl.visible.prices import declared_currency, find_prices, price_texts
 from structcrawl.visible.stock import buy_element_outside, in_buy_control
@@ -334,7 +335,7 @@ def _read_evidence(document: Document) -> Evidence:
         ev.price_path = document.path_of(piece.el)
         ev.price_element = piece.el
     ev.availability, ev.availability_text = _availability(pieces, anchor, boxes, (state, said))
-    text = _Text(pieces)
+    text = LabelText(pieces)
     sku = next(
         (found for p in (SKU_LABEL, REF_LABEL, MODEL_LABEL) if (found := text.nearest(p, anchor))),
         None,
@@ -345,29 +346,3 @@ def _read_evidence(document: Document) -> Evidence:
     if gtin:
         ev.gtin, ev.gtin_text = gtin[0].replace(" ", ""), gtin[1]
     return ev
-
-
-class _Text:
-    """The pieces' text joined once (``" | "`` after each) for the label searches, and where
-    each piece starts in it."""
-
-    __slots__ = ("full", "starts")
-
-    def __init__(self, pieces: list[Piece]) -> None:
-        self.starts: list[int] = []
-        at = 0
-        for piece in pieces:
-            self.starts.append(at)
-            at += len(piece.text) + 3
-        self.full = "".join(f"{piece.text} | " for piece in pieces)
-
-    def nearest(self, pattern: re.Pattern[str], anchor: int) -> tuple[str, str] | None:
-        """The labelled value nearest the main heading (after it preferred): ``(value, text)``."""
-        starts = self.starts
-        best: tuple[int, str, str] | None = None
-        for m in pattern.finditer(self.full):
-            at = bisect_right(starts, m.start()) - 1
-            distance = at - anchor if at >= anchor else 2 * (anchor - at)
-            if best is None or distance < best[0]:
-                best = (distance, m.group(1), m.group(0))
-        return (best[1], best[2]) if best else None
