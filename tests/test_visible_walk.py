@@ -317,3 +317,14 @@ def test_a_price_needs_a_digit() -> None:
 
     assert find_prices("$ € USD kr") == price_texts("Preis: EUR, kr") == []
     assert find_prices("\u0661\u0662\u0663 $") == ["\u0661\u0662\u0663 $"]  # any digit counts
+
+
+def test_every_sign_of_a_price_is_one_the_pre_filter_looks_for() -> None:
+    from structcrawl.visible import prices
+
+    for alternative in prices._SYMBOL.split("|"):
+        sign = alternative.replace("(?:\\b[A-Z]{1,2})?", "").replace("\\b", "")
+        sign = sign.replace("\\.?", "").replace("\\.", "").replace("\\$", "$")
+        assert prices._SIGN.fullmatch(sign), alternative
+    assert prices._CODE.count("|") > 30 and prices._SIGN.fullmatch("USD")
+    assert prices.find_prices("4.5 (120 reviews), size 42, 12.03.2026") == []

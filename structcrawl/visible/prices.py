@@ -52,6 +52,11 @@ _PRICE = re.compile(
 
 #: a digit: every amount has one (a text without any is no price, and is not searched)
 _DIGIT = re.compile(r"\d")
+#: what every price of :data:`_PRICE` holds: one of the signs or currency words of
+#: :data:`_SYMBOL`, or three capitals (a code of :data:`_CODE`); a text with a digit but none
+#: of these (a rating, a size, a date: three in four such texts of a product page) is not
+#: searched with the price pattern
+_SIGN = re.compile(r"[$€£¥₹₩₽₺₪₫₱฿₴円元원]|zł|Kč|kr|Ft|lei|Rs|Fr|RM|Rp|[A-Z]{3}")
 
 
 def find_prices(text: str) -> list[str]:
@@ -64,7 +69,7 @@ def find_prices(text: str) -> list[str]:
     >>> find_prices("₹1,29,999 (M.R.P. ₹ 1,49,990.00)")
     ['₹1,29,999', '₹ 1,49,990.00']
     """
-    if not _DIGIT.search(text):
+    if not _DIGIT.search(text) or not _SIGN.search(text):
         return []
     return [" ".join(m.group(0).split()) for m in _PRICE.finditer(" ".join(text.split()))]
 
