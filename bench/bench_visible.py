@@ -8,7 +8,9 @@ forgets what the last round read (``Document.memo``) and times, page by page:
 * ``validate``: the visible facts' price search and the visible availability
   (``LazyVisibleFacts(doc)["prices"]``, :func:`structcrawl.visible.stock.visible_availability`),
   what the record checks read;
-* ``both``: the two on one page, one after the other (what a page needing both costs).
+* ``both``: the two on one page, one after the other (what a page needing both costs);
+* ``crawl``: the two in the crawl's order (the checks' reading in validation, then the
+  evidence in the entity merge).
 
     python -m bench.bench_visible [--rounds 5] [--dump FILE] [--compare FILE]
 
@@ -17,8 +19,8 @@ forgets what the last round read (``Document.memo``) and times, page by page:
 identity check of a change meant to cost less and read the same.
 
 Times are CPU time (``time.process_time``). Ends with one line: ``large_evidence_ms=N
-large_validate_ms=N large_both_ms=N small_evidence_ms=N small_validate_ms=N small_both_ms=N
-pages=N differ=N`` (mean ms per page, median of the rounds; ``differ`` only with ``--compare``).
+large_validate_ms=N large_both_ms=N large_crawl_ms=N small_evidence_ms=N small_validate_ms=N
+small_both_ms=N small_crawl_ms=N pages=N differ=N`` (mean ms per page, median of the rounds; ``differ`` only with ``--compare``).
 """
 
 from __future__ import annotations
@@ -53,10 +55,16 @@ def _both(doc: Document) -> None:
     _validate(doc)
 
 
+def _crawl(doc: Document) -> None:
+    _validate(doc)
+    _evidence(doc)
+
+
 _STAGES: dict[str, Callable[[Document], None]] = {
     "evidence": _evidence,
     "validate": _validate,
     "both": _both,
+    "crawl": _crawl,
 }
 
 
