@@ -10,7 +10,6 @@ from typing import Any
 from itemadapter import ItemAdapter
 from scrapy.exporters import JsonLinesItemExporter
 
-from structcrawl.core.document import Document
 from structcrawl.core.records import SCHEMA_VERSION
 from structcrawl.crawl.exporters._base import (
     FastJsonLinesExporter,
@@ -19,10 +18,10 @@ from structcrawl.crawl.exporters._base import (
     logger,
 )
 from structcrawl.crawl.exporters.tables import EntitiesCsvExporter, _scalar
+from structcrawl.crawl.pipelines._resolution import item_url, resolve_item
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
 from structcrawl.typed.classes import item_dict
 from structcrawl.typed.merged import merged_item
-from structcrawl.typed.page import resolve_page
 
 # --- typed items feeds (``items``, ``items-csv``): one line per item per page -------------
 
@@ -60,18 +59,10 @@ def build_page_items(
     the page's main text (``STRUCTCRAWL_ARTICLE_BODY``); ``visible``: the visible page's
     fallbacks and overrules (``STRUCTCRAWL_VISIBLE_PAGE``)."""
     adapter = ItemAdapter(item)
-    url = adapter.get("final_url") or adapter.get("url") or ""
-    document = adapter.get("document")
-    document = document if isinstance(document, Document) else None
+    url = item_url(adapter)
     try:
-        records = list(adapter.get("records") or [])
-        items = resolve_page(
-            records,
-            url,
-            document,
-            precedence=precedence,
-            article_body=article_body,
-            visible=visible,
+        items = resolve_item(
+            adapter, url, precedence, article_body=article_body, visible=visible
         ).items
     except Exception:  # a bug must not lose the feed: the page's records stay in `records`
         logger.exception("typed items of %s could not be built", url)

@@ -23,11 +23,37 @@ from structcrawl.typed.corroborate import corroborate
 from structcrawl.typed.page import PageResolution, resolve_page
 from structcrawl.typed.pageentities import PageEntity
 
-__all__ = ["add_choices", "page_resolution", "page_sightings"]
+__all__ = ["add_choices", "item_url", "page_resolution", "page_sightings", "resolve_item"]
 
 #: How a page's choice ranks in the entity merge: on the page the entity is the primary thing
 #: of, before a choice made where it was only mentioned (a related product, a listing).
 _ARB = {"primary": -2}
+
+
+def item_url(adapter: ItemAdapter) -> str:
+    """The page item's URL: where it was fetched from in the end."""
+    return str(adapter.get("final_url") or adapter.get("url") or "")
+
+
+def resolve_item(
+    adapter: ItemAdapter,
+    url: str,
+    precedence: Sequence[str],
+    *,
+    article_body: bool = True,
+    visible: bool = True,
+) -> PageResolution:
+    """The page item's resolution made now from its records and its parsed page (when it
+    still holds it), neither kept nor read from the item (:func:`page_resolution` keeps it)."""
+    document = adapter.get("document")
+    return resolve_page(
+        list(adapter.get("records") or []),
+        url,
+        document if isinstance(document, Document) else None,
+        precedence=precedence,
+        article_body=article_body,
+        visible=visible,
+    )
 
 
 def page_resolution(
@@ -40,18 +66,8 @@ def page_resolution(
     kept = adapter.get("resolution") if "resolution" in adapter.field_names() else None
     if isinstance(kept, PageResolution):
         return kept
-    url = str(adapter.get("final_url") or adapter.get("url") or "")
-    document = adapter.get("document")
-    document = document if isinstance(document, Document) else None
-    records = list(adapter.get("records") or [])
-    resolution = resolve_page(
-        records,
-        url,
-        document,
-        precedence=precedence,
-        article_body=article_body,
-        visible=visible,
-    )
+    url = item_url(adapter)
+    resolution = resolve_item(adapter, url, precedence, article_body=article_body, visible=visible)
     for typed in resolution.items:
         typed["page_url"] = url
     if "resolution" in adapter.field_names():
