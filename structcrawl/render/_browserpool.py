@@ -2,7 +2,8 @@
 for our Chromium, with a cap on open pages, restarts after N pages, and launch failures
 remembered so later requests fail fast with the same clear message.
 
-A browser that dies while pages are being rendered (killed, out of memory) is noticed within
+A browser that dies (killed, out of memory) is counted whenever it dies, between renders too
+(its "disconnected" event); one that dies while pages are being rendered is noticed within
 a fraction of a second; the wrapped handler relaunches it (``restart_disconnected_browser``)
 and retries the pages that were open, and a page it has not finished :data:`CRASH_GRACE`
 seconds later fails with :class:`BrowserCrashed`, which the render handler retries once in
@@ -134,6 +135,9 @@ class BrowserPool:
         self._since_restart = 0
         self._launched = False
         self._browser_seen: Any = None  # the last browser a render saw alive
+        self._watched: list[Any] = []  # browsers whose "disconnected" event is listened to
+        self._closed: list[Any] = []  # browsers closed on purpose (restart, end of crawl)
+        self._closing = False  # the crawl is ending: every browser is closed on purpose
         self._dead: list[Any] = []  # browsers seen dying (each counted once)
         self._deaths = 0  # how many browsers died so far
         self.launch_error: str | None = None
@@ -239,7 +243,7 @@ class BrowserPool:
                 if not self._inflight:
                     self._idle.set()
             self._launched = True
-            self._browser_seen = getattr(self.handler, "browser", None) or self._browser_seen
+            self._see(getattr(self.handler, "browser", None))
             return response, time.monotonic() - started
 
     async def _download(
@@ -250,6 +254,7 @@ class BrowserPool:
         handler has not finished the page :data:`CRASH_GRACE` seconds later, or with
         :class:`PageTooLarge` when the page crashed of a renderer stopped for its memory."""
         browser, deaths = getattr(self.handler, "browser", None), self._deaths
+        self._see(browser)
         download = asyncio.ensure_future(self.handler.download_request(request))
         watch = asyncio.ensure_future(self._browser_gone(browser, deaths))
         crash = asyncio.ensure_future(crashed.wait()) if crashed is not None else None
@@ -295,10 +300,28 @@ class BrowserPool:
             current = getattr(self.handler, "browser", None)
             if browser is None:
                 browser = current
-                self._browser_seen = current or self._browser_seen
+                self._see(current)
             elif current is not browser or not _connected(browser):
                 self._crashed(browser)
                 return
+
+    def _see(self, browser: Any) -> None:
+        """Remember ``browser`` as the one rendering pages and listen for its death: a
+        browser that disconnects without being closed on purpose is counted as crashed
+        whenever it dies, between renders as well as during one."""
+        if browser is None:
+            return
+        self._browser_seen = browser
+        if any(b is browser for b in self._watched):
+            return
+        self._watched = [*self._watched[-7:], browser]
+        with contextlib.suppress(Exception):  # a stand-in browser without events
+            browser.on("disconnected", lambda *_: self._disconnected(browser))
+
+    def _disconnected(self, browser: Any) -> None:
+        if self._closing or any(b is browser for b in self._closed):
+            return
+        self._crashed(browser)
 
     def _crashed(self, browser: Any) -> None:
         if browser is None or any(b is browser for b in self._dead):
@@ -330,6 +353,7 @@ class BrowserPool:
             await self._idle.wait()
             browser = getattr(self.handler, "browser", None)
             if browser is not None:
+                self._closed = [*self._closed[-7:], browser]
                 with contextlib.suppress(Exception):
                     await browser.close()
                 # scrapy-playwright forgets the browser in its "disconnected" callback; the
@@ -343,5 +367,6 @@ class BrowserPool:
             self._since_restart = 0
 
     async def close(self) -> None:
+        self._closing = True
         self.memory.close()
         await close_handler(self.handler)
