@@ -88,11 +88,16 @@ def _controls(
 
 def _control_label(el: etree._Element) -> str:
     """A control's words: its text, ``value``, ``title`` and images' ``alt``."""
-    alts = " ".join(i.get("alt") or "" for i in el.iter("img"))
-    if el.tag == "input":  # an image button says it in its own alt
-        alts = el.get("alt") or ""
-    text = " ".join(el.itertext()) if el.tag != "input" else ""
-    return " ".join(f"{el.get('value') or ''} {text} {alts}".split())
+    tag, get = el.tag, el.get
+    if tag == "input":  # an image button says it in its own alt
+        alts, text = get("alt") or "", ""
+    elif not len(el):  # no descendants: its own text, its own alt if an image
+        alts = (get("alt") or "") if tag == "img" else ""
+        text = el.text or ""
+    else:
+        alts = " ".join(i.get("alt") or "" for i in el.iter("img"))
+        text = " ".join(el.itertext())
+    return " ".join(f"{get('value') or ''} {text} {alts}".split())
 
 
 def in_buy_control(el: etree._Element) -> bool:
@@ -127,8 +132,11 @@ def _first_buy(
     at = start - 1
     for at, el in enumerate(islice(controls, start, None), start):
         label = _control_label(el)
-        named = CART_NAME.search(f"{el.get('id') or ''} {el.get('name') or ''}")
-        if len(label) > 60 or not (BUY.search(label) or named):
+        if len(label) > 60:
+            continue
+        ident, name = el.get("id"), el.get("name")
+        named = CART_NAME.search(f"{ident or ''} {name or ''}") if ident or name else None
+        if not (named or BUY.search(label)):
             continue
         if any(
             hidden(a) or region_of(a) or a.tag in NOT_RENDERED or a in outside
