@@ -220,21 +220,35 @@ _PRICE_PREDICATE = (
 _IS_PRICE_CANDIDATE = etree.XPath(f"self::*[{_PRICE_PREDICATE}]")
 
 
-def _price_candidates(root: etree._Element) -> Iterator[etree._Element]:
-    """The elements ``//body//*[_PRICE_PREDICATE]`` selects, in document order."""
-    for el in root.getroottree().getroot().iter(etree.Element):
-        for key, value in el.items():
+def _price_candidates(document: Document) -> Iterator[etree._Element]:
+    """The elements ``//body//*[_PRICE_PREDICATE]`` selects, in document order: of a page
+    with one ``<body>``, its descendants (no ancestor to look for)."""
+    found = document.index().named("body")
+    if len(found) == 1:
+        elements, in_body = found[0].iterdescendants(etree.Element), True
+    else:
+        elements, in_body = document.root.getroottree().getroot().iter(etree.Element), False
+    for el in elements:
+        attributes = el.items()
+        if not attributes:
+            continue
+        for key, value in attributes:
             if (
-                key in ("itemprop", "property")
-                or key.startswith("{")
-                or "price" in key.lower()
+                key == "itemprop"
+                or key == "property"
+                or key[0] == "{"
                 or "price" in value.lower()
+                or "price" in key.lower()
             ):
                 break
         else:
             continue  # no attribute can satisfy the predicate
-        if _IS_PRICE_CANDIDATE(el) and next(el.iterancestors("body"), None) is not None:
+        if _IS_PRICE_CANDIDATE(el) and (in_body or _in_body(el)):
             yield el
+
+
+def _in_body(el: etree._Element) -> bool:
+    return next(el.iterancestors("body"), None) is not None
 
 
 def _h1(page: _Page) -> list[str]:
@@ -258,7 +272,7 @@ def _times(page: _Page) -> list[str]:
 def _prices(page: _Page) -> list[str]:
     prices: list[str] = []
     read: set[etree._Element] = set()  # price containers already read
-    for el in _price_candidates(page.document.root):
+    for el in _price_candidates(page.document):
         if el.tag in ("meta", "link") or not page.visible(el) or not _price_container(el):
             continue
         if any(a in read for a in el.iterancestors()):
