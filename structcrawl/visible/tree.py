@@ -20,7 +20,6 @@ of it sits in navigation, an aside, a footer, a form control or an SVG drawing
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from lxml import etree
@@ -55,10 +54,6 @@ CONTROL_ROLES = frozenset({"combobox", "listbox", "option"})
 _TEXT = etree.XPath(".//text()[not(ancestor::script) and not(ancestor::style)]")
 
 
-#: How an element's attribute is read: ``el.get``, or the ``get`` of a dict of its attributes.
-_Get = Callable[[str], "str | None"]
-
-
 def bodies(document: Document) -> list[etree._Element]:
     """The page's ``<body>`` elements, in document order (what ``//body`` selects), from the
     document's element index: no walk of the tree."""
@@ -67,15 +62,16 @@ def bodies(document: Document) -> list[etree._Element]:
 
 def hidden(el: etree._Element) -> bool:
     """Whether ``el`` is marked hidden (not whether an ancestor is)."""
-    return _hidden(el.tag, el.get)
+    tag, get = el.tag, el.get
+    kind = get("type") if tag == "input" else None
+    return _hidden(tag, get("hidden") is not None, kind, get("style"))
 
 
-def _hidden(tag: Any, get: _Get) -> bool:
-    if get("hidden") is not None:
+def _hidden(tag: Any, flagged: bool, kind: str | None, style: str | None) -> bool:
+    """Whether an element is marked hidden, of its tag and its ``hidden`` (whether there),
+    ``type`` and ``style`` attributes."""
+    if flagged or tag == "input" and (kind or "").lower() == "hidden":
         return True
-    if tag == "input" and (get("type") or "").lower() == "hidden":
-        return True
-    style = get("style")
     return bool(style and HIDDEN_STYLE.search(style))
 
 
@@ -85,16 +81,18 @@ _BUTTON_TYPES = ("submit", "button", "image")
 def is_control(el: etree._Element) -> bool:
     """Whether ``el`` is a control a reader clicks: a link, a button, a button input (submit,
     button, image), an image with ``alt`` (a picture button's words) or ``role="button"``."""
-    return _control(el.tag, el.get)
+    tag, get = el.tag, el.get
+    return _control(tag, get("role"), get("alt") is not None, get("type"))
 
 
-def _control(tag: Any, get: _Get) -> bool:
+def _control(tag: Any, role: str | None, alt: bool, kind: str | None) -> bool:
+    """:func:`is_control` of an element's tag, ``role``, ``alt`` (whether there), ``type``."""
     return (
         tag == "a"
         or tag == "button"
-        or get("role") == "button"
-        or (tag == "img" and get("alt") is not None)
-        or (tag == "input" and get("type") in _BUTTON_TYPES)
+        or role == "button"
+        or (tag == "img" and alt)
+        or (tag == "input" and kind in _BUTTON_TYPES)
     )
 
 
@@ -108,14 +106,14 @@ def region_of(el: etree._Element) -> str:
     ``""`` for content. A scripted select (``role="combobox"``, ``listbox``, ``option``: a
     warranty or size picker showing its choices' prices) is a control like ``<select>``."""
     tag = el.tag
-    return _region(tag, el.get) if isinstance(tag, str) else ""
+    if not isinstance(tag, str):
+        return ""
+    return _tag_region(tag) or ("control" if el.get("role") in CONTROL_ROLES else "")
 
 
-def _region(tag: str, get: _Get) -> str:
-    found = REGIONS.get(tag.rpartition("}")[2] if tag[:1] == "{" else tag, "")
-    if not found and get("role") in CONTROL_ROLES:
-        return "control"
-    return found
+def _tag_region(tag: str) -> str:
+    """The region an element opens by its tag alone."""
+    return REGIONS.get(tag.rpartition("}")[2] if tag[:1] == "{" else tag, "")
 
 
 #: The words of :data:`~structcrawl.visible.words.OLD_CLASS` alone, for casefolded text (the
@@ -133,15 +131,22 @@ _OLD_HINT = re.compile(
 def struck(el: etree._Element) -> bool:
     """Whether ``el`` strikes its text through or names it an old, compare-at or unrelated
     price (``del``/``s``/``strike``, such a class or id, a ``line-through`` style)."""
-    return _struck(el.tag, el.get, None)
+    get = el.get
+    return _struck(el.tag, get("class"), get("id"), get("style"), None)
 
 
-def _struck(tag: Any, get: _Get, said_old: dict[str, bool] | None) -> bool:
-    """:func:`struck`; ``said_old``: the class and id words already read, and whether they
-    name an old price (a page repeats its class names: each is searched once)."""
+def _struck(
+    tag: Any,
+    names: str | None,
+    ident: str | None,
+    style: str | None,
+    said_old: dict[str, bool] | None,
+) -> bool:
+    """:func:`struck` of an element's tag and ``class``, ``id`` and ``style`` attributes;
+    ``said_old``: the class and id words already read, and whether they name an old price (a
+    page repeats its class names: each is searched once)."""
     if tag in STRUCK:
         return True
-    names, ident, style = get("class"), get("id"), get("style")
     if names or ident:
         said = f"{names or ''} {ident or ''}"
         old = said_old.get(said) if said_old is not None else None
@@ -172,16 +177,29 @@ def walk_marks(el: etree._Element, said_old: dict[str, bool]) -> tuple[bool, boo
         return False, False, False
     attributes = el.items()
     if not attributes:  # what the tag alone says: no hidden, role, class, id or style
-        if tag in REGIONS or tag[:1] == "{" and _region(tag, _NONE.get):
+        if tag in REGIONS or tag[:1] == "{" and _tag_region(tag):
             return False, False, False
         return True, tag in STRUCK, tag == "a" or tag == "button"
-    get = dict(attributes).get
-    if _hidden(tag, get) or _region(tag, get):
+    names = ident = style = role = kind = None
+    flagged = alt = False
+    for key, value in attributes:  # the attributes read here, in one pass
+        if key == "class":
+            names = value
+        elif key == "id":
+            ident = value
+        elif key == "style":
+            style = value
+        elif key == "role":
+            role = value
+        elif key == "type":
+            kind = value
+        elif key == "hidden":
+            flagged = True
+        elif key == "alt":
+            alt = True
+    if _hidden(tag, flagged, kind, style) or _tag_region(tag) or role in CONTROL_ROLES:
         return False, False, False
-    return True, _struck(tag, get, said_old), _control(tag, get)
-
-
-_NONE: dict[str, str] = {}
+    return True, _struck(tag, names, ident, style, said_old), _control(tag, role, alt, kind)
 
 
 def element_text(element: etree._Element) -> str:
