@@ -35,16 +35,20 @@ from lxml import etree
 from structcrawl.articles._blocks import paragraphs
 from structcrawl.articles._shingles import covered, shingles
 from structcrawl.core.document import Document
+from structcrawl.workers.maintext import html_main_text, shape
 
 __all__ = [
     "MAX_HTML_CHARS",
     "MIN_WORDS",
     "VISIBLE_SHARE",
     "WHOLE_SHARE",
+    "MAIN_TEXT_MEMO",
     "Body",
     "choose_body",
     "main_provenance",
     "main_text",
+    "page_html",
+    "shape",
 ]
 
 logger = logging.getLogger(__name__)
@@ -73,52 +77,35 @@ def extractor_version() -> str | None:
     return str(getattr(trafilatura, "__version__", "")) or None
 
 
-def shape(text: str) -> str:
-    """Plain text with one blank line between paragraphs (trafilatura's list markers and
-    table rules dropped, table cells separated by spaces).
+def page_html(document: Document) -> str | None:
+    """The page's parsed tree serialized once, what the main text is read from (it spares
+    the extractor's own charset detection); None for a page larger than
+    :data:`MAX_HTML_CHARS`, whose main text is not read."""
+    try:
+        html = etree.tostring(document.root, method="html", encoding="unicode")
+    except Exception:  # pragma: no cover - a tree lxml cannot write
+        logger.debug("%s could not be serialized", document.url, exc_info=True)
+        return None
+    return html if len(html) <= MAX_HTML_CHARS else None
 
-    >>> shape("Title\\n- one\\n| a | b |\\n|---|---|\\n| c | d |\\n\\n\\nEnd ")
-    'Title\\n\\none\\n\\na b\\n\\nc d\\n\\nEnd'
-    """
-    out = []
-    for line in text.split("\n"):
-        line = " ".join(line.split())
-        if line.startswith("|"):
-            if not line.strip("|-: "):
-                continue
-            line = " ".join(c.strip() for c in line.strip("|").split("|") if c.strip())
-        elif line.startswith("- "):
-            line = line[2:]
-        if line:
-            out.append(line)
-    return "\n\n".join(out)
+
+#: where a document keeps its main text once read (by a worker process or here)
+MAIN_TEXT_MEMO = "main-text"
 
 
 def main_text(document: Document) -> str | None:
-    """The page's main text by trafilatura (shaped, see :func:`shape`), None when it finds
-    none, the page is too large, or the extractor fails (never raises)."""
-    try:
-        import trafilatura
-    except ImportError:  # pragma: no cover - a declared dependency
-        return None
-    try:
-        html = etree.tostring(document.root, method="html", encoding="unicode")
-        if len(html) > MAX_HTML_CHARS:
-            return None
-        text = trafilatura.extract(
-            html,
-            url=document.url,
-            fast=True,
-            include_comments=False,
-            include_tables=True,
-            include_images=False,
-            include_links=False,
-            deduplicate=False,
-        )
-    except Exception:  # a page the extractor cannot read has no main text
-        logger.debug("main text of %s could not be read", document.url, exc_info=True)
-        return None
-    return shape(text) if text else None
+    """The page's main text by trafilatura (shaped, see
+    :func:`structcrawl.workers.maintext.shape`), None when it finds none, the page is too
+    large, or the extractor fails (never raises). Read once per document: a crawl's worker
+    process may have read it already (:mod:`structcrawl.crawl.pipelines.maintext`)."""
+    memo = document.memo
+    if MAIN_TEXT_MEMO in memo:
+        known: str | None = memo[MAIN_TEXT_MEMO]
+        return known
+    html = page_html(document)
+    text = html_main_text(html, document.url) if html is not None else None
+    memo[MAIN_TEXT_MEMO] = text
+    return text
 
 
 def _words(text: str) -> int:
