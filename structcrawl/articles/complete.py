@@ -39,10 +39,12 @@ from structcrawl.articles.meta import MetaValue, meta_fallbacks
 from structcrawl.articles.people import clean_byline, graph_names
 from structcrawl.articles.shown import shown_fallbacks
 from structcrawl.core.document import Document
+from structcrawl.core.readers import text as read_text
 from structcrawl.core.values import is_record, values_of
+from structcrawl.entities.kinds import ITEM_TYPES
 from structcrawl.normalize.dates import normalize_date
 
-__all__ = ["BOOKKEEPING", "complete_articles", "is_empty"]
+__all__ = ["BOOKKEEPING", "complete_articles", "is_empty", "may_read_main_text"]
 
 #: Item keys that are not fields of the thing (an item with only these says nothing).
 BOOKKEEPING = frozenset(
@@ -85,6 +87,39 @@ def complete_articles(
         if not is_empty(item):
             out.append(item)
     return out
+
+
+#: the record types an Article item is made of (:data:`structcrawl.entities.kinds.ITEM_TYPES`)
+_ARTICLE_TYPES = ITEM_TYPES["Article"]
+_SIGNALS = frozenset({"authors", "datePublished"})
+#: Open Graph types that make the page metadata an article (``typed.articlemeta``)
+_OG = frozenset({"article", "blog", "news"})
+
+
+def may_read_main_text(records: list[dict[str, Any]], document: Document | None) -> bool:
+    """Whether completing the page's articles may read its main text, told before the page
+    is resolved from what costs little to read: a record (or a record in one) typed as an
+    article, ``og:type`` article, or an author or publication date in the ``<meta>`` tags. A
+    page that reads it without any of these (a byline shown without markup) reads it when
+    resolved; this only lets a crawl read the text beforehand, beside its event loop."""
+    if document is None:
+        return False
+    stack: list[Any] = list(records)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            types = value.get("type")
+            if isinstance(types, list) and _ARTICLE_TYPES.intersection(types):
+                return True
+            properties = value.get("properties")
+            if not isinstance(properties, dict):
+                continue
+            if value.get("format") == "opengraph" and read_text(properties.get("og:type")) in _OG:
+                return True
+            stack.extend(properties.values())
+    return bool(_SIGNALS & set(meta_fallbacks(document)))
 
 
 def _fallbacks(document: Document | None) -> dict[str, list[MetaValue]]:

@@ -333,6 +333,12 @@ DEFAULTS.update(
             "markup has no whole articleBody: about 15 ms per page, only where typed items are "
             "built (docs/speed.md); False = the markup's articleBody only (docs/items.md).",
         ),
+        "STRUCTCRAWL_ARTICLE_BODY_WORKERS": Setting(
+            1,
+            "Worker processes that read article main texts beside the crawl's event loop, "
+            "started with the first page that needs one (~65 MB each; docs/speed.md); 0 = "
+            "read in the crawl's process.",
+        ),
     }
 )
 

@@ -1,0 +1,175 @@
+"""Article main texts read in a worker process (``STRUCTCRAWL_ARTICLE_BODY_WORKERS``): the same
+text the resolution reads in process, kept on the parsed page; a page the prediction misses, or
+any page once the pool failed, reads it in process; the worker stops with the engine."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+import pytest
+from itemadapter import ItemAdapter
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.test import get_crawler
+
+from structcrawl.articles.body import MAIN_TEXT_MEMO, main_text, page_html
+from structcrawl.articles.complete import may_read_main_text
+from structcrawl.core.document import parse_html
+from structcrawl.crawl.items import PageItem
+from structcrawl.crawl.pipelines.maintext import MainTextPipeline
+from structcrawl.crawl.pipelines.typeditems import TypedItemsPipeline
+from structcrawl.extract import extract_payload
+from structcrawl.workers.maintext import html_main_text
+
+URL = "https://news.example/2026/pier"
+_PARAGRAPH = (
+    "<p>The old pier at the end of the bay was closed for three winters while the town argued "
+    "about who should pay for the repairs, and the fishermen moored their boats further north "
+    "where the water is shallow and the walk to the market is long. Paragraph {i}.</p>"
+)
+
+
+def _article(head: str = "", jsonld: dict[str, Any] | None = None) -> bytes:
+    script = f'<script type="application/ld+json">{json.dumps(jsonld)}</script>' if jsonld else ""
+    paragraphs = "".join(_PARAGRAPH.format(i=i) for i in range(8))
+    return (
+        f"<html><head><title>The pier is back</title>{head}{script}</head><body>"
+        f"<nav><a href='/'>Home</a></nav><article><h1>The pier is back</h1>{paragraphs}"
+        f"</article><footer>News of the bay</footer></body></html>"
+    ).encode()
+
+
+def _records(body: bytes, doc: Any) -> list[dict[str, Any]]:
+    return [r.to_dict() for r in extract_payload(body, URL, "text/html", document=doc).records]
+
+
+def _crawler(**settings: Any) -> Any:
+    return get_crawler(
+        settings_dict={
+            "STRUCTCRAWL_TYPED_ITEMS": True,
+            "STRUCTCRAWL_CHANGES_ENABLED": False,
+            **settings,
+        }
+    )
+
+
+def test_the_worker_reads_the_text_the_page_reads_in_process():
+    doc = parse_html(_article(), URL)
+    html = page_html(doc)
+    assert html is not None
+    in_process = main_text(doc)
+    assert in_process and "Paragraph 7" in in_process
+    assert html_main_text(html, URL) == in_process
+    assert doc.memo[MAIN_TEXT_MEMO] == in_process  # read once per document
+
+
+@pytest.mark.parametrize(
+    ("head", "jsonld", "expected"),
+    [
+        ("", {"@context": "https://schema.org", "@type": "NewsArticle", "headline": "x"}, True),
+        ('<meta property="og:type" content="article">', None, True),
+        ('<meta name="author" content="Ann Lee">', None, True),
+        ('<meta property="article:published_time" content="2026-01-02">', None, True),
+        ("", {"@context": "https://schema.org", "@type": "Product", "name": "Kettle"}, False),
+        ("", None, False),
+    ],
+)
+def test_which_pages_may_read_their_main_text(head, jsonld, expected):
+    body = _article(head, jsonld)
+    doc = parse_html(body, URL)
+    assert may_read_main_text(_records(body, doc), doc) is expected
+    assert may_read_main_text(_records(body, doc), None) is False
+
+
+def test_an_article_nested_in_a_page_record_is_seen():
+    data = {
+        "@context": "https://schema.org",
+        "@type": "WebPage",
+        "mainEntity": {"@type": "BlogPosting", "headline": "x"},
+    }
+    body = _article("", data)
+    doc = parse_html(body, URL)
+    assert may_read_main_text(_records(body, doc), doc)
+
+
+def _page(head: str = "", jsonld: dict[str, Any] | None = None) -> PageItem:
+    body = _article(head, jsonld)
+    doc = parse_html(body, URL)
+    return PageItem(url=URL, final_url=URL, records=_records(body, doc), document=doc, body=body)
+
+
+@pytest.mark.timeout(120)
+def test_the_crawl_reads_it_in_a_worker_and_the_items_are_the_same():
+    data = {"@context": "https://schema.org", "@type": "NewsArticle", "headline": "The pier"}
+    crawler = _crawler()
+    pipeline = MainTextPipeline.from_crawler(crawler)
+    page = _page(jsonld=data)
+
+    async def crawl() -> None:
+        await pipeline.process_item(page)
+        pool = pipeline._pool
+        assert pool is not None
+        workers = list(pool._processes.values())  # type: ignore[union-attr]
+        pipeline.engine_stopped()
+        for process in workers:
+            await asyncio.to_thread(process.join, 30)
+            assert not process.is_alive()  # stopped with the engine
+
+    asyncio.run(crawl())
+    assert crawler.stats.get_value("structcrawl/maintext/worker/pages") == 1
+    document = page.document
+    text = document.memo[MAIN_TEXT_MEMO]
+    assert text and "Paragraph 7" in text
+    (article,) = TypedItemsPipeline.from_crawler(crawler).process_item(page).typed_items
+    alone = _page(jsonld=data)
+    (expected,) = TypedItemsPipeline.from_crawler(_crawler()).process_item(alone).typed_items
+    assert ItemAdapter(article).get("articleBody") == ItemAdapter(expected).get("articleBody")
+    assert ItemAdapter(article).get("articleBody")
+
+
+def test_a_page_that_may_not_read_it_is_left_alone():
+    crawler = _crawler()
+    pipeline = MainTextPipeline.from_crawler(crawler)
+    product = {"@context": "https://schema.org", "@type": "Product", "name": "Kettle"}
+    page = _page(jsonld=product)
+    asyncio.run(pipeline.process_item(page))
+    assert pipeline._pool is None  # no worker started for it
+    assert MAIN_TEXT_MEMO not in page.document.memo
+
+
+class _Broken:
+    def submit(self, *args: Any) -> Any:
+        raise BrokenProcessPool("a worker was killed")
+
+    def shutdown(self, **kwargs: Any) -> None:
+        pass
+
+
+def test_a_failed_pool_leaves_the_text_to_the_process(caplog):
+    crawler = _crawler()
+    pipeline = MainTextPipeline.from_crawler(crawler)
+    pipeline._pool = _Broken()  # type: ignore[assignment]
+    data = {"@context": "https://schema.org", "@type": "Article", "headline": "The pier"}
+    first, second = _page(jsonld=data), _page(jsonld=data)
+    asyncio.run(pipeline.process_item(first))
+    asyncio.run(pipeline.process_item(second))
+    assert crawler.stats.get_value("structcrawl/maintext/worker/failed") == 1
+    assert sum("main-text worker failed" in r.getMessage() for r in caplog.records) == 1
+    assert MAIN_TEXT_MEMO not in first.document.memo
+    (article,) = TypedItemsPipeline.from_crawler(crawler).process_item(first).typed_items
+    assert "Paragraph 7" in ItemAdapter(article).get("articleBody")  # read in process
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"STRUCTCRAWL_ARTICLE_BODY_WORKERS": 0},
+        {"STRUCTCRAWL_ARTICLE_BODY": False},
+        {"STRUCTCRAWL_TYPED_ITEMS": False},
+    ],
+)
+def test_it_is_off_where_no_text_would_be_read_or_workers_are_not_wanted(settings):
+    with pytest.raises(NotConfigured):
+        MainTextPipeline.from_crawler(_crawler(**settings))
