@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
+import time
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +25,10 @@ from structcrawl.crawl.items import PageItem
 from structcrawl.crawl.pipelines.maintext import MainTextPipeline
 from structcrawl.crawl.pipelines.typeditems import TypedItemsPipeline
 from structcrawl.extract import extract_payload
-from structcrawl.workers.maintext import html_main_text
+from structcrawl.workers.maintext import ORPHAN_CHECK, html_main_text
+from tests.servers import require
+
+ROOT = Path(__file__).resolve().parents[1]
 
 URL = "https://news.example/2026/pier"
 _PARAGRAPH = (
@@ -173,3 +180,45 @@ def test_a_failed_pool_leaves_the_text_to_the_process(caplog):
 def test_it_is_off_where_no_text_would_be_read_or_workers_are_not_wanted(settings):
     with pytest.raises(NotConfigured):
         MainTextPipeline.from_crawler(_crawler(**settings))
+
+
+_ORPHANED = """
+import multiprocessing, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from structcrawl.workers.maintext import html_main_text, quiet_worker
+if __name__ == "__main__":
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=quiet_worker)
+    pool.submit(html_main_text, "<html><body><p>x</p></body></html>", None).result()
+    print(*pool._processes, flush=True)
+    time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.timeout(90)
+def test_a_worker_whose_crawl_was_killed_exits(tmp_path):
+    require(Path("/proc/self/stat").exists(), "finding the worker's process needs /proc")
+    script = tmp_path / "crawl.py"
+    script.write_text(_ORPHANED)
+    crawl = subprocess.Popen(
+        [sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    try:
+        assert crawl.stdout is not None
+        (worker,) = map(int, crawl.stdout.readline().split())
+        assert _alive(worker)
+    finally:
+        crawl.kill()  # SIGKILL: the pool is never shut down
+        crawl.wait()
+    deadline = time.monotonic() + 10 * ORPHAN_CHECK
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(worker)

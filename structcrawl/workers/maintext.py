@@ -9,7 +9,10 @@ main-text worker, so both read the same text from the same HTML.
 from __future__ import annotations
 
 import logging
+import os
 import signal
+import threading
+import time
 
 __all__ = ["html_main_text", "quiet_worker", "shape"]
 
@@ -62,7 +65,21 @@ def html_main_text(html: str, url: str | None) -> str | None:
     return shape(text) if text else None
 
 
+#: how often a worker checks that the crawl that started it is still there, seconds
+ORPHAN_CHECK = 1.0
+
+
 def quiet_worker() -> None:
     """A worker process's start: Ctrl-C, sent to the whole process group, is the crawl's to
-    handle (it stops the pool), not the worker's (no traceback of its own)."""
+    handle (it stops the pool), not the worker's (no traceback of its own); and a worker
+    whose crawl died without stopping it (killed, out of memory) exits within
+    :data:`ORPHAN_CHECK` seconds instead of waiting for work forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_CHECK)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="orphan-check", daemon=True).start()

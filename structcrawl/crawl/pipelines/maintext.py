@@ -16,7 +16,8 @@ The text is the one the resolution would read itself: the same function
 without markup) reads it in process when resolved, as does every page once the worker pool
 fails (a worker killed, out of memory): logged once, counted, never a lost page. The pool
 starts with the first page that needs it (a crawl of shops may never start it) and stops with
-the engine; a worker process holds ~65 MB.
+the engine; a worker whose crawl was killed exits by itself
+(:func:`structcrawl.workers.maintext.quiet_worker`); a worker process holds ~65 MB.
 
 Stats: ``structcrawl/maintext/worker/pages`` (texts read by a worker),
 ``/worker/failed`` (pages whose worker failed, read in process instead).
