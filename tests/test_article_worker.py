@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,11 @@ from structcrawl.articles.body import MAIN_TEXT_MEMO, main_text, page_html
 from structcrawl.articles.complete import may_read_main_text
 from structcrawl.core.document import parse_html
 from structcrawl.crawl.items import PageItem
-from structcrawl.crawl.pipelines.maintext import MainTextPipeline
+from structcrawl.crawl.pipelines.maintext import GIVE_UP, MainTextPipeline
 from structcrawl.crawl.pipelines.typeditems import TypedItemsPipeline
 from structcrawl.extract import extract_payload
-from structcrawl.workers.maintext import ORPHAN_CHECK, html_main_text
+from structcrawl.workers.maintext import html_main_text
+from structcrawl.workers.pool import WorkerGone, WorkerPool
 from tests.servers import require
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,11 +120,9 @@ def test_the_crawl_reads_it_in_a_worker_and_the_items_are_the_same():
         await pipeline.process_item(page)
         pool = pipeline._pool
         assert pool is not None
-        workers = list(pool._processes.values())  # type: ignore[union-attr]
+        (worker,) = pool.workers
         pipeline.engine_stopped()
-        for process in workers:
-            await asyncio.to_thread(process.join, 30)
-            assert not process.is_alive()  # stopped with the engine
+        assert worker.proc.poll() is not None  # stopped with the engine
 
     asyncio.run(crawl())
     assert crawler.stats.get_value("structcrawl/maintext/worker/pages") == 1
@@ -147,26 +147,54 @@ def test_a_page_that_may_not_read_it_is_left_alone():
 
 
 class _Broken:
-    def submit(self, *args: Any) -> Any:
-        raise BrokenProcessPool("a worker was killed")
+    def __init__(self) -> None:
+        self.closed = False
 
-    def shutdown(self, **kwargs: Any) -> None:
-        pass
+    async def ask(self, request: Any) -> Any:
+        raise WorkerGone("worker 1 ended without answering (exit -9)")
+
+    def close(self) -> None:
+        self.closed = True
 
 
-def test_a_failed_pool_leaves_the_text_to_the_process(caplog):
+def test_a_failed_worker_leaves_the_text_to_the_process(caplog):
     crawler = _crawler()
     pipeline = MainTextPipeline.from_crawler(crawler)
-    pipeline._pool = _Broken()  # type: ignore[assignment]
+    broken = _Broken()
+    pipeline._pool = broken  # type: ignore[assignment]
     data = {"@context": "https://schema.org", "@type": "Article", "headline": "The pier"}
-    first, second = _page(jsonld=data), _page(jsonld=data)
-    asyncio.run(pipeline.process_item(first))
-    asyncio.run(pipeline.process_item(second))
-    assert crawler.stats.get_value("structcrawl/maintext/worker/failed") == 1
-    assert sum("main-text worker failed" in r.getMessage() for r in caplog.records) == 1
-    assert MAIN_TEXT_MEMO not in first.document.memo
-    (article,) = TypedItemsPipeline.from_crawler(crawler).process_item(first).typed_items
+    pages = [_page(jsonld=data) for _ in range(GIVE_UP + 1)]
+    for page in pages:
+        asyncio.run(pipeline.process_item(page))
+    failed = crawler.stats.get_value("structcrawl/maintext/worker/failed")
+    assert failed == GIVE_UP  # then no worker is asked any more
+    assert broken.closed
+    assert sum("main-text worker failed" in r.getMessage() for r in caplog.records) == GIVE_UP
+    assert all(MAIN_TEXT_MEMO not in page.document.memo for page in pages)
+    (article,) = TypedItemsPipeline.from_crawler(crawler).process_item(pages[0]).typed_items
     assert "Paragraph 7" in ItemAdapter(article).get("articleBody")  # read in process
+
+
+@pytest.mark.timeout(60)
+def test_a_killed_worker_fails_its_request_and_a_new_one_takes_the_next():
+    html = page_html(parse_html(_article(), URL))
+
+    async def crawl() -> None:
+        pool = WorkerPool(1)
+        try:
+            first = await pool.ask([html, URL])
+            (worker,) = pool.workers
+            os.kill(worker.proc.pid, signal.SIGKILL)
+            worker.proc.wait()
+            with pytest.raises(WorkerGone):
+                await pool.ask([html, URL])
+            assert pool.workers == []
+            assert await pool.ask([html, URL]) == first  # a new worker
+            assert len(pool.workers) == 1 and pool.workers[0] is not worker
+        finally:
+            pool.close()
+
+    asyncio.run(crawl())
 
 
 @pytest.mark.parametrize(
@@ -182,16 +210,17 @@ def test_it_is_off_where_no_text_would_be_read_or_workers_are_not_wanted(setting
         MainTextPipeline.from_crawler(_crawler(**settings))
 
 
-_ORPHANED = """
-import multiprocessing, sys, time
-from concurrent.futures import ProcessPoolExecutor
-from structcrawl.workers.maintext import html_main_text, quiet_worker
-if __name__ == "__main__":
-    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=quiet_worker)
-    pool.submit(html_main_text, "<html><body><p>x</p></body></html>", None).result()
-    print(*pool._processes, flush=True)
+_CRAWL = """
+import asyncio, sys, time
+from structcrawl.workers.pool import WorkerPool
+
+async def main():
+    pool = WorkerPool(1)
+    await pool.ask(["<html><body><p>x</p></body></html>", None])
+    print(pool.workers[0].proc.pid, flush=True)
     time.sleep(120)
+
+asyncio.run(main())
 """
 
 
@@ -204,10 +233,10 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.timeout(90)
-def test_a_worker_whose_crawl_was_killed_exits(tmp_path):
+def test_a_worker_whose_crawl_was_killed_ends(tmp_path):
     require(Path("/proc/self/stat").exists(), "finding the worker's process needs /proc")
     script = tmp_path / "crawl.py"
-    script.write_text(_ORPHANED)
+    script.write_text(_CRAWL)
     crawl = subprocess.Popen(
         [sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
@@ -216,9 +245,9 @@ def test_a_worker_whose_crawl_was_killed_exits(tmp_path):
         (worker,) = map(int, crawl.stdout.readline().split())
         assert _alive(worker)
     finally:
-        crawl.kill()  # SIGKILL: the pool is never shut down
+        crawl.kill()  # SIGKILL: the pool is never closed
         crawl.wait()
-    deadline = time.monotonic() + 10 * ORPHAN_CHECK
+    deadline = time.monotonic() + 10
     while _alive(worker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _alive(worker)
+    assert not _alive(worker)  # its input ended with the crawl

@@ -1,5 +1,6 @@
 """A page's main text by trafilatura, from its HTML (pure; run in the crawl's process or in a
-worker process: :mod:`structcrawl.crawl.pipelines.maintext`).
+worker process: :mod:`structcrawl.workers.serve`, asked by
+:mod:`structcrawl.crawl.pipelines.maintext`).
 
 The one definition of how the main text is read (the extractor's options, the shape of its
 text), used by :func:`structcrawl.articles.body.main_text` in process and by the crawl's
@@ -9,12 +10,8 @@ main-text worker, so both read the same text from the same HTML.
 from __future__ import annotations
 
 import logging
-import os
-import signal
-import threading
-import time
 
-__all__ = ["html_main_text", "quiet_worker", "shape"]
+__all__ = ["html_main_text", "shape"]
 
 logger = logging.getLogger("structcrawl.articles.body")
 
@@ -63,23 +60,3 @@ def html_main_text(html: str, url: str | None) -> str | None:
         logger.debug("main text of %s could not be read", url, exc_info=True)
         return None
     return shape(text) if text else None
-
-
-#: how often a worker checks that the crawl that started it is still there, seconds
-ORPHAN_CHECK = 1.0
-
-
-def quiet_worker() -> None:
-    """A worker process's start: Ctrl-C, sent to the whole process group, is the crawl's to
-    handle (it stops the pool), not the worker's (no traceback of its own); and a worker
-    whose crawl died without stopping it (killed, out of memory) exits within
-    :data:`ORPHAN_CHECK` seconds instead of waiting for work forever."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(ORPHAN_CHECK)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="orphan-check", daemon=True).start()

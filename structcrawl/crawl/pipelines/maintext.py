@@ -11,13 +11,16 @@ text on the parsed page (its memo, where the resolution finds it); meanwhile the
 goes on with other pages, and the text is read on another core.
 
 The text is the one the resolution would read itself: the same function
-(:func:`structcrawl.workers.maintext.html_main_text`) on the same HTML
+(:func:`structcrawl.workers.maintext.html_main_text`, run by :mod:`structcrawl.workers.serve`)
+on the same HTML
 (:func:`structcrawl.articles.body.page_html`). A page the prediction misses (a byline shown
-without markup) reads it in process when resolved, as does every page once the worker pool
-fails (a worker killed, out of memory): logged once, counted, never a lost page. The pool
+without markup) reads it in process when resolved, as does a page whose worker ended without
+answering (killed, out of memory: logged, counted, the next page goes to a new worker) and
+every page once :data:`GIVE_UP` workers have; never a lost page. The pool
 starts with the first page that needs it (a crawl of shops may never start it) and stops with
-the engine; a worker whose crawl was killed exits by itself
-(:func:`structcrawl.workers.maintext.quiet_worker`); a worker process holds ~65 MB.
+the engine; a worker whose crawl was killed ends with it (its input ends:
+:mod:`structcrawl.workers.pool`); a worker process holds ~55 MB (it imports trafilatura and
+lxml, nothing of Scrapy).
 
 Stats: ``structcrawl/maintext/worker/pages`` (texts read by a worker),
 ``/worker/failed`` (pages whose worker failed, read in process instead).
@@ -25,10 +28,7 @@ Stats: ``structcrawl/maintext/worker/pages`` (texts read by a worker),
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,11 +43,14 @@ from structcrawl.articles.complete import may_read_main_text
 from structcrawl.core.document import Document
 from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.pipelines.typeditems import items_wanted
-from structcrawl.workers.maintext import html_main_text, quiet_worker
+from structcrawl.workers.pool import WorkerPool
 
 __all__ = ["MainTextConfig", "MainTextPipeline"]
 
 logger = logging.getLogger(__name__)
+
+#: failed workers after which the crawl reads every main text in process
+GIVE_UP = 3
 
 
 def _get(settings: BaseSettings, name: str) -> Any:
@@ -73,8 +76,9 @@ class MainTextPipeline:
     def __init__(self, crawler: Crawler, config: MainTextConfig):
         self.stats = crawler.stats
         self.config = config
-        self._pool: ProcessPoolExecutor | None = None
-        self._failed = False
+        self._pool: WorkerPool | None = None
+        self._failed = False  # given up: every main text read in process
+        self._failures = 0
         crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
 
     @classmethod
@@ -88,13 +92,9 @@ class MainTextPipeline:
             raise NotConfigured("no typed items are built: no main text is read")
         return cls(crawler, config)
 
-    def _executor(self) -> ProcessPoolExecutor:
+    def _workers(self) -> WorkerPool:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self.config.workers,
-                mp_context=multiprocessing.get_context("spawn"),  # no copy of the crawl's memory
-                initializer=quiet_worker,
-            )
+            self._pool = WorkerPool(self.config.workers)
         return self._pool
 
     async def process_item(self, item: Any) -> Any:
@@ -110,31 +110,34 @@ class MainTextPipeline:
         if html is None:  # too large: the resolution reads no main text either
             return item
         try:
-            future = self._executor().submit(html_main_text, html, document.url)
-            text = await asyncio.wrap_future(future)
-        except Exception as exc:  # the pool broke (a worker killed): read in process
+            text = await self._workers().ask([html, document.url])
+        except Exception as exc:  # a worker ended (killed, out of memory): read in process
             self._fail(exc)
             return item
-        document.memo[MAIN_TEXT_MEMO] = text
+        document.memo[MAIN_TEXT_MEMO] = text if isinstance(text, str) else None
         self.stats.inc_value("structcrawl/maintext/worker/pages")
         return item
 
     def _fail(self, exc: BaseException) -> None:
+        """A worker ended without answering: the page reads its text in process, the next
+        page in a new worker, until :data:`GIVE_UP` workers have failed."""
         self.stats.inc_value("structcrawl/maintext/worker/failed")
-        if not self._failed:
+        self._failures += 1
+        given_up = self._failures >= GIVE_UP
+        logger.warning(
+            "a main-text worker failed (%s: %s); the page's main text is read in process%s",
+            type(exc).__name__,
+            exc,
+            ", as are all the others from now on" if given_up else "",
+        )
+        if given_up:
             self._failed = True
-            logger.warning(
-                "the main-text worker failed (%s: %s); article main texts are read in process "
-                "from now on",
-                type(exc).__name__,
-                exc,
-            )
             self._shutdown()
 
     def _shutdown(self) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.close()
 
     def engine_stopped(self) -> None:
         self._shutdown()
