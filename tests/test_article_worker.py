@@ -210,6 +210,23 @@ def test_it_is_off_where_no_text_would_be_read_or_workers_are_not_wanted(setting
         MainTextPipeline.from_crawler(_crawler(**settings))
 
 
+@pytest.mark.timeout(60)
+def test_requests_asked_together_are_answered_each_with_its_own_text():
+    pages = [_article().replace(b"Paragraph", f"Page {n} paragraph".encode()) for n in range(6)]
+    htmls = [page_html(parse_html(body, URL)) for body in pages]
+
+    async def crawl() -> list[Any]:
+        pool = WorkerPool(2)
+        try:
+            return await asyncio.gather(*(pool.ask([html, URL]) for html in htmls))
+        finally:
+            pool.close()
+
+    answers = asyncio.run(crawl())
+    assert answers == [html_main_text(html, URL) for html in htmls]  # type: ignore[arg-type]
+    assert all(f"Page {n} paragraph 7" in answers[n] for n in range(6))
+
+
 _CRAWL = """
 import asyncio, sys, time
 from structcrawl.workers.pool import WorkerPool

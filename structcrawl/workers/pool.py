@@ -1,9 +1,11 @@
 """The crawl's side of its worker processes: up to ``size`` children running
-``python -m structcrawl.workers.serve``, started as work comes, each answering one request at
-a time. A request is asked from the event loop; the blocking exchange with the child runs in a
-thread meanwhile, so the loop goes on with other pages.
+``python -m structcrawl.workers.serve``, started as work comes. Requests are asked from the
+event loop and never block it: each child has a writer thread that sends it the requests in
+order and a reader thread that hands the answers back to the loop in the same order, so a
+child always has its next request waiting while it works on one (it does not idle while the
+loop is busy with a page).
 
-A child that ends without answering (killed, out of memory) fails its request with
+A child that ends without answering (killed, out of memory) fails every request it holds with
 :class:`WorkerGone` and is not used again. A child ends when its input is closed
 (:meth:`WorkerPool.close`) or when the crawl's process dies (the input's only writer), so no
 worker outlives its crawl.
@@ -14,10 +16,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
+from collections import deque
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from structcrawl.workers.serve import read_frame, write_frame
 
@@ -32,33 +37,70 @@ class WorkerGone(Exception):
 
 
 class _Worker:
-    def __init__(self, module: str) -> None:
+    def __init__(self, module: str, loop: asyncio.AbstractEventLoop) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_SOURCE, env.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", module], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
         )
+        self.loop = loop
+        self.pending: deque[asyncio.Future[bytes]] = deque()  # asked, not answered, in order
+        self.gone: str | None = None
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        for target in (self._write, self._read):
+            threading.Thread(target=target, name=f"worker-{self.proc.pid}", daemon=True).start()
 
-    def ask(self, data: bytes) -> bytes:
-        stdin: IO[bytes] = self.proc.stdin  # type: ignore[assignment]
-        stdout: IO[bytes] = self.proc.stdout  # type: ignore[assignment]
+    def ask(self, data: bytes) -> asyncio.Future[bytes]:
+        """The answer to ``data``, to come (called on the event loop)."""
+        future: asyncio.Future[bytes] = self.loop.create_future()
+        if self.gone is not None:
+            future.set_exception(WorkerGone(self.gone))
+            return future
+        self.pending.append(future)
+        self._outbox.put(data)
+        return future
+
+    def _write(self) -> None:
+        stdin = cast(IO[bytes], self.proc.stdin)
+        while (data := self._outbox.get()) is not None:
+            try:
+                write_frame(stdin, data)  # type: ignore[arg-type]
+            except OSError:  # it is gone: the reader sees its output end
+                break
         try:
-            write_frame(stdin, data)  # type: ignore[arg-type]
-        except OSError as exc:  # BrokenPipeError: it is gone
-            raise WorkerGone(f"worker {self.proc.pid} is gone ({exc})") from exc
-        answer = read_frame(stdout)  # type: ignore[arg-type]
-        if answer is None:
-            code = self.proc.poll()
-            raise WorkerGone(f"worker {self.proc.pid} ended without answering (exit {code})")
-        return answer
+            stdin.close()
+        except OSError:
+            pass
+
+    def _read(self) -> None:
+        stdout = cast(IO[bytes], self.proc.stdout)
+        while (answer := read_frame(stdout)) is not None:  # type: ignore[arg-type]
+            if not self._to_loop(self._answered, answer):
+                return
+        self._to_loop(self._ended, b"")
+
+    def _to_loop(self, callback: Any, answer: bytes) -> bool:
+        try:
+            self.loop.call_soon_threadsafe(callback, answer)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            return False
+        return True
+
+    def _answered(self, answer: bytes) -> None:
+        future = self.pending.popleft()
+        if not future.done():  # not cancelled meanwhile
+            future.set_result(answer)
+
+    def _ended(self, _: bytes) -> None:
+        self.gone = f"worker {self.proc.pid} ended without answering (exit {self.proc.poll()})"
+        while self.pending:
+            future = self.pending.popleft()
+            if not future.done():
+                future.set_exception(WorkerGone(self.gone))
 
     def close(self, timeout: float = 5.0) -> None:
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
+        """Close its input (it answers what it holds, then ends); killed after ``timeout``."""
+        self._outbox.put(None)
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -72,31 +114,31 @@ class WorkerPool:
     def __init__(self, size: int, module: str = "structcrawl.workers.serve") -> None:
         self.size = max(size, 1)
         self.module = module
-        self.workers: list[_Worker] = []  # every child started and not failed
-        self._idle: asyncio.Queue[_Worker] | None = None
+        self.workers: list[_Worker] = []  # every child started and not gone
 
     async def ask(self, request: Any) -> Any:
         """A child's answer to ``request`` (JSON both ways)."""
-        data = json.dumps(request).encode()
-        worker = await self._take()
+        worker = self._least_busy()
         try:
-            answer = await asyncio.to_thread(worker.ask, data)
-        except BaseException:  # failed, or cancelled mid-exchange: not used again
-            self.workers.remove(worker)
-            worker.close(timeout=0.5)
+            answer = await worker.ask(json.dumps(request).encode())
+        except WorkerGone:
+            if worker in self.workers:
+                self.workers.remove(worker)
+                worker.close(timeout=0.5)
             raise
-        assert self._idle is not None
-        self._idle.put_nowait(worker)
         return json.loads(answer)
 
-    async def _take(self) -> _Worker:
-        if self._idle is None:
-            self._idle = asyncio.Queue()
-        if self._idle.empty() and len(self.workers) < self.size:
-            worker = _Worker(self.module)
-            self.workers.append(worker)
-            return worker
-        return await self._idle.get()
+    def _least_busy(self) -> _Worker:
+        for gone in [w for w in self.workers if w.gone is not None]:
+            self.workers.remove(gone)
+            gone.close(timeout=0.5)
+        live = self.workers
+        idle = [w for w in live if not w.pending]
+        if idle or len(live) >= self.size:
+            return min(idle or live, key=lambda w: len(w.pending))
+        worker = _Worker(self.module, asyncio.get_running_loop())
+        self.workers.append(worker)
+        return worker
 
     def close(self) -> None:
         """Stop every child (its input closed; killed if it does not end in 5 s)."""
