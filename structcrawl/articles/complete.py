@@ -91,6 +91,7 @@ def complete_articles(
 
 #: the record types an Article item is made of (:data:`structcrawl.entities.kinds.ITEM_TYPES`)
 _ARTICLE_TYPES = ITEM_TYPES["Article"]
+#: the fields whose ``<meta>`` or shown value makes a page without items an article
 _SIGNALS = frozenset({"authors", "datePublished"})
 #: Open Graph types that make the page metadata an article (``typed.articlemeta``)
 _OG = frozenset({"article", "blog", "news"})
@@ -144,8 +145,7 @@ def _page_article(
         return None
     meta = meta_fallbacks(document)
     shown = shown_fallbacks(document)
-    signals = {"authors", "datePublished"}
-    if not (signals & set(meta) or signals & set(shown)):
+    if not (_SIGNALS & set(meta) or _SIGNALS & set(shown)):
         return None
     text = main_text(document)
     if not text or len(text.split()) < MIN_WORDS:
