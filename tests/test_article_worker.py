@@ -268,3 +268,20 @@ def test_a_worker_whose_crawl_was_killed_ends(tmp_path):
     while _alive(worker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(worker)  # its input ended with the crawl
+
+
+def test_frames_round_trip_and_a_cut_frame_is_the_end():
+    import io
+
+    from structcrawl.workers.serve import read_frame, write_frame
+
+    stream = io.BytesIO()
+    write_frame(stream, b'["<p>a</p>", null]')
+    write_frame(stream, b"")
+    whole = stream.getvalue()
+    stream.seek(0)
+    assert read_frame(stream) == b'["<p>a</p>", null]'
+    assert read_frame(stream) == b""
+    assert read_frame(stream) is None  # the end
+    assert read_frame(io.BytesIO(whole[:12])) is None  # cut inside the first frame
+    assert read_frame(io.BytesIO(whole[:5])) is None  # cut inside its length

@@ -3,13 +3,15 @@ answers out on stdout, one at a time, each a frame of 8 bytes of length (big-end
 many bytes of JSON: a request ``[html, url]``, an answer the page's main text or ``null``
 (:func:`structcrawl.workers.maintext.html_main_text`).
 
-It imports nothing of Scrapy or the crawl (~55 MB), ignores Ctrl-C (the crawl stops it), and
-ends when its input ends: when the crawl closes it, or dies.
+It imports nothing of Scrapy or the crawl (~50 MB), ignores Ctrl-C (the crawl stops it), and
+ends when its input ends: when the crawl closes it, or dies. Its errors go to the crawl's
+stderr, marked as the worker's.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import sys
@@ -39,6 +41,11 @@ def write_frame(stream: BinaryIO, data: bytes) -> None:
 
 def main() -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the extractor's errors on the crawl's stderr, said to be the worker's (its warnings about
+    # a page, which the crawl's log would have shown at WARNING, are not worth a raw line)
+    logging.basicConfig(
+        level=logging.ERROR, format="main-text worker %(process)d: %(levelname)s %(message)s"
+    )
     requests = sys.stdin.buffer
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print goes to stderr
