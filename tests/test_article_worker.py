@@ -147,11 +147,19 @@ def test_a_page_that_may_not_read_it_is_left_alone():
 
 
 class _Broken:
-    def __init__(self) -> None:
+    """A pool whose every worker dies on its first page (``per_worker``: on its first pages
+    asked together, each failing)."""
+
+    def __init__(self, per_worker: int = 1) -> None:
         self.closed = False
+        self.lost = 0
+        self.asked = 0
+        self.per_worker = per_worker
 
     async def ask(self, request: Any) -> Any:
-        raise WorkerGone("worker 1 ended without answering (exit -9)")
+        self.asked += 1
+        self.lost = (self.asked + self.per_worker - 1) // self.per_worker
+        raise WorkerGone(f"worker {self.lost} ended without answering (exit -9)")
 
     def close(self) -> None:
         self.closed = True
@@ -175,6 +183,19 @@ def test_a_failed_worker_leaves_the_text_to_the_process(caplog):
     assert "Paragraph 7" in ItemAdapter(article).get("articleBody")  # read in process
 
 
+def test_one_worker_lost_with_several_pages_is_one_failure_not_three(caplog):
+    crawler = _crawler()
+    pipeline = MainTextPipeline.from_crawler(crawler)
+    broken = _Broken(per_worker=GIVE_UP + 1)
+    pipeline._pool = broken  # type: ignore[assignment]
+    data = {"@context": "https://schema.org", "@type": "Article", "headline": "The pier"}
+    for _ in range(GIVE_UP + 1):
+        asyncio.run(pipeline.process_item(_page(jsonld=data)))
+    assert crawler.stats.get_value("structcrawl/maintext/worker/failed") == GIVE_UP + 1
+    assert sum("main-text worker failed" in r.getMessage() for r in caplog.records) == 1
+    assert not broken.closed and not pipeline._failed  # a new worker takes the next pages
+
+
 @pytest.mark.timeout(60)
 def test_a_killed_worker_fails_its_request_and_a_new_one_takes_the_next():
     html = page_html(parse_html(_article(), URL))
@@ -188,7 +209,7 @@ def test_a_killed_worker_fails_its_request_and_a_new_one_takes_the_next():
             worker.proc.wait()
             with pytest.raises(WorkerGone):
                 await pool.ask([html, URL])
-            assert pool.workers == []
+            assert pool.workers == [] and pool.lost == 1
             assert await pool.ask([html, URL]) == first  # a new worker
             assert len(pool.workers) == 1 and pool.workers[0] is not worker
         finally:

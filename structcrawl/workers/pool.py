@@ -115,6 +115,7 @@ class WorkerPool:
         self.size = max(size, 1)
         self.module = module
         self.workers: list[_Worker] = []  # every child started and not gone
+        self.lost = 0  # children that ended without answering
 
     async def ask(self, request: Any) -> Any:
         """A child's answer to ``request`` (JSON both ways)."""
@@ -122,16 +123,13 @@ class WorkerPool:
         try:
             answer = await worker.ask(json.dumps(request).encode())
         except WorkerGone:
-            if worker in self.workers:
-                self.workers.remove(worker)
-                worker.close(timeout=0.5)
+            self._drop(worker)
             raise
         return json.loads(answer)
 
     def _least_busy(self) -> _Worker:
         for gone in [w for w in self.workers if w.gone is not None]:
-            self.workers.remove(gone)
-            gone.close(timeout=0.5)
+            self._drop(gone)
         live = self.workers
         idle = [w for w in live if not w.pending]
         if idle or len(live) >= self.size:
@@ -139,6 +137,12 @@ class WorkerPool:
         worker = _Worker(self.module, asyncio.get_running_loop())
         self.workers.append(worker)
         return worker
+
+    def _drop(self, worker: _Worker) -> None:
+        if worker in self.workers:
+            self.workers.remove(worker)
+            self.lost += 1
+            worker.close(timeout=0.5)
 
     def close(self) -> None:
         """Stop every child (its input closed; killed if it does not end in 5 s)."""

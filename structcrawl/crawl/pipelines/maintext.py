@@ -78,7 +78,7 @@ class MainTextPipeline:
         self.config = config
         self._pool: WorkerPool | None = None
         self._failed = False  # given up: every main text read in process
-        self._failures = 0
+        self._failures = 0  # workers lost so far, as last said in the log
         crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
 
     @classmethod
@@ -119,18 +119,20 @@ class MainTextPipeline:
         return item
 
     def _fail(self, exc: BaseException) -> None:
-        """A worker ended without answering: the page reads its text in process, the next
-        page in a new worker, until :data:`GIVE_UP` workers have failed."""
+        """A worker ended without answering: its pages read their text in process, the next
+        pages go to a new worker, until :data:`GIVE_UP` workers have ended so."""
         self.stats.inc_value("structcrawl/maintext/worker/failed")
-        self._failures += 1
-        given_up = self._failures >= GIVE_UP
-        logger.warning(
-            "a main-text worker failed (%s: %s); the page's main text is read in process%s",
-            type(exc).__name__,
-            exc,
-            ", as are all the others from now on" if given_up else "",
-        )
-        if given_up:
+        pool = self._pool
+        lost = pool.lost if pool is not None else GIVE_UP
+        if lost > self._failures:  # the first of this worker's pages to fail: said once
+            self._failures = lost
+            logger.warning(
+                "a main-text worker failed (%s: %s); its pages' main texts are read in process%s",
+                type(exc).__name__,
+                exc,
+                ", as are all the others from now on" if lost >= GIVE_UP else "",
+            )
+        if lost >= GIVE_UP:
             self._failed = True
             self._shutdown()
 
