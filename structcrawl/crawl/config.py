@@ -336,7 +336,7 @@ DEFAULTS.update(
         "STRUCTCRAWL_ARTICLE_BODY_WORKERS": Setting(
             1,
             "Worker processes that read article main texts beside the crawl's event loop, "
-            "started with the first page that needs one (~65 MB each; docs/speed.md); 0 = "
+            "started with the first page that needs one (~50 MB each; docs/speed.md); 0 = "
             "read in the crawl's process.",
         ),
     }

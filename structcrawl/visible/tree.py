@@ -82,7 +82,8 @@ def is_control(el: etree._Element) -> bool:
     """Whether ``el`` is a control a reader clicks: a link, a button, a button input (submit,
     button, image), an image with ``alt`` (a picture button's words) or ``role="button"``."""
     tag, get = el.tag, el.get
-    return _control(tag, get("role"), get("alt") is not None, get("type"))
+    alt = tag == "img" and get("alt") is not None  # read only where _control reads it
+    return _control(tag, get("role"), alt, get("type") if tag == "input" else None)
 
 
 def _control(tag: Any, role: str | None, alt: bool, kind: str | None) -> bool:

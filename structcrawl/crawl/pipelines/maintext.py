@@ -41,6 +41,7 @@ from scrapy.settings import BaseSettings
 from structcrawl.articles.body import MAIN_TEXT_MEMO, page_html
 from structcrawl.articles.complete import may_read_main_text
 from structcrawl.core.document import Document
+from structcrawl.core.setting import setting_value
 from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.pipelines.typeditems import items_wanted
 from structcrawl.workers.pool import WorkerPool
@@ -53,10 +54,6 @@ logger = logging.getLogger(__name__)
 GIVE_UP = 3
 
 
-def _get(settings: BaseSettings, name: str) -> Any:
-    return settings.get(name, DEFAULTS[name].default)
-
-
 @dataclass(frozen=True, slots=True)
 class MainTextConfig:
     workers: int  # STRUCTCRAWL_ARTICLE_BODY_WORKERS: processes (0 = read in process)
@@ -65,7 +62,9 @@ class MainTextConfig:
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> MainTextConfig:
         return cls(
-            workers=max(int(_get(settings, "STRUCTCRAWL_ARTICLE_BODY_WORKERS")), 0),
+            workers=max(
+                int(setting_value(settings, DEFAULTS, "STRUCTCRAWL_ARTICLE_BODY_WORKERS")), 0
+            ),
             article_body=settings.getbool(
                 "STRUCTCRAWL_ARTICLE_BODY", DEFAULTS["STRUCTCRAWL_ARTICLE_BODY"].default
             ),
@@ -77,8 +76,7 @@ class MainTextPipeline:
         self.stats = crawler.stats
         self.config = config
         self._pool: WorkerPool | None = None
-        self._failed = False  # given up: every main text read in process
-        self._failures = 0  # workers lost so far, as last said in the log
+        self._failures = 0  # workers lost so far, as last said in the log (GIVE_UP: given up)
         crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
 
     @classmethod
@@ -99,7 +97,7 @@ class MainTextPipeline:
 
     async def process_item(self, item: Any) -> Any:
         adapter = ItemAdapter(item)
-        if "records" not in adapter.field_names() or self._failed:
+        if "records" not in adapter.field_names() or self._failures >= GIVE_UP:
             return item
         document = adapter.get("document")
         if not isinstance(document, Document) or MAIN_TEXT_MEMO in document.memo:
@@ -132,8 +130,7 @@ class MainTextPipeline:
                 exc,
                 ", as are all the others from now on" if lost >= GIVE_UP else "",
             )
-        if lost >= GIVE_UP:
-            self._failed = True
+        if lost >= GIVE_UP:  # every main text read in process from now on
             self._shutdown()
 
     def _shutdown(self) -> None:
