@@ -123,3 +123,20 @@ def test_a_category_grid_without_markup_lists_its_cards_products():
         ("listed", "19.90", "EUR", "InStock"),
     ]
     assert products[0]["provenance"]["price"]["rule"] == "visible-page:card"
+
+
+def test_two_grids_as_large_give_the_first_in_page_order_every_time():
+    from structcrawl.visible.grid import grid_products
+
+    second = _grid("3,90 €", "4,90 €", "5,90 €").replace("Tea ", "Mug ").replace("tea-", "mug-")
+    body = (
+        "<html lang=de><head><title>Tee</title></head><body><main><h1>Tee</h1>"
+        + _grid("9,90 €", "10,90 €", "11,90 €")
+        + second
+        + "</main></body></html>"
+    ).encode()
+    names = set()
+    for _ in range(30):  # each parse's elements hash anew: the tie must not follow the set
+        doc = parse_html(body, URL)
+        names.add(tuple(p.name for p in grid_products(doc, page_evidence(doc).cards)))
+    assert names == {("Tea 0", "Tea 1", "Tea 2")}

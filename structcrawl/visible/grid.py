@@ -62,7 +62,12 @@ def _main_grid(cards: frozenset[etree._Element]) -> list[etree._Element]:
     parents = Counter(card.getparent() for card in cards)
     if not parents:
         return []
-    parent, count = max(parents.items(), key=lambda pc: pc[1])  # the first on a tie
+    count = max(parents.values())
+    tied = [p for p, n in parents.items() if n == count]
+    if len(tied) > 1:  # the first in page order (a set's order is no order)
+        first = {el: at for at, el in enumerate(next(iter(cards)).getroottree().iter())}
+        tied.sort(key=lambda p: first.get(p, -1))
+    parent = tied[0]
     if parent is None or count < MIN_CARDS:
         return []
     return [child for child in parent if child in cards]
