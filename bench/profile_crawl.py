@@ -16,10 +16,10 @@ are stages of their own, taken from the stages that call them (validation, the e
 merge's resolution, the typed items). Each sample of the crawl's main thread is given to the first stage, in the order of
 :data:`STAGES`, one of whose functions is on its stack; start-up (imports, building the
 components) is left out; of the other threads, the body store's compression (gzip, in a thread
-pool, beside the main thread) is counted apart, as is the article main-text worker process
-(``structcrawl.workers.serve``, a child of the ``cli`` crawl). Prints a table of milliseconds
-per page and shares, and ends with one line: ``pages= elapsed_s= pps= <stage>_ms= ...
-compression_ms= main_text_worker_ms=``. Needs py-spy
+pool, beside the main thread) is counted apart, as is the page worker process
+(``structcrawl.workers.serve``, a child of the crawl: its work, of which the main texts).
+Prints a table of milliseconds per page and shares, and ends with one line: ``pages=
+elapsed_s= pps= <stage>_ms= ... compression_ms= page_worker_ms= main_text_worker_ms=``. Needs py-spy
 (``pip install py-spy``, in the ``bench`` extra) and the right to trace a child process.
 """
 
@@ -48,9 +48,10 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("extraction", r"extract_payload \(|ExtractionPipeline\.process_item"),
     ("site_rules", r"SelectorPipeline\.process_item"),
     ("normalization", r"NormalizationPipeline\.process_item"),
-    # an article's main text (trafilatura), wherever the resolution asks for it, and the
-    # main thread's part of reading it in the worker (the page serialized and sent)
-    ("article_body", r"main_text \(structcrawl/articles/|MainTextPipeline\.process_item"),
+    # the main thread's part of the page worker: the page sent, the answer put on the page
+    ("page_work", r"PageWorkPipeline\.process_item|adopt \(structcrawl/visible/wire"),
+    # an article's main text (trafilatura), where the resolution reads it in process
+    ("article_body", r"main_text \(structcrawl/articles/"),
     # what the page shows a reader (structcrawl/visible/: facts, evidence, stock), for the
     # record checks and the resolution alike
     ("visible_page", r"\(structcrawl/visible/"),
@@ -67,13 +68,13 @@ STAGES: tuple[tuple[str, str], ...] = (
 _COMPILED = tuple((name, re.compile(pattern)) for name, pattern in STAGES)
 
 
-def split(folded: Path) -> tuple[Counter[str], int, int]:
+def split(folded: Path) -> tuple[Counter[str], int, tuple[int, int]]:
     """Samples per stage of the main thread, the samples of the body store's compression
-    threads, and those of the main-text worker process (``structcrawl.workers.serve``, beside
-    the crawl), from py-spy's raw (folded) output: one ``frame;frame;... count`` line per
-    distinct stack."""
+    threads, and those of the page worker process (``structcrawl.workers.serve``, beside the
+    crawl: at work, and reading main texts), from py-spy's raw (folded) output: one
+    ``frame;frame;... count`` line per distinct stack."""
     stages: Counter[str] = Counter()
-    threads = worker = 0
+    threads = worker = texts = 0
     for line in folded.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if not count.isdigit():
@@ -81,14 +82,15 @@ def split(folded: Path) -> tuple[Counter[str], int, int]:
         if "run_child (" in stack:  # the structcrawl crawl parent, waiting for its child
             continue
         if "structcrawl.workers.serve" in stack:  # the worker process (its command line)
-            worker += int(count) if "html_main_text (" in stack else 0
+            worker += int(count) if "read_page (" in stack else 0
+            texts += int(count) if "html_main_text (" in stack else 0
             continue
         if "Thread._bootstrap" in stack:  # a worker thread: waiting, or compressing a body
             threads += int(count) if "BodyStore.put" in stack else 0
             continue
         stage = next(name for name, pattern in _COMPILED if pattern.search(stack))
         stages[stage] += int(count)
-    return stages, threads, worker
+    return stages, threads, (worker, texts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         elapsed = float(_ELAPSED.findall(text)[-1])
         pages = int(_RESPONSES.findall(text)[-1]) - 1
-        stages, threads, worker = split(folded)
+        stages, threads, (worker, texts) = split(folded)
     per_page = 1000 / args.rate / pages  # ms per page of one sample
     crawl = sum(v for k, v in stages.items() if k != "startup")
     print(f"{pages} pages in {elapsed:.2f} s ({pages / elapsed:.1f} pages/s under py-spy)")
@@ -143,11 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     for name, _ in STAGES[1:]:
         print(f"| {name} | {stages[name] * per_page:.2f} | {100 * stages[name] / crawl:.0f}% |")
     print(f"| (beside it, in threads: body compression) | {threads * per_page:.2f} | |")
-    print(f"| (beside it, in a worker process: article main texts) | {worker * per_page:.2f} | |")
+    print(f"| (beside it, in the page worker process) | {worker * per_page:.2f} | |")
+    print(f"| (of which article main texts) | {texts * per_page:.2f} | |")
     fields = " ".join(f"{name}_ms={stages[name] * per_page:.2f}" for name, _ in STAGES[1:])
     print(
         f"pages={pages} elapsed_s={elapsed:.2f} pps={pages / elapsed:.1f} {fields} "
-        f"compression_ms={threads * per_page:.2f} main_text_worker_ms={worker * per_page:.2f}"
+        f"compression_ms={threads * per_page:.2f} page_worker_ms={worker * per_page:.2f} "
+        f"main_text_worker_ms={texts * per_page:.2f}"
     )
     return 0
 

@@ -35,7 +35,7 @@ from lxml import etree
 from structcrawl.articles._blocks import paragraphs
 from structcrawl.articles._shingles import covered, shingles
 from structcrawl.core.document import Document
-from structcrawl.workers.maintext import html_main_text, shape
+from structcrawl.workers.maintext import MAX_HTML_CHARS, document_main_text, page_html, shape
 
 __all__ = [
     "MAX_HTML_CHARS",
@@ -55,7 +55,6 @@ logger = logging.getLogger(__name__)
 
 VISIBLE_SHARE = 0.9
 WHOLE_SHARE = 0.8
-MAX_HTML_CHARS = 4_000_000
 #: the least main text (in words) that makes a dated page without items an article
 MIN_WORDS = 100
 EXTRACTOR = "trafilatura"
@@ -77,18 +76,6 @@ def extractor_version() -> str | None:
     return str(getattr(trafilatura, "__version__", "")) or None
 
 
-def page_html(document: Document) -> str | None:
-    """The page's parsed tree serialized once, what the main text is read from (it spares
-    the extractor's own charset detection); None for a page larger than
-    :data:`MAX_HTML_CHARS`, whose main text is not read."""
-    try:
-        html = etree.tostring(document.root, method="html", encoding="unicode")
-    except Exception:  # pragma: no cover - a tree lxml cannot write
-        logger.debug("%s could not be serialized", document.url, exc_info=True)
-        return None
-    return html if len(html) <= MAX_HTML_CHARS else None
-
-
 #: where a document keeps its main text once read (by a worker process or here)
 MAIN_TEXT_MEMO = "main-text"
 
@@ -97,14 +84,12 @@ def main_text(document: Document) -> str | None:
     """The page's main text by trafilatura (shaped, see
     :func:`structcrawl.workers.maintext.shape`), None when it finds none, the page is too
     large, or the extractor fails (never raises). Read once per document: a crawl's worker
-    process may have read it already (:mod:`structcrawl.crawl.pipelines.maintext`)."""
+    process may have read it already (:mod:`structcrawl.crawl.pipelines.pagework`)."""
     memo = document.memo
     if MAIN_TEXT_MEMO in memo:
         known: str | None = memo[MAIN_TEXT_MEMO]
         return known
-    html = page_html(document)
-    text = html_main_text(html, document.url) if html is not None else None
-    memo[MAIN_TEXT_MEMO] = text
+    text = memo[MAIN_TEXT_MEMO] = document_main_text(document)
     return text
 
 

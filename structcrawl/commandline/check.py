@@ -44,12 +44,12 @@ __all__ = [
 
 #: Pipelines of the add-on a single page does not go through: bodies are not stored, and
 #: entities are merged across pages at the end of a crawl; the check builds the page's typed
-#: items itself (no feed, no change tracking) and reads an article's main text in process
-#: (a worker beside an event loop is for a crawl's many pages).
+#: items itself (no feed, no change tracking) and reads its visible page and an article's main
+#: text in process (a worker beside an event loop is for a crawl's many pages).
 PAGE_PIPELINES_SKIPPED = frozenset(
     {
         "structcrawl.crawl.pipelines.BodyStorePipeline",
-        "structcrawl.crawl.pipelines.maintext.MainTextPipeline",
+        "structcrawl.crawl.pipelines.pagework.PageWorkPipeline",
         "structcrawl.crawl.pipelines.EntityPipeline",
         "structcrawl.crawl.pipelines.typeditems.TypedItemsPipeline",
     }

@@ -69,8 +69,8 @@ ITEM_PIPELINES = {
     "structcrawl.crawl.pipelines.rendergain.RenderGainPipeline": 250,
     "structcrawl.crawl.pipelines.selectors.SelectorPipeline": 300,
     "structcrawl.crawl.pipelines.normalization.NormalizationPipeline": 400,
+    "structcrawl.crawl.pipelines.pagework.PageWorkPipeline": 450,
     "structcrawl.crawl.pipelines.validation.ValidationPipeline": 500,
-    "structcrawl.crawl.pipelines.maintext.MainTextPipeline": 550,
     "structcrawl.crawl.pipelines.EntityPipeline": 600,
     "structcrawl.crawl.pipelines.typeditems.TypedItemsPipeline": 650,
 }

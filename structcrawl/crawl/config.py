@@ -333,11 +333,15 @@ DEFAULTS.update(
             "markup has no whole articleBody: about 15 ms per page, only where typed items are "
             "built (docs/speed.md); False = the markup's articleBody only (docs/items.md).",
         ),
-        "STRUCTCRAWL_ARTICLE_BODY_WORKERS": Setting(
+        "STRUCTCRAWL_PAGE_WORKERS": Setting(
             1,
-            "Worker processes that read article main texts beside the crawl's event loop, "
-            "started with the first page that needs one (~50 MB each; docs/speed.md); 0 = "
-            "read in the crawl's process.",
+            "Worker processes that read each page's visible page and article main text beside "
+            "the crawl's event loop, on another core, started with the first page (30-60 MB "
+            "each; docs/speed.md); 0 = read in the crawl's process.",
+        ),
+        "STRUCTCRAWL_ARTICLE_BODY_WORKERS": Setting(
+            None,
+            "Former name of STRUCTCRAWL_PAGE_WORKERS, still read: when set, its value is used.",
         ),
     }
 )

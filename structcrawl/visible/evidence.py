@@ -48,7 +48,17 @@ from structcrawl.visible.words import (
     UNIT_AFTER,
 )
 
-__all__ = ["Evidence", "Piece", "page_evidence", "page_heading", "price_candidates"]
+__all__ = [
+    "EVIDENCE_MEMO",
+    "Evidence",
+    "Piece",
+    "page_evidence",
+    "page_heading",
+    "price_candidates",
+]
+
+#: where a document keeps its evidence once read (here or by a worker process)
+EVIDENCE_MEMO = "page-evidence"
 
 
 @dataclass(slots=True)
@@ -302,10 +312,10 @@ def page_evidence(document: Document) -> Evidence:
     """Visible-page evidence (see the module doc); empty fields where the page says nothing.
     Read once per document (kept on its memo: the record check ``price-shown-as-old`` and the
     typed items both ask)."""
-    known = document.memo.get("page-evidence")
+    known = document.memo.get(EVIDENCE_MEMO)
     if isinstance(known, Evidence):
         return known
-    ev = document.memo["page-evidence"] = _read_evidence(document)
+    ev = document.memo[EVIDENCE_MEMO] = _read_evidence(document)
     return ev
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from copy import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +46,10 @@ from structcrawl.core.document import Document
 from structcrawl.visible.prices import find_prices
 from structcrawl.visible.tree import NOT_RENDERED, element_text, hidden, visible_text
 
-__all__ = ["LazyVisibleFacts", "VisibleFacts", "canonical", "visible_facts"]
+__all__ = ["FACTS_MEMO", "LazyVisibleFacts", "VisibleFacts", "canonical", "visible_facts"]
+
+#: where a document keeps the facts a worker process read for it (:mod:`structcrawl.visible.wire`)
+FACTS_MEMO = "visible-facts"
 
 
 _PRICE_WORD = re.compile(r"(?:^|[-_\s])prices?(?:$|[-_\s])", re.I)
@@ -321,7 +325,11 @@ class LazyVisibleFacts(Mapping[str, Any]):
             return self._values[name]
         except KeyError:
             read = _FACTS[name]  # KeyError for a name that is not a fact
-            value = self._values[name] = read(self._page)
+            known = self._page.document.memo.get(FACTS_MEMO)
+            if known is not None and name in known:  # read by a worker process
+                value = self._values[name] = copy(known[name])
+            else:
+                value = self._values[name] = read(self._page)
             return value
 
     def __iter__(self) -> Iterator[str]:

@@ -38,7 +38,10 @@ from structcrawl.visible.stock import box_buy_control, in_buy_control
 from structcrawl.visible.walk import Piece, Walk, visible_walk
 from structcrawl.visible.words import OUT_OF_STOCK, PREORDER
 
-__all__ = ["GridProduct", "grid_products"]
+__all__ = ["GRID_MEMO", "GridProduct", "grid_products"]
+
+#: where a document keeps its grid's products: ``(cards, own_price, products)``
+GRID_MEMO = "page-grid"
 
 _HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 
@@ -133,10 +136,21 @@ def grid_products(
 ) -> list[GridProduct]:
     """The products of the page's main grid of ``cards`` (see the module doc). ``own_price``:
     the page shows a price outside the cards; its grid is then its listing only where it is
-    the page's main content (:func:`_is_main`)."""
+    the page's main content (:func:`_is_main`). Read once per document for the same cards
+    (kept on its memo, where a worker process may have put it:
+    :mod:`structcrawl.visible.wire`)."""
     grid = _main_grid(cards)
     if not grid:
         return []
+    known = doc.memo.get(GRID_MEMO)
+    if known is not None and known[0] == cards and known[1] == own_price:
+        return list(known[2])
+    out = _grid_products(doc, grid, own_price)
+    doc.memo[GRID_MEMO] = (cards, own_price, tuple(out))
+    return out
+
+
+def _grid_products(doc: Document, grid: list[etree._Element], own_price: bool) -> list[GridProduct]:
     walk = visible_walk(doc)
     if own_price and not _is_main(walk, grid):
         return []

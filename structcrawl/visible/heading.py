@@ -14,7 +14,10 @@ from structcrawl.core.document import Document
 from structcrawl.core.readers import text
 from structcrawl.visible.tree import NOT_RENDERED, bodies, hidden, region_of
 
-__all__ = ["heading_element", "heading_text", "page_heading"]
+__all__ = ["HEADING_MEMO", "heading_element", "heading_text", "page_heading"]
+
+#: where a document keeps its main heading once found: ``(element or None,)``
+HEADING_MEMO = "heading-element"
 
 _WORD = re.compile(r"\w+")
 
@@ -80,11 +83,11 @@ def heading_element(document: Document) -> etree._Element | None:
     """The main heading (:func:`_main_heading`) among the visible h1 and h2 elements, without
     reading the rest of the page; found once per document (kept on its memo: the resolution's
     first pass and the product evidence both ask)."""
-    known = document.memo.get("heading-element")
+    known = document.memo.get(HEADING_MEMO)
     if isinstance(known, tuple):
         return known[0]  # type: ignore[no-any-return]
     found = _heading_element(document)
-    document.memo["heading-element"] = (found,)
+    document.memo[HEADING_MEMO] = (found,)
     return found
 
 

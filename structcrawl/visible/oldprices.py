@@ -31,7 +31,10 @@ from structcrawl.visible.prices import amount, price_texts
 from structcrawl.visible.tree import rendered
 from structcrawl.visible.words import STRUCK
 
-__all__ = ["old_amounts", "old_amounts_near"]
+__all__ = ["OLD_PRICES_MEMO", "old_amounts", "old_amounts_near"]
+
+#: where a document keeps its old prices once read (here or by a worker process)
+OLD_PRICES_MEMO = "old-prices"
 
 #: class words of an element holding the old price of a sale (narrower than the words
 #: the evidence skips: a shipping or related-product price is no old price of this one; a
@@ -85,7 +88,7 @@ def _candidates(document: Document) -> list[etree._Element]:
 
 
 def _old_prices(document: Document) -> list[tuple[Decimal, etree._Element]]:
-    known = document.memo.get("old-prices")
+    known = document.memo.get(OLD_PRICES_MEMO)
     if known is not None:
         return known  # type: ignore[no-any-return]
     found: list[tuple[Decimal, etree._Element]] = []
@@ -97,7 +100,7 @@ def _old_prices(document: Document) -> list[tuple[Decimal, etree._Element]]:
             value = amount(price)
             if value is not None and value > 0:
                 found.append((value, el))
-    document.memo["old-prices"] = found
+    document.memo[OLD_PRICES_MEMO] = found
     return found
 
 

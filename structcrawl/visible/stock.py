@@ -35,6 +35,7 @@ from structcrawl.visible.walk import visible_walk
 from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
 
 __all__ = [
+    "AVAILABILITY_MEMO",
     "BUYABLE",
     "Availability",
     "box_buy_control",
@@ -44,6 +45,9 @@ __all__ = [
     "page_buy_control",
     "visible_availability",
 ]
+
+#: where a document keeps its availability once read (here or by a worker process)
+AVAILABILITY_MEMO = "visible-availability"
 
 #: availabilities that say the product can be bought: what a page showing "sold out" and no
 #: way to buy, or only a pre-order button, contradicts
@@ -216,7 +220,7 @@ def _own_text(el: etree._Element) -> str:
 
 def visible_availability(doc: Document) -> Availability:
     """The availability signals a reader sees on ``doc`` (computed once per document)."""
-    known = doc.memo.get("visible-availability")
+    known = doc.memo.get(AVAILABILITY_MEMO)
     if isinstance(known, Availability):
         return known
     body = doc.root.find("body")
@@ -236,5 +240,5 @@ def visible_availability(doc: Document) -> Availability:
             sold_out = found.group(0)
             break
     result = Availability(sold_out=sold_out, buy_control=label if state == "InStock" else None)
-    doc.memo["visible-availability"] = result
+    doc.memo[AVAILABILITY_MEMO] = result
     return result

@@ -1,19 +1,42 @@
-"""A page's main text by trafilatura, from its HTML (pure; run in the crawl's process or in a
-worker process: :mod:`structcrawl.workers.serve`, asked by
-:mod:`structcrawl.crawl.pipelines.maintext`).
+"""A page's main text by trafilatura, from its parsed tree (pure; run in the crawl's process
+or in a worker process: :mod:`structcrawl.workers.page`).
 
-The one definition of how the main text is read (the extractor's options, the shape of its
-text), used by :func:`structcrawl.articles.body.main_text` in process and by the crawl's
-main-text worker, so both read the same text from the same HTML.
+The one definition of how the main text is read (the HTML it is read from, the extractor's
+options, the shape of its text), used by :func:`structcrawl.articles.body.main_text` in
+process and by the crawl's worker, so both read the same text from the same page.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-__all__ = ["html_main_text", "shape"]
+from lxml import etree
+
+__all__ = ["MAX_HTML_CHARS", "document_main_text", "html_main_text", "page_html", "shape"]
 
 logger = logging.getLogger("structcrawl.articles.body")
+
+#: a page whose serialized tree is longer is not read for its main text
+MAX_HTML_CHARS = 4_000_000
+
+
+def page_html(document: Any) -> str | None:
+    """The page's parsed tree (``document.root``) serialized, what the main text is read from
+    (it spares the extractor's own charset detection); None for a page larger than
+    :data:`MAX_HTML_CHARS`, whose main text is not read."""
+    try:
+        html = etree.tostring(document.root, method="html", encoding="unicode")
+    except Exception:  # pragma: no cover - a tree lxml cannot write
+        logger.debug("%s could not be serialized", document.url, exc_info=True)
+        return None
+    return html if len(html) <= MAX_HTML_CHARS else None
+
+
+def document_main_text(document: Any) -> str | None:
+    """The main text of a parsed page (:func:`page_html`, :func:`html_main_text`)."""
+    html = page_html(document)
+    return html_main_text(html, document.url) if html is not None else None
 
 
 def shape(text: str) -> str:

@@ -24,9 +24,9 @@ from collections import deque
 from pathlib import Path
 from typing import IO, Any, cast
 
-from structcrawl.workers.serve import read_frame, write_frame
+from structcrawl.workers.serve import read_frame, request, write_frame
 
-__all__ = ["WorkerGone", "WorkerPool"]
+__all__ = ["WorkerError", "WorkerGone", "WorkerPool"]
 
 #: where the structcrawl package the crawl runs is found (the children import the same one)
 _SOURCE = str(Path(__file__).resolve().parents[2])
@@ -34,6 +34,10 @@ _SOURCE = str(Path(__file__).resolve().parents[2])
 
 class WorkerGone(Exception):
     """A worker process ended without answering."""
+
+
+class WorkerError(Exception):
+    """A worker's function raised (the worker goes on; its message is the function's error)."""
 
 
 class _Worker:
@@ -117,15 +121,24 @@ class WorkerPool:
         self.workers: list[_Worker] = []  # every child started and not gone
         self.lost = 0  # children that ended without answering
 
-    async def ask(self, request: Any) -> Any:
-        """A child's answer to ``request`` (JSON both ways)."""
+    async def ask(self, call: str, args: list[Any], data: bytes) -> Any:
+        """What a child's ``call`` (``"module:function"``) returns for ``data`` and ``args``
+        (:mod:`structcrawl.workers.serve`): :class:`WorkerError` where it raised,
+        :class:`WorkerGone` where the child ended without answering."""
         worker = self._least_busy()
         try:
-            answer = await worker.ask(json.dumps(request).encode())
+            answer = await worker.ask(request(call, args, data))
         except WorkerGone:
             self._drop(worker)
             raise
-        return json.loads(answer)
+        ok, result = json.loads(answer)
+        if not ok:
+            raise WorkerError(result)
+        return result
+
+    def waiting(self) -> int:
+        """Requests asked and not yet answered, over every child."""
+        return sum(len(w.pending) for w in self.workers)
 
     def _least_busy(self) -> _Worker:
         for gone in [w for w in self.workers if w.gone is not None]:

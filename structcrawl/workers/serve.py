@@ -1,27 +1,37 @@
 """A worker process's loop (``python -m structcrawl.workers.serve``): requests in on stdin,
 answers out on stdout, one at a time, each a frame of 8 bytes of length (big-endian) and that
-many bytes of JSON: a request ``[html, url]``, an answer the page's main text or ``null``
-(:func:`structcrawl.workers.maintext.html_main_text`).
+many bytes.
 
-It imports nothing of Scrapy or the crawl (~50 MB), ignores Ctrl-C (the crawl stops it), and
-ends when its input ends: when the crawl closes it, or dies. Its errors go to the crawl's
-stderr, marked as the worker's.
+A request names a pure function of the crawl's code and its arguments: a frame of 4 bytes of
+header length, the header (JSON: ``["module:function", *args]``) and the raw bytes of the page
+(not escaped into JSON). The answer is JSON: ``[true, result]`` where the function returned
+``function(data, *args)``, ``[false, "Error: message"]`` where it raised (the worker goes on
+with the next request). A function's module is imported on its first request, so a worker
+asked only for main texts never imports the visible page's readers, nor one asked only for
+those trafilatura.
+
+It imports nothing of Scrapy or the crawl (~50 MB with its readers), ignores Ctrl-C (the crawl
+stops it), and ends when its input ends: when the crawl closes it, or dies. Its errors go to
+the crawl's stderr, marked as the worker's.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
 import signal
 import sys
-from typing import BinaryIO
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
-from structcrawl.workers.maintext import html_main_text
-
-__all__ = ["HEADER", "main", "read_frame", "write_frame"]
+__all__ = ["HEADER", "main", "read_frame", "request", "write_frame"]
 
 HEADER = 8  # bytes of a frame's length
+_CALL_HEADER = 4  # bytes of a request's header length
+
+logger = logging.getLogger("structcrawl.workers")
 
 
 def read_frame(stream: BinaryIO) -> bytes | None:
@@ -39,19 +49,44 @@ def write_frame(stream: BinaryIO, data: bytes) -> None:
     stream.flush()
 
 
+def request(call: str, args: list[Any], data: bytes) -> bytes:
+    """A request's frame (see the module doc).
+
+    >>> request("m:f", [1], b"<p>")
+    b'\\x00\\x00\\x00\\n["m:f", 1]<p>'
+    """
+    header = json.dumps([call, *args]).encode()
+    return len(header).to_bytes(_CALL_HEADER, "big") + header + data
+
+
+def _answer(frame: bytes, functions: dict[str, Callable[..., Any]]) -> bytes:
+    size = int.from_bytes(frame[:_CALL_HEADER], "big")
+    call, *args = json.loads(frame[_CALL_HEADER : _CALL_HEADER + size])
+    try:
+        function = functions.get(call)
+        if function is None:
+            module, _, name = call.partition(":")
+            function = functions[call] = getattr(importlib.import_module(module), name)
+        result = function(frame[_CALL_HEADER + size :], *args)
+    except Exception as exc:  # said back to the crawl, which does the work itself
+        logger.error("%s failed", call, exc_info=True)
+        return json.dumps([False, f"{type(exc).__name__}: {exc}"]).encode()
+    return json.dumps([True, result]).encode()
+
+
 def main() -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # the extractor's errors on the crawl's stderr, said to be the worker's (its warnings about
+    # the readers' errors on the crawl's stderr, said to be the worker's (their warnings about
     # a page, which the crawl's log would have shown at WARNING, are not worth a raw line)
     logging.basicConfig(
-        level=logging.ERROR, format="main-text worker %(process)d: %(levelname)s %(message)s"
+        level=logging.ERROR, format="structcrawl worker %(process)d: %(levelname)s %(message)s"
     )
     requests = sys.stdin.buffer
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print goes to stderr
+    functions: dict[str, Callable[..., Any]] = {}
     while (frame := read_frame(requests)) is not None:
-        html, url = json.loads(frame)
-        write_frame(answers, json.dumps(html_main_text(html, url)).encode())
+        write_frame(answers, _answer(frame, functions))
     return 0
 
 

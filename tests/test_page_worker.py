@@ -1,6 +1,7 @@
-"""Article main texts read in a worker process (``STRUCTCRAWL_ARTICLE_BODY_WORKERS``): the same
-text the resolution reads in process, kept on the parsed page; a page the prediction misses, or
-any page once the pool failed, reads it in process; the worker stops with the engine."""
+"""A page's visible readings and article main text read in a worker process
+(``STRUCTCRAWL_PAGE_WORKERS``): the same readings and text the crawl makes in process, kept on
+its parsed page; a reading not sent, or any page once the pool failed, is read in process; the
+worker stops with the engine."""
 
 from __future__ import annotations
 
@@ -23,11 +24,15 @@ from structcrawl.articles.body import MAIN_TEXT_MEMO, main_text, page_html
 from structcrawl.articles.complete import may_read_main_text
 from structcrawl.core.document import parse_html
 from structcrawl.crawl.items import PageItem
-from structcrawl.crawl.pipelines.maintext import GIVE_UP, MainTextPipeline
+from structcrawl.crawl.pipelines.pagework import GIVE_UP, WAITING, PageWorkPipeline
 from structcrawl.crawl.pipelines.typeditems import TypedItemsPipeline
 from structcrawl.extract import extract_payload
+from structcrawl.visible.evidence import EVIDENCE_MEMO
+from structcrawl.visible.stock import AVAILABILITY_MEMO
+from structcrawl.visible.wire import adopt
 from structcrawl.workers.maintext import html_main_text
-from structcrawl.workers.pool import WorkerGone, WorkerPool
+from structcrawl.workers.page import READ_PAGE, read_page
+from structcrawl.workers.pool import WorkerError, WorkerGone, WorkerPool
 from tests.servers import require
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,8 +45,16 @@ _PARAGRAPH = (
 )
 
 
+def _script(jsonld: dict[str, Any] | None) -> bytes:
+    return (
+        f'<script type="application/ld+json">{json.dumps(jsonld)}</script>'.encode()
+        if jsonld
+        else b""
+    )
+
+
 def _article(head: str = "", jsonld: dict[str, Any] | None = None) -> bytes:
-    script = f'<script type="application/ld+json">{json.dumps(jsonld)}</script>' if jsonld else ""
+    script = _script(jsonld).decode()
     paragraphs = "".join(_PARAGRAPH.format(i=i) for i in range(8))
     return (
         f"<html><head><title>The pier is back</title>{head}{script}</head><body>"
@@ -72,6 +85,8 @@ def test_the_worker_reads_the_text_the_page_reads_in_process():
     assert in_process and "Paragraph 7" in in_process
     assert html_main_text(html, URL) == in_process
     assert doc.memo[MAIN_TEXT_MEMO] == in_process  # read once per document
+    said = read_page(_article(), URL, "text/html; charset=utf-8", False, True)
+    assert said == {"main_text": in_process}  # the worker's own parse of the bytes
 
 
 @pytest.mark.parametrize(
@@ -103,8 +118,10 @@ def test_an_article_nested_in_a_page_record_is_seen():
     assert may_read_main_text(_records(body, doc), doc)
 
 
-def _page(head: str = "", jsonld: dict[str, Any] | None = None) -> PageItem:
-    body = _article(head, jsonld)
+def _page(head: str = "", jsonld: dict[str, Any] | None = None, body: bytes = b"") -> PageItem:
+    body = (
+        body.replace(b"</head>", _script(jsonld) + b"</head>") if body else _article(head, jsonld)
+    )
     doc = parse_html(body, URL)
     return PageItem(url=URL, final_url=URL, records=_records(body, doc), document=doc, body=body)
 
@@ -113,7 +130,7 @@ def _page(head: str = "", jsonld: dict[str, Any] | None = None) -> PageItem:
 def test_the_crawl_reads_it_in_a_worker_and_the_items_are_the_same():
     data = {"@context": "https://schema.org", "@type": "NewsArticle", "headline": "The pier"}
     crawler = _crawler()
-    pipeline = MainTextPipeline.from_crawler(crawler)
+    pipeline = PageWorkPipeline.from_crawler(crawler)
     page = _page(jsonld=data)
 
     async def crawl() -> None:
@@ -125,7 +142,7 @@ def test_the_crawl_reads_it_in_a_worker_and_the_items_are_the_same():
         assert worker.proc.poll() is not None  # stopped with the engine
 
     asyncio.run(crawl())
-    assert crawler.stats.get_value("structcrawl/maintext/worker/pages") == 1
+    assert crawler.stats.get_value("structcrawl/workers/pages") == 1
     document = page.document
     text = document.memo[MAIN_TEXT_MEMO]
     assert text and "Paragraph 7" in text
@@ -137,13 +154,61 @@ def test_the_crawl_reads_it_in_a_worker_and_the_items_are_the_same():
 
 
 def test_a_page_that_may_not_read_it_is_left_alone():
-    crawler = _crawler()
-    pipeline = MainTextPipeline.from_crawler(crawler)
+    crawler = _crawler(STRUCTCRAWL_VISIBLE_PAGE=False)
+    pipeline = PageWorkPipeline.from_crawler(crawler)
     product = {"@context": "https://schema.org", "@type": "Product", "name": "Kettle"}
     page = _page(jsonld=product)
     asyncio.run(pipeline.process_item(page))
     assert pipeline._pool is None  # no worker started for it
     assert MAIN_TEXT_MEMO not in page.document.memo
+
+
+_SHOP = (
+    "<html><head><title>Kettle | Shop</title></head><body><nav>Home</nav><h1>Kettle K1</h1>"
+    "<p class='price'><s>59,90 EUR</s> 49,90 EUR</p><p>Art.-Nr.: K-100</p>"
+    "<p>Sold out</p><button>Add to cart</button><ul class='related'>"
+    + "".join(
+        f"<li class='product-card'><a href='/p/{i}'><h3>Mug {i}</h3></a><span>{i},50 EUR</span>"
+        "</li>"
+        for i in range(5)
+    )
+    + "</ul></body></html>"
+).encode()
+
+
+@pytest.mark.timeout(120)
+def test_the_visible_page_is_read_in_the_worker_and_the_items_are_the_same():
+    crawler = _crawler()
+    pipeline = PageWorkPipeline.from_crawler(crawler)
+    product = {"@context": "https://schema.org", "@type": "Product", "name": "Kettle K1"}
+    page = _page(jsonld=product, body=_SHOP)
+
+    async def crawl() -> None:
+        await pipeline.process_item(page)
+        pipeline.engine_stopped()
+
+    asyncio.run(crawl())
+    assert crawler.stats.get_value("structcrawl/workers/pages") == 1
+    memo = page.document.memo
+    assert memo[EVIDENCE_MEMO].price == "49,90 EUR" and memo[EVIDENCE_MEMO].sku == "K-100"
+    assert memo[AVAILABILITY_MEMO].sold_out == "Sold out"
+    assert MAIN_TEXT_MEMO not in memo  # a product page reads no main text
+    assert "visible-walk" not in memo  # nothing of the page was walked in process
+    (item,) = TypedItemsPipeline.from_crawler(crawler).process_item(page).typed_items
+    alone = _page(jsonld=product, body=_SHOP)
+    (expected,) = TypedItemsPipeline.from_crawler(_crawler()).process_item(alone).typed_items
+    assert ItemAdapter(item).asdict() == ItemAdapter(expected).asdict()
+    assert ItemAdapter(item).get("sku") == "K-100"
+    assert "visible-walk" not in memo  # the items took the worker's readings
+    assert "visible-walk" in alone.document.memo
+
+
+def test_a_reading_of_another_tree_is_not_adopted():
+    said = read_page(_SHOP, URL, None, True, False)["visible"]
+    other = parse_html(_SHOP.replace(b"<p>Sold out</p>", b""), URL)
+    assert not adopt(other, said)
+    assert other.memo == {}
+    assert adopt(parse_html(_SHOP, URL), said)
 
 
 class _Broken:
@@ -156,10 +221,13 @@ class _Broken:
         self.asked = 0
         self.per_worker = per_worker
 
-    async def ask(self, request: Any) -> Any:
+    async def ask(self, call: str, args: list[Any], data: bytes) -> Any:
         self.asked += 1
         self.lost = (self.asked + self.per_worker - 1) // self.per_worker
         raise WorkerGone(f"worker {self.lost} ended without answering (exit -9)")
+
+    def waiting(self) -> int:
+        return 0
 
     def close(self) -> None:
         self.closed = True
@@ -167,17 +235,17 @@ class _Broken:
 
 def test_a_failed_worker_leaves_the_text_to_the_process(caplog):
     crawler = _crawler()
-    pipeline = MainTextPipeline.from_crawler(crawler)
+    pipeline = PageWorkPipeline.from_crawler(crawler)
     broken = _Broken()
     pipeline._pool = broken  # type: ignore[assignment]
     data = {"@context": "https://schema.org", "@type": "Article", "headline": "The pier"}
     pages = [_page(jsonld=data) for _ in range(GIVE_UP + 1)]
     for page in pages:
         asyncio.run(pipeline.process_item(page))
-    failed = crawler.stats.get_value("structcrawl/maintext/worker/failed")
+    failed = crawler.stats.get_value("structcrawl/workers/failed")
     assert failed == GIVE_UP  # then no worker is asked any more
     assert broken.closed
-    assert sum("main-text worker failed" in r.getMessage() for r in caplog.records) == GIVE_UP
+    assert sum("page worker failed" in r.getMessage() for r in caplog.records) == GIVE_UP
     assert all(MAIN_TEXT_MEMO not in page.document.memo for page in pages)
     (article,) = TypedItemsPipeline.from_crawler(crawler).process_item(pages[0]).typed_items
     assert "Paragraph 7" in ItemAdapter(article).get("articleBody")  # read in process
@@ -185,32 +253,32 @@ def test_a_failed_worker_leaves_the_text_to_the_process(caplog):
 
 def test_one_worker_lost_with_several_pages_is_one_failure_not_three(caplog):
     crawler = _crawler()
-    pipeline = MainTextPipeline.from_crawler(crawler)
+    pipeline = PageWorkPipeline.from_crawler(crawler)
     broken = _Broken(per_worker=GIVE_UP + 1)
     pipeline._pool = broken  # type: ignore[assignment]
     data = {"@context": "https://schema.org", "@type": "Article", "headline": "The pier"}
     for _ in range(GIVE_UP + 1):
         asyncio.run(pipeline.process_item(_page(jsonld=data)))
-    assert crawler.stats.get_value("structcrawl/maintext/worker/failed") == GIVE_UP + 1
-    assert sum("main-text worker failed" in r.getMessage() for r in caplog.records) == 1
+    assert crawler.stats.get_value("structcrawl/workers/failed") == GIVE_UP + 1
+    assert sum("page worker failed" in r.getMessage() for r in caplog.records) == 1
     assert not broken.closed and pipeline._failures < GIVE_UP  # a new worker takes the next pages
 
 
 @pytest.mark.timeout(60)
 def test_a_killed_worker_fails_its_request_and_a_new_one_takes_the_next():
-    html = page_html(parse_html(_article(), URL))
+    args = [URL, None, False, True]
 
     async def crawl() -> None:
         pool = WorkerPool(1)
         try:
-            first = await pool.ask([html, URL])
+            first = await pool.ask(READ_PAGE, args, _article())
             (worker,) = pool.workers
             os.kill(worker.proc.pid, signal.SIGKILL)
             worker.proc.wait()
             with pytest.raises(WorkerGone):
-                await pool.ask([html, URL])
+                await pool.ask(READ_PAGE, args, _article())
             assert pool.workers == [] and pool.lost == 1
-            assert await pool.ask([html, URL]) == first  # a new worker
+            assert await pool.ask(READ_PAGE, args, _article()) == first  # a new worker
             assert len(pool.workers) == 1 and pool.workers[0] is not worker
         finally:
             pool.close()
@@ -221,14 +289,15 @@ def test_a_killed_worker_fails_its_request_and_a_new_one_takes_the_next():
 @pytest.mark.parametrize(
     "settings",
     [
-        {"STRUCTCRAWL_ARTICLE_BODY_WORKERS": 0},
-        {"STRUCTCRAWL_ARTICLE_BODY": False},
-        {"STRUCTCRAWL_TYPED_ITEMS": False},
+        {"STRUCTCRAWL_PAGE_WORKERS": 0},
+        {"STRUCTCRAWL_ARTICLE_BODY_WORKERS": 0},  # its former name
+        {"STRUCTCRAWL_VISIBLE_PAGE": False, "STRUCTCRAWL_ARTICLE_BODY": False},
+        {"STRUCTCRAWL_VISIBLE_PAGE": False, "STRUCTCRAWL_TYPED_ITEMS": False},
     ],
 )
-def test_it_is_off_where_no_text_would_be_read_or_workers_are_not_wanted(settings):
+def test_it_is_off_where_nothing_would_be_read_or_workers_are_not_wanted(settings):
     with pytest.raises(NotConfigured):
-        MainTextPipeline.from_crawler(_crawler(**settings))
+        PageWorkPipeline.from_crawler(_crawler(**settings))
 
 
 @pytest.mark.timeout(60)
@@ -239,7 +308,8 @@ def test_requests_asked_together_are_answered_each_with_its_own_text():
     async def crawl() -> list[Any]:
         pool = WorkerPool(2)
         try:
-            return await asyncio.gather(*(pool.ask([html, URL]) for html in htmls))
+            asked = (pool.ask(READ_PAGE, [URL, None, False, True], body) for body in pages)
+            return [said["main_text"] for said in await asyncio.gather(*asked)]
         finally:
             pool.close()
 
@@ -248,13 +318,29 @@ def test_requests_asked_together_are_answered_each_with_its_own_text():
     assert all(f"Page {n} paragraph 7" in answers[n] for n in range(6))
 
 
+@pytest.mark.timeout(60)
+def test_a_function_that_raises_is_said_back_and_the_worker_goes_on():
+    async def crawl() -> None:
+        pool = WorkerPool(1)
+        try:
+            with pytest.raises(WorkerError, match="TypeError"):
+                await pool.ask(READ_PAGE, [URL], _article())  # arguments missing
+            said = await pool.ask(READ_PAGE, [URL, None, False, True], _article())
+            assert "Paragraph 7" in said["main_text"]
+            assert pool.lost == 0 and len(pool.workers) == 1
+        finally:
+            pool.close()
+
+    asyncio.run(crawl())
+
+
 _CRAWL = """
 import asyncio, sys, time
 from structcrawl.workers.pool import WorkerPool
 
 async def main():
     pool = WorkerPool(1)
-    await pool.ask(["<html><body><p>x</p></body></html>", None])
+    await pool.ask("structcrawl.workers.page:read_page", ["u", None, True, False], b"<p>x</p>")
     print(pool.workers[0].proc.pid, flush=True)
     time.sleep(120)
 
@@ -306,3 +392,36 @@ def test_frames_round_trip_and_a_cut_frame_is_the_end():
     assert read_frame(stream) is None  # the end
     assert read_frame(io.BytesIO(whole[:12])) is None  # cut inside the first frame
     assert read_frame(io.BytesIO(whole[:5])) is None  # cut inside its length
+
+
+class _Busy:
+    """A pool with pages waiting for each of its workers."""
+
+    def __init__(self, waiting: int) -> None:
+        self._waiting = waiting
+        self.asked = 0
+
+    def waiting(self) -> int:
+        return self._waiting
+
+    async def ask(self, call: str, args: list[Any], data: bytes) -> Any:
+        self.asked += 1
+        return read_page(data, *args)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_page_is_read_in_process_while_the_workers_are_busy():
+    crawler = _crawler()
+    pipeline = PageWorkPipeline.from_crawler(crawler)
+    product = {"@context": "https://schema.org", "@type": "Product", "name": "Kettle K1"}
+    busy = _Busy(WAITING)
+    pipeline._pool = busy  # type: ignore[assignment]
+    page = _page(jsonld=product, body=_SHOP)
+    asyncio.run(pipeline.process_item(page))
+    assert busy.asked == 0 and crawler.stats.get_value("structcrawl/workers/busy") == 1
+    assert EVIDENCE_MEMO not in page.document.memo  # the resolution reads it here
+    busy._waiting = WAITING - 1
+    asyncio.run(pipeline.process_item(page))
+    assert busy.asked == 1 and page.document.memo[EVIDENCE_MEMO].price == "49,90 EUR"

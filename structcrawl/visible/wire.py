@@ -1,0 +1,132 @@
+"""A page's visible readings as plain data, to read them in another process (pure).
+
+The visible page is most of a product page's work (docs/speed.md), and each reading is a pure
+function of the parsed page: :func:`readings` makes them all on a page (in a worker process,
+:mod:`structcrawl.workers.page`, on its own parse of the same bytes) and says them as JSON;
+:func:`adopt` puts them on the crawl's own parse of the page, on its memo, where each reader
+finds its reading instead of making it:
+
+* the stock reading (:func:`structcrawl.visible.stock.visible_availability`);
+* the facts the record checks read (:class:`structcrawl.visible.facts.LazyVisibleFacts`);
+* the old prices (:func:`structcrawl.visible.oldprices.old_amounts`);
+* the main heading (:func:`structcrawl.visible.heading.heading_element`);
+* the product evidence (:func:`structcrawl.visible.evidence.page_evidence`) and the products
+  of the page's grid (:func:`structcrawl.visible.grid.grid_products`).
+
+Elements are said by their place in the tree's document order (``root.iter()``): the same
+bytes parse to the same tree (:func:`structcrawl.core.document.parse_html`), and a page whose
+tree has another number of elements is not adopted (its readers then read it themselves).
+
+>>> from structcrawl.core.document import parse_html
+>>> body = b'<h1>Kettle</h1><p class="price">49,90 EUR</p><button>Add to cart</button>'
+>>> said = readings(parse_html(body, "https://shop.example/k"))
+>>> doc = parse_html(body, "https://shop.example/k")
+>>> adopt(doc, said), page_evidence(doc).price, page_evidence(doc).price_element.tag
+(True, '49,90 EUR', 'p')
+>>> visible_availability(doc)
+Availability(sold_out=None, buy_control='Add to cart')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from decimal import Decimal
+from typing import Any
+
+from lxml import etree
+
+from structcrawl.core.document import Document
+from structcrawl.visible.evidence import EVIDENCE_MEMO, Evidence, page_evidence
+from structcrawl.visible.facts import FACTS_MEMO, visible_facts
+from structcrawl.visible.grid import GRID_MEMO, GridProduct, grid_products
+from structcrawl.visible.heading import HEADING_MEMO, heading_element
+from structcrawl.visible.oldprices import OLD_PRICES_MEMO, old_amounts
+from structcrawl.visible.stock import AVAILABILITY_MEMO, Availability, visible_availability
+
+__all__ = ["adopt", "readings"]
+
+#: the Evidence fields that hold elements, said by their places
+_ELEMENTS = ("price_element", "cards")
+
+
+def readings(document: Document) -> dict[str, Any]:
+    """Every visible reading of ``document``, made in the crawl's order (the record checks',
+    then the resolution's), as JSON-ready data (see the module doc)."""
+    availability = visible_availability(document)
+    facts = dataclasses.asdict(visible_facts(document))
+    old_amounts(document)
+    heading = heading_element(document)
+    ev = page_evidence(document)
+    grid = grid_products(document, ev.cards, own_price=ev.price is not None)
+    old = document.memo[OLD_PRICES_MEMO]
+    places = _places(document.root, [heading, ev.price_element, *ev.cards, *(e for _, e in old)])
+    evidence = {f.name: getattr(ev, f.name) for f in dataclasses.fields(ev)}
+    evidence["price_element"] = places.get(ev.price_element)
+    evidence["cards"] = sorted(places[card] for card in ev.cards)
+    return {
+        "elements": document.index().size,
+        "availability": [availability.sold_out, availability.buy_control],
+        "facts": facts,
+        "old_prices": [[str(value), places[el]] for value, el in old],
+        "heading": places.get(heading),
+        "evidence": evidence,
+        "grid": [dataclasses.asdict(product) for product in grid],
+    }
+
+
+def adopt(document: Document, said: dict[str, Any]) -> bool:
+    """Put the :func:`readings` of another parse of the same page on ``document``'s memo;
+    False (nothing put) where the two trees differ in size."""
+    if said.get("elements") != document.index().size:
+        return False
+    evidence = dict(said["evidence"])
+    old = said["old_prices"]
+    at = _elements(
+        document.root,
+        {
+            *(place for _, place in old),
+            *evidence["cards"],
+            *(p for p in (said["heading"], evidence["price_element"]) if p is not None),
+        },
+    )
+    cards = frozenset(at[place] for place in evidence["cards"])
+    ev = Evidence(**{k: v for k, v in evidence.items() if k not in _ELEMENTS})
+    ev.price_element, ev.cards = at.get(evidence["price_element"]), cards
+    grid = tuple(GridProduct(**product) for product in said["grid"])
+    memo = document.memo
+    for key, reading in (  # a reading already made here stays (it is the same)
+        (AVAILABILITY_MEMO, Availability(*said["availability"])),
+        (FACTS_MEMO, said["facts"]),
+        (OLD_PRICES_MEMO, [(Decimal(value), at[place]) for value, place in old]),
+        (HEADING_MEMO, (at.get(said["heading"]),)),
+        (EVIDENCE_MEMO, ev),
+        (GRID_MEMO, (cards, ev.price is not None, grid)),
+    ):
+        memo.setdefault(key, reading)
+    return True
+
+
+def _places(root: etree._Element, elements: list[etree._Element | None]) -> dict[Any, int]:
+    """Each of ``elements``' place in ``root.iter()``."""
+    wanted = {el for el in elements if el is not None}
+    places: dict[Any, int] = {}
+    if wanted:
+        for place, el in enumerate(root.iter()):
+            if el in wanted:
+                places[el] = place
+                if len(places) == len(wanted):
+                    break
+    return places
+
+
+def _elements(root: etree._Element, places: set[int]) -> dict[int, etree._Element]:
+    """The elements at ``places`` in ``root.iter()``."""
+    found: dict[int, etree._Element] = {}
+    if places:
+        last = max(places)
+        for place, el in enumerate(root.iter()):
+            if place in places:
+                found[place] = el
+                if place == last:
+                    break
+    return found
