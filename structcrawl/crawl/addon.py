@@ -84,6 +84,8 @@ EXTENSIONS = {
     "structcrawl.crawl.feedlog.FeedLog": 0,
     # STRUCTCRAWL_GC_TUNING: the garbage collector out of the crawl's way (docs/speed.md)
     "structcrawl.crawl.gctune.GcTuning": 0,
+    # STRUCTCRAWL_MMAP_THRESHOLD: large pages' blocks given back when freed (docs/speed.md)
+    "structcrawl.crawl.malloctune.MallocTuning": 0,
 }
 # Reliability (docs/reliability.md): retries of transient failures only, with backoff and
 # Retry-After (Scrapy's RetryMiddleware retries at once); redirect loops, over-long chains and

@@ -305,6 +305,12 @@ DEFAULTS.update(
 # speed (docs/speed.md)
 DEFAULTS.update(
     {
+        "STRUCTCRAWL_MMAP_THRESHOLD": Setting(
+            131072,
+            "Bytes from which the C allocator (glibc) serves a block from a mapping of its own, "
+            "given back when freed, in the crawl and its worker processes: a crawl of large "
+            "pages holds ~40 MB less (docs/speed.md); 0 = glibc's own policy.",
+        ),
         "STRUCTCRAWL_GC_TUNING": Setting(
             True,
             "When the spider opens, freeze the start-up objects out of the garbage collector's "

@@ -41,8 +41,8 @@ class WorkerError(Exception):
 
 
 class _Worker:
-    def __init__(self, module: str, loop: asyncio.AbstractEventLoop) -> None:
-        env = dict(os.environ)
+    def __init__(self, module: str, loop: asyncio.AbstractEventLoop, env: dict[str, str]) -> None:
+        env = {**os.environ, **env}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_SOURCE, env.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", module], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
@@ -115,9 +115,15 @@ class _Worker:
 class WorkerPool:
     """Up to ``size`` worker processes running ``module`` (see the module doc)."""
 
-    def __init__(self, size: int, module: str = "structcrawl.workers.serve") -> None:
+    def __init__(
+        self,
+        size: int,
+        module: str = "structcrawl.workers.serve",
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.size = max(size, 1)
         self.module = module
+        self.env = dict(env or {})  # added to the crawl's environment for each child
         self.workers: list[_Worker] = []  # every child started and not gone
         self.lost = 0  # children that ended without answering
 
@@ -147,7 +153,7 @@ class WorkerPool:
         idle = [w for w in live if not w.pending]
         if idle or len(live) >= self.size:
             return min(idle or live, key=lambda w: len(w.pending))
-        worker = _Worker(self.module, asyncio.get_running_loop())
+        worker = _Worker(self.module, asyncio.get_running_loop(), self.env)
         self.workers.append(worker)
         return worker
 

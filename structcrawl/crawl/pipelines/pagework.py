@@ -51,9 +51,11 @@ from scrapy.settings import BaseSettings
 
 from structcrawl.articles.body import MAIN_TEXT_MEMO
 from structcrawl.articles.complete import may_read_main_text
+from structcrawl.core.allocator import MMAP_THRESHOLD_ENV
 from structcrawl.core.document import Document
 from structcrawl.core.setting import setting_value
 from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.malloctune import mmap_threshold
 from structcrawl.crawl.pipelines.typeditems import items_wanted
 from structcrawl.visible.wire import adopt
 from structcrawl.workers.page import READ_PAGE
@@ -75,6 +77,7 @@ class PageWorkConfig:
     workers: int  # STRUCTCRAWL_PAGE_WORKERS: processes (0 = read in process)
     visible: bool  # STRUCTCRAWL_VISIBLE_PAGE: the visible page is read at all
     main_text: bool  # the resolution reads main texts (STRUCTCRAWL_ARTICLE_BODY, typed items)
+    mmap_threshold: int  # STRUCTCRAWL_MMAP_THRESHOLD, for the workers too (0: glibc's own)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PageWorkConfig:
@@ -93,6 +96,7 @@ class PageWorkConfig:
             workers=max(int(workers), 0),
             visible=flag("STRUCTCRAWL_VISIBLE_PAGE"),
             main_text=flag("STRUCTCRAWL_ARTICLE_BODY") and items_wanted(crawler),
+            mmap_threshold=mmap_threshold(settings),
         )
 
 
@@ -115,7 +119,9 @@ class PageWorkPipeline:
 
     def _workers(self) -> WorkerPool:
         if self._pool is None:
-            self._pool = WorkerPool(self.config.workers)
+            threshold = self.config.mmap_threshold
+            env = {MMAP_THRESHOLD_ENV: str(threshold)} if threshold else {}
+            self._pool = WorkerPool(self.config.workers, env=env)
         return self._pool
 
     async def process_item(self, item: Any) -> Any:
