@@ -146,6 +146,7 @@ def test_the_crawl_reads_it_in_a_worker_and_the_items_are_the_same():
     document = page.document
     text = document.memo[MAIN_TEXT_MEMO]
     assert text and "Paragraph 7" in text
+    assert EVIDENCE_MEMO not in document.memo  # an article's page: its visible page not asked
     (article,) = TypedItemsPipeline.from_crawler(crawler).process_item(page).typed_items
     alone = _page(jsonld=data)
     (expected,) = TypedItemsPipeline.from_crawler(_crawler()).process_item(alone).typed_items
@@ -425,3 +426,8 @@ def test_a_page_is_read_in_process_while_the_workers_are_busy():
     busy._waiting = WAITING - 1
     asyncio.run(pipeline.process_item(page))
     assert busy.asked == 1 and page.document.memo[EVIDENCE_MEMO].price == "49,90 EUR"
+    busy._waiting = WAITING + 5
+    article = _page(jsonld={"@context": "https://schema.org", "@type": "NewsArticle"})
+    asyncio.run(pipeline.process_item(article))
+    assert busy.asked == 2  # a main text waits for the worker however busy it is
+    assert "Paragraph 7" in article.document.memo[MAIN_TEXT_MEMO]

@@ -16,6 +16,7 @@ import structcrawl.typed._norm as _norm
 from structcrawl.core.currency import sign_fits
 from structcrawl.core.document import Document
 from structcrawl.core.readers import props, text
+from structcrawl.entities.kinds import ITEM_TYPES
 from structcrawl.typed.fallbacks import (
     data_block_candidates,
     fallback,
@@ -34,6 +35,7 @@ from structcrawl.visible.stock import BUYABLE, visible_availability
 __all__ = [
     "grid_candidates",
     "is_product_page",
+    "may_read_visible",
     "price_overrule",
     "needs_visible",
     "product_fallbacks",
@@ -304,3 +306,51 @@ def needs_visible(items: list[dict[str, Any]], document: Document) -> bool:
         or bool(primary.get("variants"))
         or amount(primary.get("price")) in old_amounts(document)
     )
+
+
+#: record types an item of which leaves no room for a product (:data:`ITEM_TYPES`)
+_OTHER_KINDS = frozenset().union(
+    *(ITEM_TYPES[kind] for kind in ("Article", "Event", "Recipe", "JobPosting", "LocalBusiness"))
+)
+#: record types (and Open Graph types) of a product or its offers
+_PRODUCT_KINDS = frozenset({*ITEM_TYPES["Product"], "Offer", "AggregateOffer", "product"})
+#: properties that give a record a price or stock (schema.org, Open Graph, microformats)
+_PRICED = frozenset(
+    {"price", "lowPrice", "offers", "availability", "og:price:amount", "product:price:amount"}
+)
+
+
+def may_read_visible(records: list[dict[str, Any]]) -> bool:
+    """Whether checking and resolving the page may read its visible page, told from its
+    records before they are checked: not where they make an item of another kind than a
+    product (an article, an event, a recipe, a job, a place) and none is a product or offer or
+    has a price or stock (the checks compare prices and stock with the page; the resolution
+    reads it for a product it lacks or that its markup leaves short, :func:`needs_visible`).
+    A page this passes over that reads it all the same reads it when resolved; this only lets
+    a crawl read it beforehand, beside its event loop.
+
+    >>> article = {"type": ["NewsArticle"], "properties": {"headline": "Pier"}}
+    >>> offer = {"type": ["Offer"], "properties": {"price": "9.90"}}
+    >>> may_read_visible([article]), may_read_visible([article, offer]), may_read_visible([])
+    (False, True, True)
+    """
+    stack: list[Any] = list(records)
+    other = False
+    while stack:
+        value = stack.pop()
+        if isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            types = value.get("type")
+            kinds = set(types) if isinstance(types, list) else set()
+            properties = value.get("properties")
+            if isinstance(properties, dict):
+                og = text(properties.get("og:type")) if value.get("format") == "opengraph" else None
+                kinds.update(og.split(".")[:1] if og else ())
+                if _PRICED.intersection(properties):
+                    return True
+                stack.extend(properties.values())
+            if _PRODUCT_KINDS.intersection(kinds):
+                return True
+            other = other or bool(_OTHER_KINDS.intersection(kinds) or "article" in kinds)
+    return not other

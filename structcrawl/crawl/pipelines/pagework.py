@@ -12,10 +12,10 @@ parses them as the crawl did and reads them; the answers are put on the crawl's 
 :data:`structcrawl.articles.body.MAIN_TEXT_MEMO`); meanwhile the event loop goes on with other
 pages, and the page is read on another core.
 
-What is sent: the visible page's readings on every page while ``STRUCTCRAWL_VISIBLE_PAGE`` is
-on (any page may need them: the checks read them where a record has a price or stock, the
-resolution where the markup leaves the product short or makes no item); the main text where
-typed items are built and the resolution may read it
+What is sent: the visible page's readings while ``STRUCTCRAWL_VISIBLE_PAGE`` is on, on the
+pages whose checks or resolution may read them (:func:`structcrawl.typed.shown.may_read_visible`:
+all but those whose records make an article, an event or the like and nothing with a price);
+the main text where typed items are built and the resolution may read it
 (:func:`structcrawl.articles.complete.may_read_main_text`).
 
 The readings are those the crawl would make: the same functions on the same tree (a page whose
@@ -27,10 +27,11 @@ ended so; never a lost page. The pool starts with the first page and stops with 
 worker whose crawl was killed ends with it (:mod:`structcrawl.workers.pool`); a worker process
 holds 30-60 MB (lxml, the visible readers, trafilatura once a main text is asked for).
 
-While :data:`WAITING` pages wait for each worker, the next page is read in process: the two
-cores share the work (the worker's reading costs more than the crawl's share of it: the
-worker parses the page again and makes every reading, the crawl only those its page needs),
-and few parsed pages wait in memory.
+While :data:`WAITING` pages wait for each worker, the next page that needs no main text is
+read in process: the two cores share the work (the worker's reading costs more than the
+crawl's share of it: the worker parses the page again and makes every reading, the crawl only
+those its page needs), and few parsed pages wait in memory. A main text (trafilatura, the
+costlier reading by far) always goes to the worker.
 
 Stats: ``structcrawl/workers/pages`` (pages a worker read), ``/workers/busy`` (pages read in
 process while the workers were busy), ``/workers/failed`` (pages whose worker failed, read in
@@ -57,6 +58,7 @@ from structcrawl.core.setting import setting_value
 from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.malloctune import mmap_threshold
 from structcrawl.crawl.pipelines.typeditems import items_wanted
+from structcrawl.typed.shown import may_read_visible
 from structcrawl.visible.wire import adopt
 from structcrawl.workers.page import READ_PAGE
 from structcrawl.workers.pool import WorkerError, WorkerPool
@@ -132,17 +134,18 @@ class PageWorkPipeline:
         body = adapter.get("body")
         if not isinstance(document, Document) or not isinstance(body, bytes):
             return item
-        visible = self.config.visible
+        records = list(adapter.get("records") or [])
+        visible = self.config.visible and may_read_visible(records)
         main_text = (
             self.config.main_text
             and MAIN_TEXT_MEMO not in document.memo
-            and may_read_main_text(list(adapter.get("records") or []), document)
+            and may_read_main_text(records, document)
         )
         if not (visible or main_text):
             return item
         pool = self._workers()
-        if pool.waiting() >= WAITING * self.config.workers:  # the page is read here, meanwhile
-            self.stats.inc_value("structcrawl/workers/busy")
+        if not main_text and pool.waiting() >= WAITING * self.config.workers:
+            self.stats.inc_value("structcrawl/workers/busy")  # the page is read here, meanwhile
             return item
         args = [document.url, _content_type(adapter.get("headers")), visible, main_text]
         try:
