@@ -173,7 +173,7 @@ def test_the_report_bodies_and_state_go_beside_the_feeds(debug_project):
     assert (out / "report" / "report.json").is_file() and (
         out / "report" / "ledger.jsonl"
     ).is_file()
-    assert any((out / "bodies").rglob("*.gz"))
+    assert any((out / "bodies").rglob("*.zst"))
     assert (out / "state" / "entities.sqlite").is_file()
     assert (
         not (project / "output" / "report").exists()

@@ -67,7 +67,7 @@ def test_page_items_carry_fetch_facts(crawl):
     assert page["retrieved_at"].endswith("Z") and page["body_size"] > 0
     assert page["body_ref"].startswith("sha256:")
     body_file = Path(page["body_uri"][len("file://") :])
-    assert body_file.exists() and body_file.suffix == ".gz"
+    assert body_file.exists() and body_file.suffix == ".zst"
 
 
 def test_all_layers_are_extracted(crawl):

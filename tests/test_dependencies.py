@@ -50,7 +50,9 @@ def _imports() -> tuple[set[str], set[str]]:
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 names = [node.module.split(".")[0]]
             (lazy if id(node) in in_functions else top).update(names)
-    ignored = set(sys.stdlib_module_names) | {"structcrawl", "__future__"}
+    # and the standard library of newer Pythons than this one: Python 3.14's compression.zstd
+    # (its backport is declared for older Pythons: structcrawl.core.zstdlib)
+    ignored = set(sys.stdlib_module_names) | {"structcrawl", "__future__", "compression"}
     return top - ignored, lazy - ignored - top
 
 

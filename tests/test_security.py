@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from structcrawl.core.zstdlib import zstd
 from structcrawl.dev.demo import run_crawl
 from structcrawl.render.browser import locate_chromium
 from structcrawl.spiders.site import SiteSpider
@@ -43,13 +44,15 @@ def test_file_urls_are_refused_by_the_spider():
 
 
 def _files(out: Path) -> dict[str, str]:
-    """Every file the crawl wrote, as text (gzip bodies decompressed)."""
+    """Every file the crawl wrote, as text (the stored bodies decompressed)."""
     texts = {}
     for path in out.rglob("*"):
         if path.is_file():
             data = path.read_bytes()
             if path.suffix == ".gz":
                 data = gzip.decompress(data)
+            elif path.suffix == ".zst":
+                data = zstd.decompress(data)
             texts[str(path.relative_to(out))] = data.decode("utf-8", "replace")
     return texts
 
@@ -122,7 +125,8 @@ def test_no_secret_in_feeds_report_ledger_log_or_body_store(secret_crawl):
         "report/ledger.jsonl",
     ):
         assert name in files, sorted(files)
-    assert any(name.startswith("bodies/") for name in files)
+    bodies = [text for name, text in files.items() if name.startswith("bodies/")]
+    assert any("<html" in text.lower() for text in bodies)  # read as the pages, not compressed
     leaks = [(name, s) for name, text in files.items() for s in SECRETS if s in text]
     assert leaks == []
 

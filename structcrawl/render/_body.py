@@ -62,7 +62,7 @@ def _unzstd(data: bytes) -> bytes:
     """Zstandard, read in steps from a stream: a bomb stops at the cap."""
     import io
 
-    from backports import zstd  # type: ignore[import-not-found,unused-ignore]
+    from structcrawl.core.zstdlib import zstd
 
     out: list[bytes] = []
     size = 0

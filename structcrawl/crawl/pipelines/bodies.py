@@ -32,7 +32,7 @@ class BodyStorePipeline:
         config = BodyStoreConfig.from_settings(crawler.settings)
         if not config.enabled:
             raise NotConfigured("STRUCTCRAWL_BODY_STORE_ENABLED is off")
-        return cls(crawler, open_store(config.uri))
+        return cls(crawler, open_store(config.uri, config.compression))
 
     async def process_item(self, item: Any) -> Any:
         adapter = ItemAdapter(item)
@@ -40,7 +40,7 @@ class BodyStorePipeline:
             return item
         body = adapter.get("body") or b""
         if body:
-            # hashing, gzip and the write release the GIL: off the event loop, on another core
+            # hashing, compression and the write release the GIL: off the event loop
             ref, uri = await asyncio.to_thread(self.store.put, body)
             adapter["body_ref"] = ref
             adapter["body_uri"] = uri
