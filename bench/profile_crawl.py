@@ -9,13 +9,14 @@ The same corpora, server and commands as bench/bench_crawl.py: ``--corpus large`
 product pages (to 644 URLs), else the shared pages (to 654); ``--crawl pipeline`` is ``scrapy
 crawl site -a sitemap=URL -a depth=1`` with the records and entities feeds, the body, entity
 and change stores and the report, ``--crawl cli`` is ``structcrawl crawl --sitemap URL -o DIR
---depth 1`` (py-spy follows its ``scrapy crawl`` child; the parent only waits). ``-s`` adds a
+--depth 1`` (py-spy follows the crawl's children: that ``scrapy crawl`` child, whose parent
+only waits, and the page worker). ``-s`` adds a
 setting to the crawl (``-s STRUCTCRAWL_RENDER_AUDIT=False``, say, to see it without). The
 article bodies (trafilatura) and the reading of the visible page (``structcrawl/visible/``)
 are stages of their own, taken from the stages that call them (validation, the entity
 merge's resolution, the typed items). Each sample of the crawl's main thread is given to the first stage, in the order of
 :data:`STAGES`, one of whose functions is on its stack; start-up (imports, building the
-components) is left out; of the other threads, the body store's compression (gzip, in a thread
+components) is left out; of the other threads, the body store's compression (in a thread
 pool, beside the main thread) is counted apart, as is the page worker process
 (``structcrawl.workers.serve``, a child of the crawl: its work, of which the main texts).
 Prints a table of milliseconds per page and shares, and ends with one line: ``pages=
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                 cmd += ["-s", pair]
             folded = tmp / "profile.txt"
             log = tmp / f"{args.crawl}.log"
-            follow = ["--subprocesses"] if args.crawl == "cli" else []
+            follow = ["--subprocesses"]  # the cli's scrapy crawl child, the page worker
             with log.open("wb") as fh:
                 code = subprocess.call(
                     [pyspy, "record", "-r", str(args.rate), "-f", "raw", "-o", str(folded),
