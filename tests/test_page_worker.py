@@ -209,7 +209,11 @@ def test_a_reading_of_another_tree_is_not_adopted():
     other = parse_html(_SHOP.replace(b"<p>Sold out</p>", b""), URL)
     assert not adopt(other, said)
     assert other.memo == {}
-    assert adopt(parse_html(_SHOP, URL), said)
+    beyond = {**said, "evidence": {**said["evidence"], "price_element": said["elements"]}}
+    same = parse_html(_SHOP, URL)
+    assert not adopt(same, beyond)  # as many elements, but not that one
+    assert same.memo == {}
+    assert adopt(same, said)
 
 
 class _Broken:

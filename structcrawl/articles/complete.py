@@ -39,6 +39,7 @@ from structcrawl.articles.meta import MetaValue, meta_fallbacks
 from structcrawl.articles.people import clean_byline, graph_names
 from structcrawl.articles.shown import shown_fallbacks
 from structcrawl.core.document import Document
+from structcrawl.core.readers import record_dicts
 from structcrawl.core.readers import text as read_text
 from structcrawl.core.values import is_record, values_of
 from structcrawl.entities.kinds import ITEM_TYPES
@@ -105,21 +106,17 @@ def may_read_main_text(records: list[dict[str, Any]], document: Document | None)
     resolved; this only lets a crawl read the text beforehand, beside its event loop."""
     if document is None:
         return False
-    stack: list[Any] = list(records)
-    while stack:
-        value = stack.pop()
-        if isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, dict):
-            types = value.get("type")
-            if isinstance(types, list) and _ARTICLE_TYPES.intersection(types):
-                return True
-            properties = value.get("properties")
-            if not isinstance(properties, dict):
-                continue
-            if value.get("format") == "opengraph" and read_text(properties.get("og:type")) in _OG:
-                return True
-            stack.extend(properties.values())
+    for value in record_dicts(records):
+        types = value.get("type")
+        if isinstance(types, list) and _ARTICLE_TYPES.intersection(types):
+            return True
+        properties = value.get("properties")
+        if (
+            isinstance(properties, dict)
+            and value.get("format") == "opengraph"
+            and read_text(properties.get("og:type")) in _OG
+        ):
+            return True
     return bool(_SIGNALS & set(meta_fallbacks(document)))
 
 

@@ -16,6 +16,7 @@ Every item reader goes through these helpers so that both shapes read the same.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "node_type",
     "nodes_of",
     "props",
+    "record_dicts",
     "ref",
     "text",
     "values",
@@ -123,6 +125,27 @@ def props(node: dict[str, Any]) -> dict[str, Any]:
 def nodes_of(value: Any) -> list[dict[str, Any]]:
     """The nested nodes among a property's values."""
     return [v for v in values(value) if is_node(v)]
+
+
+def record_dicts(records: Iterable[Any]) -> Iterator[dict[str, Any]]:
+    """Every record, then the dicts in its ``properties`` (nested records, value objects),
+    depth first: each before what it holds, so a reader may stop at the first that answers.
+
+    >>> offer = {"type": ["Offer"], "properties": {"price": "9"}}
+    >>> product = {"type": ["Product"], "properties": {"offers": [offer]}}
+    >>> [d.get("type") for d in record_dicts([product])]
+    [['Product'], ['Offer']]
+    """
+    stack: list[Any] = list(records)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            yield value
+            properties = value.get("properties")
+            if isinstance(properties, dict):
+                stack.extend(properties.values())
 
 
 #: ``priceType`` values of a price specification that states an old, list or advertised

@@ -349,8 +349,8 @@ DEFAULTS.update(
         "STRUCTCRAWL_PAGE_WORKERS": Setting(
             1,
             "Worker processes that read each page's visible page and article main text beside "
-            "the crawl's event loop, on another core, started with the first page (30-60 MB "
-            "each; docs/speed.md); 0 = read in the crawl's process.",
+            "the crawl's event loop, on another core, started with the first page (50-75 MB "
+            "each at its peak on large pages; docs/speed.md); 0 = read in the crawl's process.",
         ),
         "STRUCTCRAWL_ARTICLE_BODY_WORKERS": Setting(
             None,

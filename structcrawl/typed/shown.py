@@ -15,7 +15,7 @@ from typing import Any
 import structcrawl.typed._norm as _norm
 from structcrawl.core.currency import sign_fits
 from structcrawl.core.document import Document
-from structcrawl.core.readers import props, text
+from structcrawl.core.readers import props, record_dicts, text
 from structcrawl.entities.kinds import ITEM_TYPES
 from structcrawl.typed.fallbacks import (
     data_block_candidates,
@@ -334,23 +334,17 @@ def may_read_visible(records: list[dict[str, Any]]) -> bool:
     >>> may_read_visible([article]), may_read_visible([article, offer]), may_read_visible([])
     (False, True, True)
     """
-    stack: list[Any] = list(records)
     other = False
-    while stack:
-        value = stack.pop()
-        if isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, dict):
-            types = value.get("type")
-            kinds = set(types) if isinstance(types, list) else set()
-            properties = value.get("properties")
-            if isinstance(properties, dict):
-                og = text(properties.get("og:type")) if value.get("format") == "opengraph" else None
-                kinds.update(og.split(".")[:1] if og else ())
-                if _PRICED.intersection(properties):
-                    return True
-                stack.extend(properties.values())
-            if _PRODUCT_KINDS.intersection(kinds):
+    for value in record_dicts(records):
+        types = value.get("type")
+        kinds = set(types) if isinstance(types, list) else set()
+        properties = value.get("properties")
+        if isinstance(properties, dict):
+            og = text(properties.get("og:type")) if value.get("format") == "opengraph" else None
+            kinds.update(og.split(".")[:1] if og else ())
+            if _PRICED.intersection(properties):
                 return True
-            other = other or bool(_OTHER_KINDS.intersection(kinds) or "article" in kinds)
+        if _PRODUCT_KINDS.intersection(kinds):
+            return True
+        other = other or bool(_OTHER_KINDS.intersection(kinds) or "article" in kinds)
     return not other

@@ -13,9 +13,9 @@ finds its reading instead of making it:
 * the product evidence (:func:`structcrawl.visible.evidence.page_evidence`) and the products
   of the page's grid (:func:`structcrawl.visible.grid.grid_products`).
 
-Elements are said by their place in the tree's document order (``root.iter()``): the same
-bytes parse to the same tree (:func:`structcrawl.core.document.parse_html`), and a page whose
-tree has another number of elements is not adopted (its readers then read it themselves).
+Elements are said by their place among the tree's elements in document order: the same bytes
+parse to the same tree (:func:`structcrawl.core.document.parse_html`), and a page whose tree
+has another number of elements is not adopted (its readers then read it themselves).
 
 >>> from structcrawl.core.document import parse_html
 >>> body = b'<h1>Kettle</h1><p class="price">49,90 EUR</p><button>Add to cart</button>'
@@ -81,14 +81,14 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
         return False
     evidence = dict(said["evidence"])
     old = said["old_prices"]
-    at = _elements(
-        document.root,
-        {
-            *(place for _, place in old),
-            *evidence["cards"],
-            *(p for p in (said["heading"], evidence["price_element"]) if p is not None),
-        },
-    )
+    places = {
+        *(place for _, place in old),
+        *evidence["cards"],
+        *(p for p in (said["heading"], evidence["price_element"]) if p is not None),
+    }
+    at = _elements(document.root, places)
+    if len(at) != len(places):  # a place the tree does not have: another tree after all
+        return False
     cards = frozenset(at[place] for place in evidence["cards"])
     ev = Evidence(**{k: v for k, v in evidence.items() if k not in _ELEMENTS})
     ev.price_element, ev.cards = at.get(evidence["price_element"]), cards
@@ -107,11 +107,11 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
 
 
 def _places(root: etree._Element, elements: list[etree._Element | None]) -> dict[Any, int]:
-    """Each of ``elements``' place in ``root.iter()``."""
+    """Each of ``elements``' place among the tree's elements, in document order."""
     wanted = {el for el in elements if el is not None}
     places: dict[Any, int] = {}
     if wanted:
-        for place, el in enumerate(root.iter()):
+        for place, el in enumerate(root.iter(etree.Element)):
             if el in wanted:
                 places[el] = place
                 if len(places) == len(wanted):
@@ -120,11 +120,11 @@ def _places(root: etree._Element, elements: list[etree._Element | None]) -> dict
 
 
 def _elements(root: etree._Element, places: set[int]) -> dict[int, etree._Element]:
-    """The elements at ``places`` in ``root.iter()``."""
+    """The elements at ``places`` among the tree's elements, in document order."""
     found: dict[int, etree._Element] = {}
     if places:
         last = max(places)
-        for place, el in enumerate(root.iter()):
+        for place, el in enumerate(root.iter(etree.Element)):
             if place in places:
                 found[place] = el
                 if place == last:

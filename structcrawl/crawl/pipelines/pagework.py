@@ -25,7 +25,8 @@ answering (killed, out of memory: logged, counted, the next page goes to a new w
 raised, is read in process when asked for, as is every page once :data:`GIVE_UP` workers
 ended so; never a lost page. The pool starts with the first page and stops with the engine; a
 worker whose crawl was killed ends with it (:mod:`structcrawl.workers.pool`); a worker process
-holds 30-60 MB (lxml, the visible readers, trafilatura once a main text is asked for).
+holds 50-75 MB at its peak on large pages (lxml, one page's tree, the visible readers,
+trafilatura once a main text is asked for).
 
 While :data:`WAITING` pages wait for each worker, the next page that needs no main text is
 read in process: the two cores share the work (the worker's reading costs more than the
