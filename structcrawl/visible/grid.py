@@ -35,6 +35,7 @@ from structcrawl.core.document import Document
 from structcrawl.visible.cards import MIN_CARDS, link_target
 from structcrawl.visible.evidence import price_candidates
 from structcrawl.visible.stock import box_buy_control, in_buy_control
+from structcrawl.visible.tree import element_places
 from structcrawl.visible.walk import Piece, Walk, visible_walk
 from structcrawl.visible.words import OUT_OF_STOCK, PREORDER
 
@@ -68,8 +69,8 @@ def _main_grid(cards: frozenset[etree._Element]) -> list[etree._Element]:
     count = max(parents.values())
     tied = [p for p, n in parents.items() if n == count]
     if len(tied) > 1:  # the first in page order (a set's order is no order)
-        first = {el: at for at, el in enumerate(next(iter(cards)).getroottree().iter())}
-        tied.sort(key=lambda p: first.get(p, -1))
+        order = element_places(next(iter(cards)).getroottree().getroot(), tied)
+        tied.sort(key=lambda p: order.get(p, -1))
     parent = tied[0]
     if parent is None or count < MIN_CARDS:
         return []

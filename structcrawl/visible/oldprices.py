@@ -31,7 +31,7 @@ from structcrawl.visible.prices import amount, price_texts
 from structcrawl.visible.tree import rendered
 from structcrawl.visible.words import STRUCK
 
-__all__ = ["OLD_PRICES_MEMO", "old_amounts", "old_amounts_near"]
+__all__ = ["OLD_PRICES_MEMO", "old_amounts", "old_amounts_near", "old_prices"]
 
 #: where a document keeps its old prices once read (here or by a worker process)
 OLD_PRICES_MEMO = "old-prices"
@@ -87,7 +87,9 @@ def _candidates(document: Document) -> list[etree._Element]:
     return out + _named_old(index.having("class"), "class")
 
 
-def _old_prices(document: Document) -> list[tuple[Decimal, etree._Element]]:
+def old_prices(document: Document) -> list[tuple[Decimal, etree._Element]]:
+    """Every amount the page shows as an old price, with the element showing it (read once
+    per document, kept on its memo)."""
     known = document.memo.get(OLD_PRICES_MEMO)
     if known is not None:
         return known  # type: ignore[no-any-return]
@@ -106,7 +108,7 @@ def _old_prices(document: Document) -> list[tuple[Decimal, etree._Element]]:
 
 def old_amounts(document: Document) -> frozenset[Decimal]:
     """Every amount the page shows as an old price (see the module doc)."""
-    return frozenset(value for value, _ in _old_prices(document))
+    return frozenset(value for value, _ in old_prices(document))
 
 
 def old_amounts_near(
@@ -122,6 +124,6 @@ def old_amounts_near(
         block = parent
     return frozenset(
         value
-        for value, el in _old_prices(document)
+        for value, el in old_prices(document)
         if el is not element and (el is block or block in el.iterancestors())
     )

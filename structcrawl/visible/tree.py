@@ -20,6 +20,7 @@ of it sits in navigation, an aside, a footer, a form control or an SVG drawing
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from lxml import etree
@@ -32,6 +33,7 @@ __all__ = [
     "NOT_RENDERED",
     "REGIONS",
     "bodies",
+    "element_places",
     "element_text",
     "hidden",
     "is_control",
@@ -226,3 +228,24 @@ def visible_text(el: etree._Element) -> str:
         if node.text:
             stack.append(node.text)
     return "".join(parts)
+
+
+def element_places(
+    root: etree._Element, elements: Iterable[etree._Element | None]
+) -> dict[etree._Element, int]:
+    """Each of ``elements``' place among ``root``'s elements in document order (found in one
+    pass, stopped at the last of them; one not under ``root`` has none).
+
+    >>> root = etree.fromstring("<html><body><p>a</p><b>b</b></body></html>")
+    >>> sorted(element_places(root, [root.find(".//b"), None, root]).values())
+    [0, 3]
+    """
+    wanted = {el for el in elements if el is not None}
+    places: dict[etree._Element, int] = {}
+    if wanted:
+        for place, el in enumerate(root.iter(etree.Element)):
+            if el in wanted:
+                places[el] = place
+                if len(places) == len(wanted):
+                    break
+    return places

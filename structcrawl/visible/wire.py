@@ -8,7 +8,7 @@ finds its reading instead of making it:
 
 * the stock reading (:func:`structcrawl.visible.stock.visible_availability`);
 * the facts the record checks read (:class:`structcrawl.visible.facts.LazyVisibleFacts`);
-* the old prices (:func:`structcrawl.visible.oldprices.old_amounts`);
+* the old prices (:func:`structcrawl.visible.oldprices.old_prices`);
 * the main heading (:func:`structcrawl.visible.heading.heading_element`);
 * the product evidence (:func:`structcrawl.visible.evidence.page_evidence`) and the products
   of the page's grid (:func:`structcrawl.visible.grid.grid_products`).
@@ -40,8 +40,9 @@ from structcrawl.visible.evidence import EVIDENCE_MEMO, Evidence, page_evidence
 from structcrawl.visible.facts import FACTS_MEMO, visible_facts
 from structcrawl.visible.grid import GRID_MEMO, GridProduct, grid_products
 from structcrawl.visible.heading import HEADING_MEMO, heading_element
-from structcrawl.visible.oldprices import OLD_PRICES_MEMO, old_amounts
+from structcrawl.visible.oldprices import OLD_PRICES_MEMO, old_prices
 from structcrawl.visible.stock import AVAILABILITY_MEMO, Availability, visible_availability
+from structcrawl.visible.tree import element_places
 
 __all__ = ["adopt", "readings"]
 
@@ -54,12 +55,13 @@ def readings(document: Document) -> dict[str, Any]:
     then the resolution's), as JSON-ready data (see the module doc)."""
     availability = visible_availability(document)
     facts = dataclasses.asdict(visible_facts(document))
-    old_amounts(document)
+    old = old_prices(document)
     heading = heading_element(document)
     ev = page_evidence(document)
     grid = grid_products(document, ev.cards, own_price=ev.price is not None)
-    old = document.memo[OLD_PRICES_MEMO]
-    places = _places(document.root, [heading, ev.price_element, *ev.cards, *(e for _, e in old)])
+    places = element_places(
+        document.root, [heading, ev.price_element, *ev.cards, *(e for _, e in old)]
+    )
     evidence = {f.name: getattr(ev, f.name) for f in dataclasses.fields(ev)}
     evidence["price_element"] = places.get(ev.price_element)
     evidence["cards"] = sorted(places[card] for card in ev.cards)
@@ -104,19 +106,6 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
     ):
         memo.setdefault(key, reading)
     return True
-
-
-def _places(root: etree._Element, elements: list[etree._Element | None]) -> dict[Any, int]:
-    """Each of ``elements``' place among the tree's elements, in document order."""
-    wanted = {el for el in elements if el is not None}
-    places: dict[Any, int] = {}
-    if wanted:
-        for place, el in enumerate(root.iter(etree.Element)):
-            if el in wanted:
-                places[el] = place
-                if len(places) == len(wanted):
-                    break
-    return places
 
 
 def _elements(root: etree._Element, places: set[int]) -> dict[int, etree._Element]:
