@@ -71,8 +71,13 @@ logger = logging.getLogger(__name__)
 #: failed workers after which the crawl reads every page in process
 GIVE_UP = 3
 #: pages waiting for each worker beyond which the next page is read in process (the two
-#: cores share the work, and few parsed pages wait in memory)
-WAITING = 2
+#: cores share the work, and few parsed pages wait in memory: ~3 MB of tree for a 700 KB page).
+#: The crawl's thread is the busier one: a page the worker reads costs the crawl nothing more,
+#: though the worker's reading costs more (it parses again), so the worker is kept fed. On the
+#: large product pages (docs/speed.md) 3 beat 2 in every round (scrapy crawl site +6%,
+#: structcrawl crawl +4%; the trees +3 and +6 MB); 4 gained a little more, but `structcrawl
+#: crawl`'s tree then passed 300 MB; 8 and more gained nothing
+WAITING = 3
 
 
 @dataclass(frozen=True, slots=True)
