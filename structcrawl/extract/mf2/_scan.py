@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from itertools import accumulate
+from itertools import accumulate, compress
 from typing import Final, cast
 
 from lxml import etree
@@ -54,8 +54,7 @@ def class_scan(
     elements = list(root.iter(etree.Element) if classed is None else classed)
     classes = [el.get("class") for el in elements]
     if not all(classes):  # no attribute (a whole tree), or class="": not a class
-        kept = [(el, cls) for el, cls in zip(elements, classes, strict=True) if cls]
-        elements, classes = [el for el, _ in kept], [cls for _, cls in kept]
+        elements, classes = list(compress(elements, classes)), list(filter(None, classes))
     texts = cast("list[str]", classes)  # all non-empty now
     joined = f" {' '.join(texts).translate(_TO_SPACE)} "
     has_value = "value" in joined
