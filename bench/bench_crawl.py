@@ -46,7 +46,12 @@ Ends with one line:
 cli_ratio_jsonld= cli_peak_rss_mb= pages= large_jsonld_pps= large_pps= large_ratio_jsonld=
 large_peak_rss_mb= large_cli_pps= large_cli_ratio_jsonld= large_cli_peak_rss_mb= large_pages=``
 (``large_`` without ``cli``: the pipeline crawl; peaks are the highest of the rounds), then
-``peak_pss_mb= cli_peak_pss_mb=`` and ``large_peak_pss_mb= large_cli_peak_pss_mb=``.
+``peak_pss_mb= cli_peak_pss_mb=`` and ``large_peak_pss_mb= large_cli_peak_pss_mb=``, then
+each crawl's CPU time a page, ``<crawl>_cpu_ms=`` (``large_<crawl>_cpu_ms=``): the user and
+system time of the crawl's process tree (every process it waited for), start-up included, over
+its pages, median of the rounds. The pages/s move with the machine's other load, the CPU time
+a page far less: it is the work a page costs (a crawl whose work overlaps on two cores goes at
+most twice as fast as that work done on one).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import signal
 import statistics
 import subprocess
@@ -114,15 +120,26 @@ def _server(
     return proc, f"http://127.0.0.1:{portfile.read_text()}/sitemap.xml"
 
 
+#: (pages/s, pages, peak RSS MB, peak PSS MB, CPU ms a page) of one crawl
+Result = tuple[float, int, float, float, float]
+
+
 def _run(
     cmd: list[str], cwd: Path, env: dict[str, str], log: Path, stats: Path | None = None
-) -> tuple[float, int, float, float]:
-    """(pages/s, pages, peak RSS MB, peak PSS MB of the process tree) of one crawl; Scrapy's stats are read
-    from ``stats`` (the crawl's own log file) when given, else from its output."""
+) -> Result:
+    """(pages/s, pages, peak RSS MB, peak PSS MB of the process tree, CPU ms a page) of one
+    crawl; Scrapy's stats are read from ``stats`` (the crawl's own log file) when given, else
+    from its output. The CPU time is the user and system time of the crawl's process and of
+    every process it waited for (its workers, the browser's driver and what that waited for),
+    start-up included, over the pages crawled: the work a page costs, which the machine's other
+    load moves far less than the pages/s."""
+    spent = resource.getrusage(resource.RUSAGE_CHILDREN)
     with log.open("wb") as fh:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
         with TreeSampler(proc.pid) as sampler:
             code = proc.wait()
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = now.ru_utime - spent.ru_utime + now.ru_stime - spent.ru_stime
     text = (stats or log).read_text(errors="replace")
     if code != 0:
         raise RuntimeError(f"{' '.join(cmd[:5])} exited {code}; see {log}")
@@ -131,7 +148,13 @@ def _run(
     items = _ITEMS.findall(text)
     if not items or int(items[-1]) < pages:  # a spider that fails on pages measures nothing
         raise RuntimeError(f"{' '.join(cmd[:5])}: {items} items for {pages} pages; see {log}")
-    return pages / elapsed, pages, sampler.peak / 2**20, sampler.peak_pss / 2**20
+    return (
+        pages / elapsed,
+        pages,
+        sampler.peak / 2**20,
+        sampler.peak_pss / 2**20,
+        cpu * 1000 / pages,
+    )
 
 
 def _command(
@@ -208,7 +231,7 @@ def measure_round(
     before: str | None = None,
     tag: str = "",
     extra: tuple[str, ...] = (),
-) -> dict[str, tuple[float, int, float, float]]:
+) -> dict[str, Result]:
     results = {}
     for crawl in crawls:
         out = tmp / f"{tag}{crawl}-{r}"
@@ -216,16 +239,16 @@ def measure_round(
         cmd, cwd, env = _command(crawl, sitemap, out, before, extra)
         stats = out / "cli" / "crawl.log" if crawl in _CLI_CRAWLS else None
         results[crawl] = _run(cmd, cwd, env, tmp / f"{tag}{crawl}-{r}.log", stats)
-        pps, pages, rss, pss = results[crawl]
+        pps, pages, rss, pss, cpu = results[crawl]
         print(
             f"  round {r + 1} {tag}{crawl:8s} {pps:7.1f} pages/s  {rss:6.0f} MB peak RSS  "
-            f"{pss:6.0f} MB peak PSS  ({pages} pages)",
+            f"{pss:6.0f} MB peak PSS  {cpu:5.1f} CPU ms a page  ({pages} pages)",
             flush=True,
         )
     return results
 
 
-Runs = dict[str, list[tuple[float, int, float, float]]]
+Runs = dict[str, list[Result]]
 
 
 def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
@@ -234,6 +257,7 @@ def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
     med = {c: statistics.median(r[0] for r in v) if v else nan for c, v in runs.items()}
     peak = {c: max(r[2] for r in v) if v else nan for c, v in runs.items()}
     pss = {c: max(r[3] for r in v) if v else nan for c, v in runs.items()}
+    cpu = {c: statistics.median(r[4] for r in v) if v else nan for c, v in runs.items()}
     pages = runs["pipeline"][-1][1] if runs.get("pipeline") else 0
     ratio = {c: med[c] / med["jsonld"] for c in ("pipeline", "cli")}
     if prefix:  # the large pages: large_pps is the pipeline crawl's
@@ -254,6 +278,8 @@ def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
             f"cli_peak_rss_mb={peak['cli']:.0f} pages={pages}"
             f" peak_pss_mb={pss['pipeline']:.0f} cli_peak_pss_mb={pss['cli']:.0f}"
         )
+    # the work a page costs: the process tree's CPU time a page (medians of the rounds)
+    line += "".join(f" {prefix}{c}_cpu_ms={cpu[c]:.1f}" for c in runs)
     if "markup" in runs:
         line += "".join(
             f" {prefix}{c}_pps={med[c]:.1f} {prefix}{c}_ratio_jsonld={med[c] / med['jsonld']:.2f}"
@@ -268,12 +294,16 @@ def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
             f" {prefix}before_cli_peak_rss_mb={peak['before_cli']:.0f}"
         )
     print(f"\n{prefix or 'small_'}pages: {pages}, medians of the rounds:")
-    print("| crawl | pages/s | vs jsonld | peak RSS of the process tree | peak PSS |")
-    print("|---|---|---|---|---|")
+    print(
+        "| crawl | pages/s | vs jsonld | peak RSS of the process tree | peak PSS "
+        "| CPU ms a page | vs jsonld |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for crawl in runs:
         print(
             f"| {crawl} | {med[crawl]:.1f} | {med[crawl] / med['jsonld']:.2f} "
-            f"| {peak[crawl]:.0f} MB | {pss[crawl]:.0f} MB |"
+            f"| {peak[crawl]:.0f} MB | {pss[crawl]:.0f} MB "
+            f"| {cpu[crawl]:.1f} | {cpu[crawl] / cpu['jsonld']:.1f}x |"
         )
     return med, line
 
