@@ -55,7 +55,8 @@ class LocalBodyStore:
 
     def __init__(self, root: str | os.PathLike[str], compression: str = "zstd"):
         if compression not in COMPRESSIONS:
-            raise ValueError(f"unknown body compression {compression!r} (known: zstd, gzip)")
+            known = ", ".join(COMPRESSIONS)
+            raise ValueError(f"unknown body compression {compression!r} (known: {known})")
         self.root = Path(root)
         self._suffix, self._compress = COMPRESSIONS[compression]
         self._dirs: set[Path] = set()  # directories known to exist

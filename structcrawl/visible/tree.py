@@ -35,6 +35,7 @@ __all__ = [
     "bodies",
     "element_places",
     "element_text",
+    "elements_at",
     "hidden",
     "is_control",
     "region_of",
@@ -249,3 +250,23 @@ def element_places(
                 if len(places) == len(wanted):
                     break
     return places
+
+
+def elements_at(root: etree._Element, places: set[int]) -> dict[int, etree._Element]:
+    """The elements at ``places`` among ``root``'s elements in document order (the inverse of
+    :func:`element_places`; found in one pass, stopped at the last place; a place past the
+    tree's end has none).
+
+    >>> root = etree.fromstring("<html><body><p>a</p><b>b</b></body></html>")
+    >>> {place: el.tag for place, el in elements_at(root, {0, 3, 9}).items()}
+    {0: 'html', 3: 'b'}
+    """
+    found: dict[int, etree._Element] = {}
+    if places:
+        last = max(places)
+        for place, el in enumerate(root.iter(etree.Element)):
+            if place in places:
+                found[place] = el
+                if place == last:
+                    break
+    return found

@@ -33,8 +33,6 @@ import dataclasses
 from decimal import Decimal
 from typing import Any
 
-from lxml import etree
-
 from structcrawl.core.document import Document
 from structcrawl.visible.evidence import EVIDENCE_MEMO, Evidence, page_evidence
 from structcrawl.visible.facts import FACTS_MEMO, visible_facts
@@ -42,7 +40,7 @@ from structcrawl.visible.grid import GRID_MEMO, GridProduct, grid_products
 from structcrawl.visible.heading import HEADING_MEMO, heading_element
 from structcrawl.visible.oldprices import OLD_PRICES_MEMO, old_prices
 from structcrawl.visible.stock import AVAILABILITY_MEMO, Availability, visible_availability
-from structcrawl.visible.tree import element_places
+from structcrawl.visible.tree import element_places, elements_at
 
 __all__ = ["adopt", "readings"]
 
@@ -88,7 +86,7 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
         *evidence["cards"],
         *(p for p in (said["heading"], evidence["price_element"]) if p is not None),
     }
-    at = _elements(document.root, places)
+    at = elements_at(document.root, places)
     if len(at) != len(places):  # a place the tree does not have: another tree after all
         return False
     cards = frozenset(at[place] for place in evidence["cards"])
@@ -106,16 +104,3 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
     ):
         memo.setdefault(key, reading)
     return True
-
-
-def _elements(root: etree._Element, places: set[int]) -> dict[int, etree._Element]:
-    """The elements at ``places`` among the tree's elements, in document order."""
-    found: dict[int, etree._Element] = {}
-    if places:
-        last = max(places)
-        for place, el in enumerate(root.iter(etree.Element)):
-            if place in places:
-                found[place] = el
-                if place == last:
-                    break
-    return found
