@@ -328,3 +328,16 @@ def test_every_sign_of_a_price_is_one_the_pre_filter_looks_for() -> None:
         assert prices._SIGN.fullmatch(sign), alternative
     assert prices._CODE.count("|") > 30 and prices._SIGN.fullmatch("USD")
     assert prices.find_prices("4.5 (120 reviews), size 42, 12.03.2026") == []
+
+
+def test_the_sold_out_wording_is_read_as_a_reader_sees_its_spaces() -> None:
+    # a template's line break inside the wording is a space on screen, in the walk's pieces
+    # and in the element's own text alike (the page with two bodies is read without the walk)
+    wording = (
+        b"<h1>Kettle</h1><p class=stock>\n  Out of\n        stock\n</p><button>Notify</button>"
+    )
+    one = parse_html(b"<html><body>" + wording + b"</body></html>", URL)
+    assert visible_availability(one).sold_out == "Out of stock"
+    two = parse_html(b"<html><body>" + wording + b"</body><body><p>x</p></body></html>", URL)
+    assert _own_text(two.root.find(".//p")) == "Out of stock"
+    assert visible_availability(two).sold_out == "Out of stock"

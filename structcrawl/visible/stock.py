@@ -202,20 +202,40 @@ def _seen_elements(root: etree._Element) -> Iterator[etree._Element]:
         stack.extend(reversed(el))
 
 
-def _seen(doc: Document, root: etree._Element) -> Iterable[etree._Element]:
-    """:func:`_seen_elements` of ``root``: those of the page's visible walk
+def _seen_texts(doc: Document, root: etree._Element) -> Iterator[tuple[etree._Element, str]]:
+    """The elements a reader can see under ``root`` (:func:`_seen_elements`), each with its
+    own text (:func:`_own_text`), those without any left out. Where the page's visible walk
     (:func:`structcrawl.visible.walk.visible_walk`, made once for the stock reading, the buy
-    control and the product evidence) where it starts at the same element."""
+    control and the product evidence) starts at ``root``, from its elements and its text
+    pieces: no element's text read again."""
     walk = visible_walk(doc)
-    return walk.seen if walk.start is root else _seen_elements(root)
+    if walk.start is not root:
+        for el in _seen_elements(root):
+            text = _own_text(el)
+            if text:
+                yield el, text
+        return
+    owned: dict[etree._Element, list[str]] = {}  # each element's pieces, in document order
+    for piece in walk.pieces:
+        parts = owned.get(piece.el)
+        if parts is None:
+            owned[piece.el] = [piece.text]
+        else:
+            parts.append(piece.text)
+    for el in walk.seen:
+        parts = owned.get(el)
+        if parts is not None:
+            yield el, parts[0] if len(parts) == 1 else " ".join(parts)
 
 
 def _own_text(el: etree._Element) -> str:
-    """The element's own text and its children's tails, joined by spaces."""
+    """The element's own text and its children's tails, whitespace normalized (as the walk's
+    pieces are: ``Out of<br>\n  stock`` reads ``Out of stock``)."""
     if not len(el):
-        return el.text or ""
-    parts = [el.text, *(child.tail for child in el)]
-    return " ".join(t for t in parts if isinstance(t, str))
+        text = el.text
+    else:
+        text = " ".join(t for t in (el.text, *(child.tail for child in el)) if isinstance(t, str))
+    return " ".join(text.split()) if text else ""
 
 
 def visible_availability(doc: Document) -> Availability:
@@ -228,13 +248,10 @@ def visible_availability(doc: Document) -> Availability:
     state, label = page_buy_control(doc)
     sold_out = None
     read = 0
-    for el in _seen(doc, root):
+    for el, text in _seen_texts(doc, root):
         if read >= _MAX_TEXT:
             break
-        text = _own_text(el)
         read += len(text)
-        if not text or text.isspace():
-            continue  # no wording in blank text: not searched
         found = OUT_OF_STOCK.search(text)
         if found and not in_buy_control(el):
             sold_out = found.group(0)
