@@ -28,8 +28,11 @@ from structcrawl.crawl.pipelines.pagework import GIVE_UP, WAITING, PageWorkPipel
 from structcrawl.crawl.pipelines.typeditems import TypedItemsPipeline
 from structcrawl.extract import extract_payload
 from structcrawl.visible.evidence import EVIDENCE_MEMO
-from structcrawl.visible.stock import AVAILABILITY_MEMO
-from structcrawl.visible.wire import adopt
+from structcrawl.visible.facts import FACTS_MEMO, LazyVisibleFacts
+from structcrawl.visible.grid import GRID_MEMO
+from structcrawl.visible.oldprices import OLD_PRICES_MEMO, old_prices
+from structcrawl.visible.stock import AVAILABILITY_MEMO, visible_availability
+from structcrawl.visible.wire import adopt, readings
 from structcrawl.workers.maintext import html_main_text
 from structcrawl.workers.page import READ_PAGE, read_page
 from structcrawl.workers.pool import WorkerError, WorkerGone, WorkerPool
@@ -202,6 +205,48 @@ def test_the_visible_page_is_read_in_the_worker_and_the_items_are_the_same():
     assert ItemAdapter(item).get("sku") == "K-100"
     assert "visible-walk" not in memo  # the items took the worker's readings
     assert "visible-walk" in alone.document.memo
+
+
+@pytest.mark.timeout(120)
+def test_a_page_without_a_product_record_is_sent_for_less_and_reads_the_rest_itself():
+    """No record is a product or has a price: the worker reads the evidence and the grid, not
+    the stock, the prices or the old prices (no check of a product's record reads them); a
+    reader that asks all the same reads them in process, as it would have without a worker."""
+    crawler = _crawler()
+    pipeline = PageWorkPipeline.from_crawler(crawler)
+    webpage = {"@context": "https://schema.org", "@type": "WebPage", "name": "Kettle K1"}
+    page = _page(jsonld=webpage, body=_SHOP)
+
+    async def crawl() -> None:
+        await pipeline.process_item(page)
+        pipeline.engine_stopped()
+
+    asyncio.run(crawl())
+    assert crawler.stats.get_value("structcrawl/workers/pages") == 1
+    memo = page.document.memo
+    assert memo[EVIDENCE_MEMO].price == "49,90 EUR"
+    assert GRID_MEMO in memo  # a category page's products, read there
+    assert AVAILABILITY_MEMO not in memo and OLD_PRICES_MEMO not in memo
+    assert "prices" not in memo[FACTS_MEMO] and memo[FACTS_MEMO]["h1"] == ["Kettle K1"]
+    assert "visible-walk" not in memo
+    alone = parse_html(_SHOP, URL)
+    assert visible_availability(page.document) == visible_availability(alone)
+    assert old_prices(page.document) and [v for v, _ in old_prices(page.document)] == [
+        v for v, _ in old_prices(alone)
+    ]
+    assert LazyVisibleFacts(page.document)["prices"] == LazyVisibleFacts(alone)["prices"]
+
+
+def test_the_readings_a_product_needs_are_made_only_where_asked():
+    doc = parse_html(_SHOP, URL)
+    full = readings(doc)
+    less = readings(parse_html(_SHOP, URL), product=False, grid=False)
+    assert full["availability"] == ["Sold out", "Add to cart"]
+    assert full["old_prices"] == [["59.90", 7]] and full["grid"] == []
+    assert full["facts"]["prices"] == ["59,90 EUR", "49,90 EUR"]
+    assert less["availability"] is None and less["old_prices"] is None and less["grid"] is None
+    assert less["facts"] == {k: v for k, v in full["facts"].items() if k != "prices"}
+    assert less["evidence"] == full["evidence"] and less["heading"] == full["heading"]
 
 
 def test_a_reading_of_another_tree_is_not_adopted():

@@ -38,6 +38,7 @@ __all__ = [
     "may_read_visible",
     "price_overrule",
     "needs_visible",
+    "product_records",
     "product_fallbacks",
     "stock_overrule",
     "visible_candidates",
@@ -334,6 +335,29 @@ def may_read_visible(records: list[dict[str, Any]]) -> bool:
     >>> may_read_visible([article]), may_read_visible([article, offer]), may_read_visible([])
     (False, True, True)
     """
+    product, other = _record_kinds(records)
+    return product or not other
+
+
+def product_records(records: list[dict[str, Any]]) -> bool:
+    """Whether a record (or a record it holds) is a product or an offer or has a price or
+    stock: where the checks read the page's availability, its prices and its old prices (a
+    product's or an offer's, :mod:`structcrawl.validate.page`) and the resolution its stock
+    and old prices over the markup's (:func:`stock_overrule`, :func:`price_overrule`); without
+    one, the resolution may read the page's grid of products instead (a category page). Told
+    from the records before they are checked, as :func:`may_read_visible`.
+
+    >>> offer = {"type": ["Offer"], "properties": {"price": "9.90"}}
+    >>> product_records([{"type": ["WebPage"]}]), product_records([{"type": ["Thing"]}, offer])
+    (False, True)
+    """
+    return _record_kinds(records)[0]
+
+
+def _record_kinds(records: list[dict[str, Any]]) -> tuple[bool, bool]:
+    """``(product, other)``: whether a record is a product or offer or has a price or stock
+    (then ``other`` is not looked for), and whether one is of a kind that leaves no room for a
+    product (:data:`_OTHER_KINDS`, Open Graph's ``article``)."""
     other = False
     for value in record_dicts(records):
         types = value.get("type")
@@ -343,8 +367,8 @@ def may_read_visible(records: list[dict[str, Any]]) -> bool:
             og = text(properties.get("og:type")) if value.get("format") == "opengraph" else None
             kinds.update(og.split(".")[:1] if og else ())
             if _PRICED.intersection(properties):
-                return True
+                return True, other
         if _PRODUCT_KINDS.intersection(kinds):
-            return True
+            return True, other
         other = other or bool(_OTHER_KINDS.intersection(kinds) or "article" in kinds)
-    return not other
+    return False, other

@@ -35,7 +35,7 @@ Pure module: no Scrapy imports.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from copy import copy
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,7 +46,15 @@ from structcrawl.core.document import Document
 from structcrawl.visible.prices import find_prices
 from structcrawl.visible.tree import NOT_RENDERED, element_text, hidden, visible_text
 
-__all__ = ["FACTS_MEMO", "LazyVisibleFacts", "VisibleFacts", "canonical", "visible_facts"]
+__all__ = [
+    "FACTS_MEMO",
+    "FACT_NAMES",
+    "LazyVisibleFacts",
+    "VisibleFacts",
+    "canonical",
+    "read_facts",
+    "visible_facts",
+]
 
 #: where a document keeps the facts a worker process read for it (:mod:`structcrawl.visible.wire`)
 FACTS_MEMO = "visible-facts"
@@ -297,10 +305,25 @@ _FACTS: dict[str, Callable[[_Page], Any]] = {
 }
 
 
+#: the names of the facts, in :class:`VisibleFacts` field order
+FACT_NAMES = tuple(_FACTS)
+
+
 def visible_facts(document: Document) -> VisibleFacts:
     """The page's visible facts (see the module docstring)."""
+    return VisibleFacts(**read_facts(document))
+
+
+def read_facts(document: Document, names: Iterable[str] = FACT_NAMES) -> dict[str, Any]:
+    """The page's visible facts ``names`` (all by default; a :class:`VisibleFacts` field
+    each), read now, in that order.
+
+    >>> from structcrawl.core.document import parse_html
+    >>> read_facts(parse_html(b"<title>T</title><h1>Shoe</h1>", "http://a.test/"), ["h1"])
+    {'h1': ['Shoe']}
+    """
     page = _Page(document)
-    return VisibleFacts(**{name: read(page) for name, read in _FACTS.items()})
+    return {name: _FACTS[name](page) for name in names}
 
 
 class LazyVisibleFacts(Mapping[str, Any]):

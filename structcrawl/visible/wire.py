@@ -35,7 +35,7 @@ from typing import Any
 
 from structcrawl.core.document import Document
 from structcrawl.visible.evidence import EVIDENCE_MEMO, Evidence, page_evidence
-from structcrawl.visible.facts import FACTS_MEMO, visible_facts
+from structcrawl.visible.facts import FACT_NAMES, FACTS_MEMO, read_facts
 from structcrawl.visible.grid import GRID_MEMO, GridProduct, grid_products
 from structcrawl.visible.heading import HEADING_MEMO, heading_element
 from structcrawl.visible.oldprices import OLD_PRICES_MEMO, old_prices
@@ -48,15 +48,19 @@ __all__ = ["adopt", "readings"]
 _ELEMENTS = ("price_element", "cards")
 
 
-def readings(document: Document) -> dict[str, Any]:
-    """Every visible reading of ``document``, made in the crawl's order (the record checks',
-    then the resolution's), as JSON-ready data (see the module doc)."""
-    availability = visible_availability(document)
-    facts = dataclasses.asdict(visible_facts(document))
-    old = old_prices(document)
+def readings(document: Document, *, product: bool = True, grid: bool = True) -> dict[str, Any]:
+    """The visible readings of ``document``, made in the crawl's order (the record checks',
+    then the resolution's), as JSON-ready data (see the module doc): the main heading, the
+    product evidence and the facts always; the stock reading, the facts' prices and the old
+    prices with ``product`` (what the checks of a product's or an offer's record and the
+    resolution of its product read); the grid's products with ``grid``. A reading left out is
+    made by the crawl when asked for."""
+    availability = visible_availability(document) if product else None
+    facts = read_facts(document, [n for n in FACT_NAMES if product or n != "prices"])
+    old = old_prices(document) if product else []
     heading = heading_element(document)
     ev = page_evidence(document)
-    grid = grid_products(document, ev.cards, own_price=ev.price is not None)
+    found = grid_products(document, ev.cards, own_price=ev.price is not None) if grid else None
     places = element_places(
         document.root, [heading, ev.price_element, *ev.cards, *(e for _, e in old)]
     )
@@ -65,12 +69,14 @@ def readings(document: Document) -> dict[str, Any]:
     evidence["cards"] = sorted(places[card] for card in ev.cards)
     return {
         "elements": document.index().size,
-        "availability": [availability.sold_out, availability.buy_control],
+        "availability": (
+            [availability.sold_out, availability.buy_control] if availability else None
+        ),
         "facts": facts,
-        "old_prices": [[str(value), places[el]] for value, el in old],
+        "old_prices": [[str(value), places[el]] for value, el in old] if product else None,
         "heading": places.get(heading),
         "evidence": evidence,
-        "grid": [dataclasses.asdict(product) for product in grid],
+        "grid": [dataclasses.asdict(p) for p in found] if found is not None else None,
     }
 
 
@@ -82,7 +88,7 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
     evidence = dict(said["evidence"])
     old = said["old_prices"]
     places = {
-        *(place for _, place in old),
+        *(place for _, place in old or ()),
         *evidence["cards"],
         *(p for p in (said["heading"], evidence["price_element"]) if p is not None),
     }
@@ -92,15 +98,19 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
     cards = frozenset(at[place] for place in evidence["cards"])
     ev = Evidence(**{k: v for k, v in evidence.items() if k not in _ELEMENTS})
     ev.price_element, ev.cards = at.get(evidence["price_element"]), cards
-    grid = tuple(GridProduct(**product) for product in said["grid"])
-    memo = document.memo
-    for key, reading in (  # a reading already made here stays (it is the same)
-        (AVAILABILITY_MEMO, Availability(*said["availability"])),
+    made: list[tuple[str, Any]] = [
         (FACTS_MEMO, said["facts"]),
-        (OLD_PRICES_MEMO, [(Decimal(value), at[place]) for value, place in old]),
         (HEADING_MEMO, (at.get(said["heading"]),)),
         (EVIDENCE_MEMO, ev),
-        (GRID_MEMO, (cards, ev.price is not None, grid)),
-    ):
+    ]
+    if said["availability"] is not None:
+        made.append((AVAILABILITY_MEMO, Availability(*said["availability"])))
+    if old is not None:
+        made.append((OLD_PRICES_MEMO, [(Decimal(value), at[place]) for value, place in old]))
+    if said["grid"] is not None:
+        grid = tuple(GridProduct(**product) for product in said["grid"])
+        made.append((GRID_MEMO, (cards, ev.price is not None, grid)))
+    memo = document.memo
+    for key, reading in made:  # a reading already made here stays (it is the same)
         memo.setdefault(key, reading)
     return True

@@ -21,9 +21,16 @@ READ_PAGE = "structcrawl.workers.page:read_page"
 
 
 def read_page(
-    data: bytes, url: str, content_type: str | None, visible: bool, main_text: bool
+    data: bytes,
+    url: str,
+    content_type: str | None,
+    visible: bool,
+    main_text: bool,
+    product: bool = True,
 ) -> dict[str, Any]:
-    """``{"visible": readings, "main_text": text}``, each where asked for.
+    """``{"visible": readings, "main_text": text}``, each where asked for; ``product``: the
+    visible readings a product's records need (:func:`structcrawl.visible.wire.readings`),
+    else the grid's.
 
     >>> page = b"<h1>Kettle</h1><b>9,90 EUR</b>"
     >>> said = read_page(page, "https://s.example/k", None, True, False)
@@ -35,7 +42,7 @@ def read_page(
     if visible:
         from structcrawl.visible.wire import readings
 
-        said["visible"] = readings(document)
+        said["visible"] = readings(document, product=product, grid=not product)
     if main_text:
         from structcrawl.workers.maintext import document_main_text
 

@@ -14,7 +14,9 @@ pages, and the page is read on another core.
 
 What is sent: the visible page's readings while ``STRUCTCRAWL_VISIBLE_PAGE`` is on, on the
 pages whose checks or resolution may read them (:func:`structcrawl.typed.shown.may_read_visible`:
-all but those whose records make an article, an event or the like and nothing with a price);
+all but those whose records make an article, an event or the like and nothing with a price),
+the stock, prices and old prices only where a record is a product or an offer or has a price
+(:func:`structcrawl.typed.shown.product_records`; else the grid's products: a category page);
 the main text where typed items are built and the resolution may read it
 (:func:`structcrawl.articles.complete.may_read_main_text`).
 
@@ -59,7 +61,7 @@ from structcrawl.core.setting import setting_value
 from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.malloctune import mmap_threshold
 from structcrawl.crawl.pipelines.typeditems import items_wanted
-from structcrawl.typed.shown import may_read_visible
+from structcrawl.typed.shown import may_read_visible, product_records
 from structcrawl.visible.wire import adopt
 from structcrawl.workers.page import READ_PAGE
 from structcrawl.workers.pool import WorkerError, WorkerPool
@@ -141,7 +143,8 @@ class PageWorkPipeline:
         if not isinstance(document, Document) or not isinstance(body, bytes):
             return item
         records = list(adapter.get("records") or [])
-        visible = self.config.visible and may_read_visible(records)
+        product = product_records(records)  # else no stock or prices are read, maybe a grid
+        visible = self.config.visible and (product or may_read_visible(records))
         main_text = (
             self.config.main_text
             and MAIN_TEXT_MEMO not in document.memo
@@ -153,7 +156,7 @@ class PageWorkPipeline:
         if not main_text and pool.waiting() >= WAITING * self.config.workers:
             self.stats.inc_value("structcrawl/workers/busy")  # the page is read here, meanwhile
             return item
-        args = [document.url, _content_type(adapter.get("headers")), visible, main_text]
+        args = [document.url, _content_type(adapter.get("headers")), visible, main_text, product]
         try:
             said = await pool.ask(READ_PAGE, args, body)
         except WorkerError as exc:  # the page's reading raised there: read in process
