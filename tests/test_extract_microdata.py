@@ -175,3 +175,24 @@ def test_property_outside_items_is_a_page_warning():
     assert warning.kind == "warning" and warning.properties == {}
     assert warning.error.code == "microdata-itemprop-outside-item"
     assert "'name'" in warning.error.message
+
+
+def _strings(value):
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, str):
+        yield value
+
+
+def test_a_record_holds_plain_strings_not_ones_that_keep_the_page_s_tree():
+    # lxml's "smart" XPath strings keep their element, and the whole tree with it, alive for
+    # as long as the record (the entity merge keeps raw values for the crawl); they are also
+    # no JSON type to jsonschema-rs
+    page = _PRICE + '<p itemscope itemtype="https://schema.org/Thing"><b itemprop="name">K</b></p>'
+    for mode in ("practical", "strict"):
+        found = [s for rec in extract(page, mode=mode) for s in _strings(rec.to_dict())]
+        assert "K" in found and all(type(s) is str for s in found), mode

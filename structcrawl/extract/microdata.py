@@ -83,7 +83,9 @@ _URL_ATTR = {
 }
 _VALUE_ATTR = {"data": "value", "meter": "value"}
 _URL_ATTRS = frozenset(("href", "src", "data"))
-_string = etree.XPath("string()")
+# plain strings: an lxml "smart" string keeps its element, and so the page's whole tree, alive
+# for as long as the record holding it (the entity merge keeps raw values for the crawl)
+_string = etree.XPath("string()", smart_strings=False)
 # Attribute nodes, then their elements: libxml2 answers //@a far faster than //*[@a].
 _IDS = etree.XPath("//@id")
 _ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")

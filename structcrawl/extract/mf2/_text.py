@@ -41,7 +41,7 @@ _URL_ATTRS: Final = ("href", "src", "cite", "data", "poster", "action", "formact
 _URL_XPATH: Final = etree.XPath(
     ".//*[@href or @src or @cite or @data or @poster or @action or @formaction or @srcset]"
 )
-_STRING_VALUE: Final = etree.XPath("string()")
+_STRING_VALUE: Final = etree.XPath("string()", smart_strings=False)
 _SRCSET_RE: Final = re.compile(r"\s*(\S+?),?(?:\s+([\d.]+[wx]))?\s*(?:,|$)")
 # characters libxml2's HTML parser keeps in attribute values but lxml refuses to set again
 _NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -92,7 +92,7 @@ def text_content(el: etree._Element, img: int = IMG_NONE, base: str = "") -> str
     ``alt`` falling back to ``" " + resolved src + " "``.
     """
     if next(el.iter("script", "style", "template", "img"), None) is None:
-        return str(_STRING_VALUE(el))  # XPath string-value: all descendant text, in C
+        return _STRING_VALUE(el)  # type: ignore[return-value]  # string-value: all text, in C
     parts: list[str] = [el.text or ""]
     stack: list[tuple[etree._Element, Iterator[etree._Element]]] = [(el, iter(el))]
     while stack:
