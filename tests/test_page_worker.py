@@ -92,6 +92,9 @@ def test_the_worker_reads_the_text_the_page_reads_in_process():
     assert said == {"main_text": in_process}  # the worker's own parse of the bytes
 
 
+_PUBLISHED = '<meta property="article:published_time" content="2026-01-02">'
+
+
 @pytest.mark.parametrize(
     ("head", "jsonld", "expected"),
     [
@@ -100,6 +103,9 @@ def test_the_worker_reads_the_text_the_page_reads_in_process():
         ('<meta name="author" content="Ann Lee">', None, True),
         ('<meta property="article:published_time" content="2026-01-02">', None, True),
         ("", {"@context": "https://schema.org", "@type": "Product", "name": "Kettle"}, False),
+        # a shop theme's dates on a product page: its product is the primary item, no text read
+        (_PUBLISHED, {"@context": "https://schema.org", "@type": "Product", "name": "K"}, False),
+        (_PUBLISHED + '<meta property="og:type" content="product">', None, False),
         ("", None, False),
     ],
 )

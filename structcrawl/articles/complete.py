@@ -92,6 +92,7 @@ def complete_articles(
 
 #: the record types an Article item is made of (:data:`structcrawl.entities.kinds.ITEM_TYPES`)
 _ARTICLE_TYPES = ITEM_TYPES["Article"]
+_PRODUCT_TYPES = ITEM_TYPES["Product"]
 #: the fields whose ``<meta>`` or shown value makes a page without items an article
 _SIGNALS = frozenset({"authors", "datePublished"})
 #: Open Graph types that make the page metadata an article (``typed.articlemeta``)
@@ -101,23 +102,28 @@ _OG = frozenset({"article", "blog", "news"})
 def may_read_main_text(records: list[dict[str, Any]], document: Document | None) -> bool:
     """Whether completing the page's articles may read its main text, told before the page
     is resolved from what costs little to read: a record (or a record in one) typed as an
-    article, ``og:type`` article, or an author or publication date in the ``<meta>`` tags. A
-    page that reads it without any of these (a byline shown without markup) reads it when
-    resolved; this only lets a crawl read the text beforehand, beside its event loop."""
+    article, ``og:type`` article, or an author or publication date in the ``<meta>`` tags
+    where no record is a product (a shop's product page often carries its theme's
+    ``article:published_time``; its product is the page's primary item, and the text is read
+    only for a page without one). A page that reads it without any of these (a byline shown
+    without markup) reads it when resolved; this only lets a crawl read the text beforehand,
+    beside its event loop."""
     if document is None:
         return False
+    product = False
     for value in record_dicts(records):
         types = value.get("type")
-        if isinstance(types, list) and _ARTICLE_TYPES.intersection(types):
-            return True
+        if isinstance(types, list):
+            if _ARTICLE_TYPES.intersection(types):
+                return True
+            product = product or bool(_PRODUCT_TYPES.intersection(types))
         properties = value.get("properties")
-        if (
-            isinstance(properties, dict)
-            and value.get("format") == "opengraph"
-            and read_text(properties.get("og:type")) in _OG
-        ):
-            return True
-    return bool(_SIGNALS & set(meta_fallbacks(document)))
+        if isinstance(properties, dict) and value.get("format") == "opengraph":
+            og = read_text(properties.get("og:type"))
+            if og in _OG:
+                return True
+            product = product or (og or "").split(".")[0] == "product"  # product.item too
+    return not product and bool(_SIGNALS & set(meta_fallbacks(document)))
 
 
 def _fallbacks(document: Document | None) -> dict[str, list[MetaValue]]:
