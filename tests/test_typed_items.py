@@ -413,3 +413,60 @@ def test_loose_itemprops_are_those_the_path_selects() -> None:
     path = "//body//*[@itemprop][not(ancestor-or-self::*[@itemscope])]"
     assert _loose_itemprops(doc) == doc.root.xpath(path)
     assert [el.tag for el in _loose_itemprops(doc)] == ["span", "i", "em"]
+
+
+def test_the_url_id_is_searched_only_where_a_product_is_built_from_fallbacks():
+    from structcrawl.core.document import parse_html
+    from structcrawl.extract import extract_payload
+
+    def items_and_memo(body: bytes, url: str) -> tuple[list[dict], dict]:
+        doc = parse_html(body, url)
+        records = [
+            r.to_dict() for r in extract_payload(body, url, "text/html", document=doc).records
+        ]
+        return build_items(records, url, doc), doc.memo
+
+    # a news page whose URL names an id the page repeats: no product, the page not searched
+    article = {"@type": "NewsArticle", "headline": "Pier", "identifier": "4711042"}
+    body = _ld(article) + b"<h1>Pier</h1><p>Story 4711042: the pier reopens.</p>"
+    items, memo = items_and_memo(body, "https://news.example/story/4711042")
+    assert items[0]["type"] == "Article" and "url-id-candidates" not in memo
+    # a product page whose markup names no SKU: the URL's id, repeated on the page, is its SKU
+    offer = {"@type": "Offer", "price": "9.90", "priceCurrency": "EUR"}
+    product = {"@type": "Product", "name": "Kettle", "offers": offer}
+    body = _ld(product) + b'<h1>Kettle</h1><p data-id="4711042">Item 4711042</p>'
+    items, memo = items_and_memo(body, "https://shop.example/p/4711042")
+    assert items[0]["sku"] == "4711042" and items[0]["provenance"]["sku"]["rule"] == "url-id"
+    assert "url-id-candidates" in memo
+
+
+def _ld(data: dict) -> bytes:
+    script = json.dumps({"@context": "https://schema.org", **data})
+    return f'<script type="application/ld+json">{script}</script>'.encode()
+
+
+def test_said_count_counts_what_the_xpath_it_replaced_counts():
+    import re
+
+    from lxml import etree
+
+    from structcrawl.core.document import parse_html
+    from structcrawl.typed.fallbacks import said_count
+
+    xpath = etree.XPath(
+        "count(//text()[contains(., $id)]) + count(//@*[not(name()='href' or name()='src'"
+        " or name()='srcset' or name()='content' or name()='action')][contains(., $id)])"
+    )
+    pages = [folder / "page.html" for folder in CASES]
+    rng = random.Random(7)
+    compared = repeated = 0
+    for page in pages:
+        body = page.read_bytes()
+        root = parse_html(body, "https://shop.example/p").root
+        words = sorted(set(re.findall(rb"[A-Za-z0-9][A-Za-z0-9_-]{2,20}", body)))
+        for word in rng.sample(words, min(12, len(words))):
+            said = said_count(root, word.decode())
+            assert said == int(xpath(root, id=word.decode())), (page.parent.name, word)
+            compared += 1
+            repeated += said >= 2
+    assert compared > 100 and repeated > 10

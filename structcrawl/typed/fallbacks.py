@@ -37,6 +37,7 @@ __all__ = [
     "fallback",
     "itemprop_candidates",
     "meta_candidates",
+    "said_count",
     "shape",
     "url_id_candidates",
 ]
@@ -329,12 +330,35 @@ _ID_PARAMS = frozenset({
 _ID_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{3,30}")
 _ID_TAIL = re.compile(r"(?:^|[-_a-z])(\d{6,})$", re.I)
 _PAGE_SUFFIX = re.compile(r"\.(?:html?|php|aspx?|jsp)$", re.I)
-#: occurrences of a text in the page outside URLs: text (scripts included) and attributes
-#: other than links, sources and meta contents
-_SAID = etree.XPath(
-    "count(//text()[contains(., $id)]) + count(//@*[not(name()='href' or name()='src'"
-    " or name()='srcset' or name()='content' or name()='action')][contains(., $id)])"
-)
+#: attributes whose values are links, sources or meta contents: an id in them is no repeat
+_URL_ATTRIBUTES = frozenset({"href", "src", "srcset", "content", "action"})
+
+
+def said_count(root: etree._Element, text: str) -> int:
+    """How often the page says ``text`` outside URLs: its text nodes (scripts' included) and
+    attribute values (not :data:`_URL_ATTRIBUTES`) that contain it, each once. What the XPath
+    ``count(//text()[contains(., $id)]) + count(//@*[not(name()='href' or ...)][contains(.,
+    $id)])`` counts, in a third of its time on a large page (~2.3 against ~7 ms: libxml2
+    made a string of every attribute's name for each name it compared).
+
+    >>> said_count(etree.fromstring("<p title='A1'>A1 <a href='/A1'>x</a><!--A1-->A1</p>"), "A1")
+    3
+    """
+    count = 0
+    for el in root.iter():
+        tail = el.tail
+        if tail and text in tail:
+            count += 1
+        if not isinstance(el.tag, str):
+            continue  # a comment's or a processing instruction's own content is no text node
+        own = el.text
+        if own and text in own:
+            count += 1
+        for value in el.values():
+            if text in value:  # then which of them, by name
+                count += sum(1 for k, v in el.items() if text in v and k not in _URL_ATTRIBUTES)
+                break
+    return count
 
 
 def _url_ids(url: str) -> list[str]:
@@ -362,9 +386,9 @@ def url_id_candidates(doc: Document) -> list[Candidate]:
         return list(known)
     out: list[Candidate] = []
     for found in _url_ids(doc.url):
-        said = _SAID(doc.root, id=found)
-        if isinstance(said, float) and said >= 2:
-            why = f"the page's URL names it and the page repeats it ({int(said)} times)"
+        said = said_count(doc.root, found)
+        if said >= 2:
+            why = f"the page's URL names it and the page repeats it ({said} times)"
             out = [fallback("sku", found, "url-id", "", doc.url, why)]
             break
     doc.memo["url-id-candidates"] = tuple(out)

@@ -296,12 +296,15 @@ def _build_page(
         if products and not listed and visible
         else []
     )
+
+    def product_extra() -> list[Candidate]:  # the URL id searched only for a product built
+        return [*shown.url_id_fallbacks(fb, document), *overrule]
+
     primary_kind = scored[0][0] if scored else None
     if not listed and not products and shown.is_product_page(records, fb, ev, primary_kind):
-        item, chosen = _build("Product", [], page_url, shown_price, precedence, fb)
+        item, chosen = _build("Product", [], page_url, shown_price, precedence, product_extra())
         if any(k in item for k in ("price", "sku", "name")):
-            item["role"] = "primary"
-            item["canonicalUrl"] = canonical
+            item["role"], item["canonicalUrl"] = "primary", canonical
             add(item, chosen, "Product", [])
     weak = not scored or scored[0][0] in ("Organization", "BreadcrumbList", "Person")
     if not listed and not built and weak and articlemeta.is_article_meta(records):
@@ -315,14 +318,13 @@ def _build_page(
     for kind, group in scored:
         if id(group) in used or (listed and kind == "Product"):
             continue
-        extra = [*fb, *overrule] if (kind == "Product" and not has_primary()) else []
+        extra = product_extra() if (kind == "Product" and not has_primary()) else []
         if kind == "Article" and not has_primary():
             extra = articlemeta.article_meta_candidates(records)
         shows = shown_price if extra else None
         item, chosen = _build(kind, group, page_url, shows, precedence, extra)
         if not has_primary() and kind != "BreadcrumbList" and not (listing and kind != "ItemList"):
-            item["role"] = "primary"
-            item["canonicalUrl"] = canonical
+            item["role"], item["canonicalUrl"] = "primary", canonical
         else:
             item["role"] = "supporting"
         add(item, chosen, kind, group)

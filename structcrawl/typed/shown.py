@@ -41,6 +41,7 @@ __all__ = [
     "product_records",
     "product_fallbacks",
     "stock_overrule",
+    "url_id_fallbacks",
     "visible_candidates",
     "visible_price",
 ]
@@ -188,13 +189,22 @@ def product_fallbacks(
     shown: list[str],
     visible: bool = True,
 ) -> list[Candidate]:
-    """Every generic fallback of the page's product; ``visible``: the visible page's own
+    """Every generic fallback of the page's product but its URL id (:func:`url_id_fallbacks`
+    adds it where a product is built); ``visible``: the visible page's own
     (:func:`visible_candidates`) among them."""
     out = meta_candidates(records) + data_block_candidates(records, shown, ev.heading)
     if doc is not None:
         seen = visible_candidates(ev) if visible else []
-        out += itemprop_candidates(doc) + seen + url_id_candidates(doc)
+        out += itemprop_candidates(doc) + seen
     return out
+
+
+def url_id_fallbacks(fallbacks: list[Candidate], doc: Document | None) -> list[Candidate]:
+    """:func:`product_fallbacks` and, the last of them, the page's URL id
+    (:func:`structcrawl.typed.fallbacks.url_id_candidates`): its search reads every text and
+    attribute of the page (~2 ms a large page), so it is made only for a product built, not
+    for every page resolved."""
+    return [*fallbacks, *url_id_candidates(doc)] if doc is not None else fallbacks
 
 
 def is_product_page(
