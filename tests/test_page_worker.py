@@ -186,12 +186,11 @@ _SHOP = (
 ).encode()
 
 
-@pytest.mark.timeout(120)
-def test_the_visible_page_is_read_in_the_worker_and_the_items_are_the_same():
+def _read_in_a_worker(page: PageItem) -> tuple[Any, PageItem]:
+    """The page through the page-work pipeline (a crawler of its own), its worker stopped
+    after; the crawler and the page, which a worker read."""
     crawler = _crawler()
     pipeline = PageWorkPipeline.from_crawler(crawler)
-    product = {"@context": "https://schema.org", "@type": "Product", "name": "Kettle K1"}
-    page = _page(jsonld=product, body=_SHOP)
 
     async def crawl() -> None:
         await pipeline.process_item(page)
@@ -199,6 +198,13 @@ def test_the_visible_page_is_read_in_the_worker_and_the_items_are_the_same():
 
     asyncio.run(crawl())
     assert crawler.stats.get_value("structcrawl/workers/pages") == 1
+    return crawler, page
+
+
+@pytest.mark.timeout(120)
+def test_the_visible_page_is_read_in_the_worker_and_the_items_are_the_same():
+    product = {"@context": "https://schema.org", "@type": "Product", "name": "Kettle K1"}
+    crawler, page = _read_in_a_worker(_page(jsonld=product, body=_SHOP))
     memo = page.document.memo
     assert memo[EVIDENCE_MEMO].price == "49,90 EUR" and memo[EVIDENCE_MEMO].sku == "K-100"
     assert memo[AVAILABILITY_MEMO].sold_out == "Sold out"
@@ -218,17 +224,8 @@ def test_a_page_without_a_product_record_is_sent_for_less_and_reads_the_rest_its
     """No record is a product or has a price: the worker reads the evidence and the grid, not
     the stock, the prices or the old prices (no check of a product's record reads them); a
     reader that asks all the same reads them in process, as it would have without a worker."""
-    crawler = _crawler()
-    pipeline = PageWorkPipeline.from_crawler(crawler)
     webpage = {"@context": "https://schema.org", "@type": "WebPage", "name": "Kettle K1"}
-    page = _page(jsonld=webpage, body=_SHOP)
-
-    async def crawl() -> None:
-        await pipeline.process_item(page)
-        pipeline.engine_stopped()
-
-    asyncio.run(crawl())
-    assert crawler.stats.get_value("structcrawl/workers/pages") == 1
+    crawler, page = _read_in_a_worker(_page(jsonld=webpage, body=_SHOP))
     memo = page.document.memo
     assert memo[EVIDENCE_MEMO].price == "49,90 EUR"
     assert GRID_MEMO in memo  # a category page's products, read there
