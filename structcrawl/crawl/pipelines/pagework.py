@@ -76,10 +76,12 @@ GIVE_UP = 3
 #: cores share the work, and few parsed pages wait in memory: ~3 MB of tree for a 700 KB page).
 #: The crawl's thread is the busier one: a page the worker reads costs the crawl nothing more,
 #: though the worker's reading costs more (it parses again), so the worker is kept fed. On the
-#: large product pages (docs/speed.md) 3 beat 2 in every round (scrapy crawl site +6%,
-#: structcrawl crawl +4%; the trees +3 and +6 MB); 4 gained a little more, but `structcrawl
-#: crawl`'s tree then passed 300 MB; 8 and more gained nothing
-WAITING = 3
+#: large product pages (docs/speed.md) 3 beat 2 in every round; 4 gained a little more, but
+#: `structcrawl crawl`'s tree then passed 300 MB, until the records stopped holding their
+#: pages' trees (plain strings from microdata): 4 then beat 3 in 10 of 12 pairs of two runs,
+#: one tied (pages/s +4 to +12% `scrapy crawl site`, +1 to +7% `structcrawl crawl`), the trees
+#: 3-5 MB larger (`structcrawl crawl` at 283-284 MB); 8 and more gained nothing
+WAITING = 4
 
 
 @dataclass(frozen=True, slots=True)
