@@ -28,9 +28,18 @@ URI = "s3://feeds/crawl/pages.jsonl"
 
 
 def _lines(folder: Path) -> int:
-    """Complete lines in the spool files of ``folder`` (while the crawl writes them)."""
-    files = folder.glob("structcrawl-spool-*") if folder.is_dir() else ()
-    return sum(f.read_bytes().count(b"\n") for f in files if not f.name.endswith(".json"))
+    """Complete lines in the spool files of ``folder`` (while the crawl writes them; a file
+    renamed between the listing and its reading, a partial spool completed, is counted at its
+    new name at the next look)."""
+    count = 0
+    for spool in folder.glob("structcrawl-spool-*") if folder.is_dir() else ():
+        if spool.name.endswith(".json"):
+            continue
+        try:
+            count += spool.read_bytes().count(b"\n")
+        except FileNotFoundError:
+            continue
+    return count
 
 
 def _killed(cmd: list[str], when) -> None:
