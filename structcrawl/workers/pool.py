@@ -50,12 +50,12 @@ class _Worker:
         self.loop = loop
         self.pending: deque[asyncio.Future[bytes]] = deque()  # asked, not answered, in order
         self.gone: str | None = None
-        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._outbox: queue.SimpleQueue[tuple[bytes, ...] | None] = queue.SimpleQueue()
         for target in (self._write, self._read):
             threading.Thread(target=target, name=f"worker-{self.proc.pid}", daemon=True).start()
 
-    def ask(self, data: bytes) -> asyncio.Future[bytes]:
-        """The answer to ``data``, to come (called on the event loop)."""
+    def ask(self, data: tuple[bytes, ...]) -> asyncio.Future[bytes]:
+        """The answer to the frame of ``data``'s parts, to come (called on the event loop)."""
         future: asyncio.Future[bytes] = self.loop.create_future()
         if self.gone is not None:
             future.set_exception(WorkerGone(self.gone))
@@ -68,7 +68,7 @@ class _Worker:
         stdin = cast(IO[bytes], self.proc.stdin)
         while (data := self._outbox.get()) is not None:
             try:
-                write_frame(stdin, data)  # type: ignore[arg-type]
+                write_frame(stdin, *data)  # type: ignore[arg-type]
             except OSError:  # it is gone: the reader sees its output end
                 break
         try:

@@ -44,19 +44,24 @@ def read_frame(stream: BinaryIO) -> bytes | None:
     return data if len(data) == size else None
 
 
-def write_frame(stream: BinaryIO, data: bytes) -> None:
-    stream.write(len(data).to_bytes(HEADER, "big") + data)
+def write_frame(stream: BinaryIO, *parts: bytes) -> None:
+    """One frame of ``parts`` joined, written part by part: no frame holding a copy of a page's
+    bytes is built (the crawl built one for each page on its thread, ~0.3 ms a large page)."""
+    stream.write(sum(map(len, parts)).to_bytes(HEADER, "big"))
+    for part in parts:
+        stream.write(part)
     stream.flush()
 
 
-def request(call: str, args: list[Any], data: bytes) -> bytes:
-    """A request's frame (see the module doc).
+def request(call: str, args: list[Any], data: bytes) -> tuple[bytes, bytes]:
+    """A request's frame (see the module doc) in two parts, its header and ``data``, for
+    :func:`write_frame`.
 
-    >>> request("m:f", [1], b"<p>")
+    >>> b"".join(request("m:f", [1], b"<p>"))
     b'\\x00\\x00\\x00\\n["m:f", 1]<p>'
     """
     header = json.dumps([call, *args]).encode()
-    return len(header).to_bytes(_CALL_HEADER, "big") + header + data
+    return len(header).to_bytes(_CALL_HEADER, "big") + header, data
 
 
 def _answer(frame: bytes, functions: dict[str, Callable[..., Any]]) -> bytes:
