@@ -32,6 +32,7 @@ from structcrawl.visible.facts import FACTS_MEMO, LazyVisibleFacts
 from structcrawl.visible.grid import GRID_MEMO
 from structcrawl.visible.oldprices import OLD_PRICES_MEMO, old_prices
 from structcrawl.visible.stock import AVAILABILITY_MEMO, visible_availability
+from structcrawl.visible.tree import element_at
 from structcrawl.visible.wire import adopt, readings
 from structcrawl.workers.maintext import html_main_text
 from structcrawl.workers.page import READ_PAGE, read_page
@@ -245,7 +246,9 @@ def test_the_readings_a_product_needs_are_made_only_where_asked():
     full = readings(doc)
     less = readings(parse_html(_SHOP, URL), product=False, grid=False)
     assert full["availability"] == ["Sold out", "Add to cart"]
-    assert full["old_prices"] == [["59.90", 7]] and full["grid"] == []
+    ((value, path),) = full["old_prices"]  # the struck price, said by its path
+    assert value == "59.90" and element_at(doc.root, path) is old_prices(doc)[0][1]
+    assert full["grid"] == []
     assert full["facts"]["prices"] == ["59,90 EUR", "49,90 EUR"]
     assert less["availability"] is None and less["old_prices"] is None and less["grid"] is None
     assert less["facts"] == {k: v for k, v in full["facts"].items() if k != "prices"}
@@ -257,9 +260,10 @@ def test_a_reading_of_another_tree_is_not_adopted():
     other = parse_html(_SHOP.replace(b"<p>Sold out</p>", b""), URL)
     assert not adopt(other, said)
     assert other.memo == {}
-    beyond = {**said, "evidence": {**said["evidence"], "price_element": said["elements"]}}
+    beyond = {**said, "evidence": {**said["evidence"], "price_element": [1, 99]}}
     same = parse_html(_SHOP, URL)
     assert not adopt(same, beyond)  # as many elements, but not that one
+    assert same.memo == {}
     assert same.memo == {}
     assert adopt(same, said)
 

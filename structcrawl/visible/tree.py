@@ -33,9 +33,10 @@ __all__ = [
     "NOT_RENDERED",
     "REGIONS",
     "bodies",
+    "element_at",
+    "element_path",
     "element_places",
     "element_text",
-    "elements_at",
     "hidden",
     "is_control",
     "region_of",
@@ -252,21 +253,38 @@ def element_places(
     return places
 
 
-def elements_at(root: etree._Element, places: set[int]) -> dict[int, etree._Element]:
-    """The elements at ``places`` among ``root``'s elements in document order (the inverse of
-    :func:`element_places`; found in one pass, stopped at the last place; a place past the
-    tree's end has none).
+def element_path(root: etree._Element, el: etree._Element) -> list[int] | None:
+    """Where ``el`` is under ``root``: the place of it and of each of its ancestors among their
+    parent's children (comments and processing instructions counted, as ``parent[i]`` counts
+    them), from the top; None where ``el`` is not under ``root``. Found from the element up,
+    not by a walk of the tree.
 
-    >>> root = etree.fromstring("<html><body><p>a</p><b>b</b></body></html>")
-    >>> {place: el.tag for place, el in elements_at(root, {0, 3, 9}).items()}
-    {0: 'html', 3: 'b'}
+    >>> root = etree.fromstring("<html><body><!-- c --><p>a</p><b>b</b></body></html>")
+    >>> element_path(root, root.find(".//b")), element_path(root, root)
+    ([0, 2], [])
     """
-    found: dict[int, etree._Element] = {}
-    if places:
-        last = max(places)
-        for place, el in enumerate(root.iter(etree.Element)):
-            if place in places:
-                found[place] = el
-                if place == last:
-                    break
-    return found
+    path: list[int] = []
+    while el is not root:
+        parent = el.getparent()
+        if parent is None:
+            return None
+        path.append(parent.index(el))
+        el = parent
+    path.reverse()
+    return path
+
+
+def element_at(root: etree._Element, path: list[int]) -> etree._Element | None:
+    """The element at ``path`` under ``root`` (the inverse of :func:`element_path`), or None
+    where the tree has no element there (no such place, or a comment).
+
+    >>> root = etree.fromstring("<html><body><!-- c --><p>a</p><b>b</b></body></html>")
+    >>> element_at(root, [0, 2]).tag, element_at(root, [0, 5]), element_at(root, [0, 0])
+    ('b', None, None)
+    """
+    el = root
+    for place in path:
+        if not 0 <= place < len(el):
+            return None
+        el = el[place]
+    return el if isinstance(el.tag, str) else None

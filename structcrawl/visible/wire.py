@@ -13,9 +13,11 @@ finds its reading instead of making it:
 * the product evidence (:func:`structcrawl.visible.evidence.page_evidence`) and the products
   of the page's grid (:func:`structcrawl.visible.grid.grid_products`).
 
-Elements are said by their place among the tree's elements in document order: the same bytes
-parse to the same tree (:func:`structcrawl.core.document.parse_html`), and a page whose tree
-has another number of elements is not adopted (its readers then read it themselves).
+Elements are said by their path from the root (:func:`~structcrawl.visible.tree.element_path`:
+each one's place among its parent's children, found from the element up, and found again by
+descending, without a walk of the tree): the same bytes parse to the same tree
+(:func:`structcrawl.core.document.parse_html`), and a page whose tree has another number of
+elements, or no element at a path, is not adopted (its readers then read it themselves).
 
 >>> from structcrawl.core.document import parse_html
 >>> body = b'<h1>Kettle</h1><p class="price">49,90 EUR</p><button>Add to cart</button>'
@@ -40,7 +42,7 @@ from structcrawl.visible.grid import GRID_MEMO, GridProduct, grid_products
 from structcrawl.visible.heading import HEADING_MEMO, heading_element
 from structcrawl.visible.oldprices import OLD_PRICES_MEMO, old_prices
 from structcrawl.visible.stock import AVAILABILITY_MEMO, Availability, visible_availability
-from structcrawl.visible.tree import element_places, elements_at
+from structcrawl.visible.tree import element_at, element_path
 
 __all__ = ["adopt", "readings"]
 
@@ -61,20 +63,23 @@ def readings(document: Document, *, product: bool = True, grid: bool = True) -> 
     heading = heading_element(document)
     ev = page_evidence(document)
     found = grid_products(document, ev.cards, own_price=ev.price is not None) if grid else None
-    places = element_places(
-        document.root, [heading, ev.price_element, *ev.cards, *(e for _, e in old)]
-    )
+    root = document.root
+    paths = {
+        el: element_path(root, el)
+        for el in (heading, ev.price_element, *ev.cards, *(e for _, e in old))
+        if el is not None
+    }
     evidence = {f.name: getattr(ev, f.name) for f in dataclasses.fields(ev)}
-    evidence["price_element"] = places.get(ev.price_element)
-    evidence["cards"] = sorted(places[card] for card in ev.cards)
+    evidence["price_element"] = paths.get(ev.price_element)
+    evidence["cards"] = sorted(paths[card] for card in ev.cards)
     return {
         "elements": document.index().size,
         "availability": (
             [availability.sold_out, availability.buy_control] if availability else None
         ),
         "facts": facts,
-        "old_prices": [[str(value), places[el]] for value, el in old] if product else None,
-        "heading": places.get(heading),
+        "old_prices": [[str(value), paths[el]] for value, el in old] if product else None,
+        "heading": paths.get(heading),
         "evidence": evidence,
         "grid": [dataclasses.asdict(p) for p in found] if found is not None else None,
     }
@@ -87,26 +92,30 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
         return False
     evidence = dict(said["evidence"])
     old = said["old_prices"]
-    places = {
-        *(place for _, place in old or ()),
+    paths = [
+        *(path for _, path in old or ()),
         *evidence["cards"],
         *(p for p in (said["heading"], evidence["price_element"]) if p is not None),
-    }
-    at = elements_at(document.root, places)
-    if len(at) != len(places):  # a place the tree does not have: another tree after all
+    ]
+    at = {tuple(path): element_at(document.root, path) for path in paths}
+    if None in at.values():  # a place the tree does not have: another tree after all
         return False
-    cards = frozenset(at[place] for place in evidence["cards"])
+
+    def element(path: list[int] | None) -> Any:
+        return None if path is None else at[tuple(path)]
+
+    cards = frozenset(element(path) for path in evidence["cards"])
     ev = Evidence(**{k: v for k, v in evidence.items() if k not in _ELEMENTS})
-    ev.price_element, ev.cards = at.get(evidence["price_element"]), cards
+    ev.price_element, ev.cards = element(evidence["price_element"]), cards
     made: list[tuple[str, Any]] = [
         (FACTS_MEMO, said["facts"]),
-        (HEADING_MEMO, (at.get(said["heading"]),)),
+        (HEADING_MEMO, (element(said["heading"]),)),
         (EVIDENCE_MEMO, ev),
     ]
     if said["availability"] is not None:
         made.append((AVAILABILITY_MEMO, Availability(*said["availability"])))
     if old is not None:
-        made.append((OLD_PRICES_MEMO, [(Decimal(value), at[place]) for value, place in old]))
+        made.append((OLD_PRICES_MEMO, [(Decimal(value), element(path)) for value, path in old]))
     if said["grid"] is not None:
         grid = tuple(GridProduct(**product) for product in said["grid"])
         made.append((GRID_MEMO, (cards, ev.price is not None, grid)))
