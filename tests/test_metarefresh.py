@@ -11,7 +11,7 @@ from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from structcrawl.crawl.middlewares import HeadMetaRefreshMiddleware, head_text
+from structcrawl.crawl.middlewares import HeadMetaRefreshMiddleware, head_text, may_refresh
 
 URL = "https://shop.example/p/lamp"
 REFRESH = '<meta http-equiv="Refresh" content="0; url=/p/lamp-2">'
@@ -45,10 +45,13 @@ def test_the_head_text_of_arbitrary_bytes_is_what_scrapy_reads():
 
 
 def both(text: str) -> tuple[object, object]:
+    return both_for(response(text))
+
+
+def both_for(page: HtmlResponse) -> tuple[object, object]:
     crawler = get_crawler(settings_dict={})
     ours = HeadMetaRefreshMiddleware.from_crawler(crawler)
     scrapys = MetaRefreshMiddleware.from_crawler(crawler)
-    page = response(text)
     return ours.process_response(Request(URL), page), scrapys.process_response(Request(URL), page)
 
 
@@ -65,3 +68,31 @@ def test_a_large_page_without_a_refresh_goes_on_and_one_after_the_head_is_not_re
     late = f"<html><body>{FILLER}{REFRESH}</body></html>"  # beyond the 4,096 characters
     ours, scrapys = both(late)
     assert isinstance(ours, HtmlResponse) and isinstance(scrapys, HtmlResponse)
+
+
+def test_a_page_without_a_declared_encoding_is_searched_as_bytes_not_decoded():
+    # no charset in the header, no BOM, no <meta>: Scrapy would decode the whole body to
+    # infer one (and keep the text with the response)
+    plain = response(f"<html><head><title>Lamp</title></head><body>{FILLER}</body></html>",
+                     header=False)  # fmt: skip
+    crawler = get_crawler(settings_dict={})
+    ours = HeadMetaRefreshMiddleware.from_crawler(crawler).process_response(Request(URL), plain)
+    assert ours is plain and plain._cached_ubody is None  # gone on, never decoded
+    assert (
+        MetaRefreshMiddleware.from_crawler(crawler).process_response(Request(URL), plain) is plain
+    )
+    shouting = response(f"<html><head>{REFRESH.upper()}</head>{FILLER}", "cp1252", header=False)
+    ours, scrapys = both_for(shouting)
+    assert isinstance(ours, Request) and isinstance(scrapys, Request) and ours.url == scrapys.url
+
+
+def test_the_bytes_search_says_what_the_text_would():
+    rng = random.Random(6)
+    words = [b"refresh", b"REFRESH", b"Refresh", b"refr\xc3\xa9sh", b"ref\x00resh"]
+    for _ in range(60):
+        body = bytearray(rng.randrange(256) for _ in range(rng.choice([300, 5000, 20000])))
+        if rng.random() < 0.8:
+            at = rng.randrange(len(body))
+            body[at:at] = rng.choice(words)
+        page = HtmlResponse(URL, body=bytes(body), headers={"Content-Type": "text/html"})
+        assert may_refresh(page) == ("refresh" in page.text[:4096].lower())

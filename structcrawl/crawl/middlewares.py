@@ -22,7 +22,8 @@
   reads a ``<meta http-equiv="refresh">`` in the first 4,096 characters of the text, but
   decodes the whole body for them (1.5 ms of a 700 KB page). A page whose first 4,096
   characters do not hold the word ``refresh`` (which w3lib's reading needs) goes on at once;
-  any other goes through Scrapy's middleware as before.
+  any other goes through Scrapy's middleware as before. A page that declares no encoding is
+  searched as bytes (:func:`may_refresh`), not decoded whole to infer one.
 
 Stats: ``structcrawl/retry/delayed``, ``structcrawl/retry/delay_ms`` (total wait),
 ``structcrawl/retry/retry_after/honoured``, ``structcrawl/retry/retry_after/too_long``,
@@ -61,6 +62,8 @@ __all__ = [
     "RedirectOffsite",
     "ResponseTooLarge",
     "TooManyRedirects",
+    "head_text",
+    "may_refresh",
     "offsite_filtered",
 ]
 
@@ -291,6 +294,28 @@ def head_text(response: HtmlResponse, chars: int = _REFRESH_CHARS) -> str:
     return response.text[:chars]
 
 
+def may_refresh(response: HtmlResponse, chars: int = _REFRESH_CHARS) -> bool:
+    """Whether ``response.text[:chars]`` holds ``refresh`` in any case (:func:`head_text`).
+
+    A page that declares no encoding (header, BOM, ``<meta>``) is searched as bytes first, in
+    its first ``4 * chars``: Scrapy would decode it whole to infer an encoding, and the one it
+    infers is ASCII, UTF-8 or cp1252, each of which writes an ASCII word as the same bytes (no
+    byte of a multi-byte UTF-8 character is ASCII; a byte that decodes to nothing becomes
+    U+FFFD), in at most four bytes a character; and no other character lowercases to the
+    word's letters. Where the bytes hold no ``refresh``, the text cannot.
+
+    >>> from scrapy.http import HtmlResponse
+    >>> page = HtmlResponse("https://s.example/", body=b"<p>" + "\u00e9".encode() * 9000)
+    >>> may_refresh(page), page._cached_ubody is None  # not decoded
+    (False, True)
+    """
+    declared = getattr(response, "_declared_encoding", None)  # Scrapy's TextResponse
+    if callable(declared) and declared() is None:
+        if b"refresh" not in response.body[: 4 * chars].lower():
+            return False
+    return "refresh" in head_text(response, chars).lower()
+
+
 class HeadMetaRefreshMiddleware(MetaRefreshMiddleware):
     """Scrapy's ``MetaRefreshMiddleware``, ruling a refresh out from the head of the page
     (see the module doc)."""
@@ -299,6 +324,6 @@ class HeadMetaRefreshMiddleware(MetaRefreshMiddleware):
     def process_response(  # type: ignore[override]
         self, request: Request, response: Response
     ) -> Request | Response:
-        if isinstance(response, HtmlResponse) and "refresh" not in head_text(response).lower():
+        if isinstance(response, HtmlResponse) and not may_refresh(response):
             return response  # w3lib reads a refresh only from a tag whose attributes say so
         return super().process_response(request, response)
