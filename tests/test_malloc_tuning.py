@@ -72,12 +72,12 @@ def test_the_page_workers_start_with_the_crawls_threshold():
     pipeline = PageWorkPipeline.from_crawler(crawler)
 
     async def started() -> bytes:
-        pool = pipeline._workers()
+        pool = pipeline.workers._workers()
         try:
             await pool.ask("structcrawl.workers.page:read_page", ["u", None, True, False], b"x")
             (worker,) = pool.workers
             return Path(f"/proc/{worker.proc.pid}/environ").read_bytes()
         finally:
-            pipeline.engine_stopped()
+            pipeline.workers.engine_stopped()
 
     assert f"{MMAP_THRESHOLD_ENV}=262144".encode() in asyncio.run(started()).split(b"\0")

@@ -24,7 +24,8 @@ from structcrawl.articles.body import MAIN_TEXT_MEMO, main_text, page_html
 from structcrawl.articles.complete import may_read_main_text
 from structcrawl.core.document import parse_html
 from structcrawl.crawl.items import PageItem
-from structcrawl.crawl.pipelines.pagework import GIVE_UP, WAITING, PageWorkPipeline
+from structcrawl.crawl.pageworkers import GIVE_UP, WAITING
+from structcrawl.crawl.pipelines.pagework import PageWorkPipeline
 from structcrawl.crawl.pipelines.typeditems import TypedItemsPipeline
 from structcrawl.extract import extract_payload
 from structcrawl.visible.evidence import EVIDENCE_MEMO
@@ -145,10 +146,10 @@ def test_the_crawl_reads_it_in_a_worker_and_the_items_are_the_same():
 
     async def crawl() -> None:
         await pipeline.process_item(page)
-        pool = pipeline._pool
+        pool = pipeline.workers._pool
         assert pool is not None
         (worker,) = pool.workers
-        pipeline.engine_stopped()
+        pipeline.workers.engine_stopped()
         assert worker.proc.poll() is not None  # stopped with the engine
 
     asyncio.run(crawl())
@@ -170,7 +171,7 @@ def test_a_page_that_may_not_read_it_is_left_alone():
     product = {"@context": "https://schema.org", "@type": "Product", "name": "Kettle"}
     page = _page(jsonld=product)
     asyncio.run(pipeline.process_item(page))
-    assert pipeline._pool is None  # no worker started for it
+    assert pipeline.workers._pool is None  # no worker started for it
     assert MAIN_TEXT_MEMO not in page.document.memo
 
 
@@ -195,7 +196,7 @@ def _read_in_a_worker(page: PageItem) -> tuple[Any, PageItem]:
 
     async def crawl() -> None:
         await pipeline.process_item(page)
-        pipeline.engine_stopped()
+        pipeline.workers.engine_stopped()
 
     asyncio.run(crawl())
     assert crawler.stats.get_value("structcrawl/workers/pages") == 1
@@ -294,7 +295,7 @@ def test_a_failed_worker_leaves_the_text_to_the_process(caplog):
     crawler = _crawler()
     pipeline = PageWorkPipeline.from_crawler(crawler)
     broken = _Broken()
-    pipeline._pool = broken  # type: ignore[assignment]
+    pipeline.workers._pool = broken  # type: ignore[assignment]
     data = {"@context": "https://schema.org", "@type": "Article", "headline": "The pier"}
     pages = [_page(jsonld=data) for _ in range(GIVE_UP + 1)]
     for page in pages:
@@ -312,13 +313,15 @@ def test_one_worker_lost_with_several_pages_is_one_failure_not_three(caplog):
     crawler = _crawler()
     pipeline = PageWorkPipeline.from_crawler(crawler)
     broken = _Broken(per_worker=GIVE_UP + 1)
-    pipeline._pool = broken  # type: ignore[assignment]
+    pipeline.workers._pool = broken  # type: ignore[assignment]
     data = {"@context": "https://schema.org", "@type": "Article", "headline": "The pier"}
     for _ in range(GIVE_UP + 1):
         asyncio.run(pipeline.process_item(_page(jsonld=data)))
     assert crawler.stats.get_value("structcrawl/workers/failed") == GIVE_UP + 1
     assert sum("page worker failed" in r.getMessage() for r in caplog.records) == 1
-    assert not broken.closed and pipeline._failures < GIVE_UP  # a new worker takes the next pages
+    assert (
+        not broken.closed and pipeline.workers._failures < GIVE_UP
+    )  # a new worker takes the next pages
 
 
 @pytest.mark.timeout(60)
@@ -474,7 +477,7 @@ def test_a_page_is_read_in_process_while_the_workers_are_busy():
     pipeline = PageWorkPipeline.from_crawler(crawler)
     product = {"@context": "https://schema.org", "@type": "Product", "name": "Kettle K1"}
     busy = _Busy(WAITING)
-    pipeline._pool = busy  # type: ignore[assignment]
+    pipeline.workers._pool = busy  # type: ignore[assignment]
     page = _page(jsonld=product, body=_SHOP)
     asyncio.run(pipeline.process_item(page))
     assert busy.asked == 0 and crawler.stats.get_value("structcrawl/workers/busy") == 1

@@ -451,7 +451,7 @@ def test_said_count_counts_what_the_xpath_it_replaced_counts():
     from lxml import etree
 
     from structcrawl.core.document import parse_html
-    from structcrawl.typed.fallbacks import said_count
+    from structcrawl.typed.urlid import said_count
 
     xpath = etree.XPath(
         "count(//text()[contains(., $id)]) + count(//@*[not(name()='href' or name()='src'"

@@ -38,14 +38,21 @@ from structcrawl.articles.body import (
 from structcrawl.articles.meta import MetaValue, meta_fallbacks
 from structcrawl.articles.people import clean_byline, graph_names
 from structcrawl.articles.shown import shown_fallbacks
-from structcrawl.core.document import Document
+from structcrawl.core.document import Document, page_language
 from structcrawl.core.readers import record_dicts
 from structcrawl.core.readers import text as read_text
 from structcrawl.core.values import is_record, values_of
 from structcrawl.entities.kinds import ITEM_TYPES
 from structcrawl.normalize.dates import normalize_date
 
-__all__ = ["BOOKKEEPING", "complete_articles", "is_empty", "may_read_main_text"]
+__all__ = [
+    "ARTICLE_META_MEMO",
+    "BOOKKEEPING",
+    "article_meta",
+    "complete_articles",
+    "is_empty",
+    "may_read_main_text",
+]
 
 #: Item keys that are not fields of the thing (an item with only these says nothing).
 BOOKKEEPING = frozenset(
@@ -123,7 +130,20 @@ def may_read_main_text(records: list[dict[str, Any]], document: Document | None)
             if og in _OG:
                 return True
             product = product or (og or "").split(".")[0] == "product"  # product.item too
-    return not product and bool(_SIGNALS & set(meta_fallbacks(document)))
+    return not product and article_meta(document)
+
+
+#: where a document keeps whether its meta tags say it is an article (:func:`article_meta`)
+ARTICLE_META_MEMO = "article-meta"
+
+
+def article_meta(document: Document) -> bool:
+    """Whether the page's meta tags give an article's author or publication date (kept on
+    its memo)."""
+    memo = document.memo
+    if ARTICLE_META_MEMO not in memo:
+        memo[ARTICLE_META_MEMO] = bool(_SIGNALS & set(meta_fallbacks(document)))
+    return memo[ARTICLE_META_MEMO]  # type: ignore[no-any-return]
 
 
 def _fallbacks(document: Document | None) -> dict[str, list[MetaValue]]:
@@ -243,7 +263,7 @@ def _set(item: dict[str, Any], field: str, value: Any, followed: dict[str, str])
 def _language(item: dict[str, Any], document: Document | None) -> str | None:
     lang = item.get("inLanguage")
     if not lang and document is not None:
-        lang = document.root.get("lang")
+        lang = page_language(document)
     return str(lang).split("-")[0].lower() if lang else None
 
 

@@ -34,7 +34,10 @@ from lxml import etree
 
 from structcrawl.core.document import Document
 
-__all__ = ["FIELDS", "MetaValue", "meta_fallbacks"]
+__all__ = ["FIELDS", "META_MEMO", "MetaValue", "meta_fallbacks"]
+
+#: where a document keeps its meta tags' fallbacks (:func:`meta_fallbacks`)
+META_MEMO = "meta-fallbacks"
 
 FIELDS: dict[str, tuple[str, ...]] = {
     "authors": (
@@ -74,7 +77,15 @@ def _key(el: etree._Element) -> str | None:
 
 def meta_fallbacks(document: Document) -> dict[str, list[MetaValue]]:
     """Per field, the values of its best-ranked key that the page's meta tags carry (several
-    for keys written once per author); a field no tag gives is absent."""
+    for keys written once per author); a field no tag gives is absent. Read once per
+    document (kept on its memo)."""
+    known = document.memo.get(META_MEMO)
+    if known is None:
+        known = document.memo[META_MEMO] = _meta_fallbacks(document)
+    return {field: list(values) for field, values in known.items()}
+
+
+def _meta_fallbacks(document: Document) -> dict[str, list[MetaValue]]:
     by_key: dict[str, list[MetaValue]] = {}
     for el in document.index().named("meta"):
         key = _key(el)

@@ -30,7 +30,10 @@ from structcrawl.articles.meta import MetaValue
 from structcrawl.articles.people import clean_byline
 from structcrawl.core.document import Document
 
-__all__ = ["shown_byline", "shown_dates", "shown_fallbacks", "shown_headline"]
+__all__ = ["SHOWN_MEMO", "shown_byline", "shown_dates", "shown_fallbacks", "shown_headline"]
+
+#: where a document keeps what its visible page gives (:func:`shown_fallbacks`)
+SHOWN_MEMO = "shown-fallbacks"
 
 _AUTHOR_CLASS = re.compile(r"(?:^|[\s_-])(?:author|byline|autor|auteur|autore)(?:$|[\s_-])", re.I)
 _PUBLISHED = re.compile(r"publish|posted|entry-date|post-date|pubdate|date-pub", re.I)
@@ -63,6 +66,9 @@ def _names(text: str) -> list[str]:
 def shown_byline(document: Document) -> list[MetaValue]:
     """The byline the page shows (one value: its text as written), ``[]`` when none reads as
     names."""
+    known = document.memo.get(SHOWN_MEMO)
+    if known is not None:  # what shown_fallbacks read (its authors are this byline)
+        return list(known.get("authors", ()))
     index = document.index()
     for el in index.having("rel"):
         if el.tag == "a" and "author" in (el.get("rel") or "").lower().split():
@@ -115,12 +121,16 @@ def shown_headline(document: Document) -> list[MetaValue]:
 
 def shown_fallbacks(document: Document) -> dict[str, list[MetaValue]]:
     """Every field the visible page gives (byline, dates, headline), keyed like
-    :func:`~structcrawl.articles.meta.meta_fallbacks`."""
-    out = dict(shown_dates(document))
-    for field, found in (
-        ("authors", shown_byline(document)),
-        ("headline", shown_headline(document)),
-    ):
-        if found:
-            out[field] = found
-    return out
+    :func:`~structcrawl.articles.meta.meta_fallbacks`; read once per document, kept on its
+    memo)."""
+    known = document.memo.get(SHOWN_MEMO)
+    if known is None:
+        known = dict(shown_dates(document))
+        for field, found in (
+            ("authors", shown_byline(document)),
+            ("headline", shown_headline(document)),
+        ):
+            if found:
+                known[field] = found
+        document.memo[SHOWN_MEMO] = known
+    return {field: list(values) for field, values in known.items()}

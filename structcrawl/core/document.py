@@ -46,11 +46,13 @@ from structcrawl.core._paths import ElementPaths
 from structcrawl.core.limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
+    "LANGUAGE_MEMO",
     "PARSED_META",
     "Document",
     "absolute_as_written",
     "ElementIndex",
     "ElementPaths",
+    "page_language",
     "parse_html",
     "resolve_base",
 ]
@@ -60,6 +62,9 @@ __all__ = [
 PARSED_META = "structcrawl_parsed"
 
 _SAFE_BASE_SCHEMES = frozenset({"http", "https", "file", ""})
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+#: where a document keeps its language (:func:`page_language`)
+LANGUAGE_MEMO = "language"
 
 
 _PARSER = html_parser()
@@ -156,6 +161,20 @@ class Document:
                     pass  # not a usable reference: kept as written
             self._resolved[value] = resolved
         return resolved
+
+
+def page_language(document: Document) -> str | None:
+    """The page's ``<html lang>`` (or ``xml:lang``), stripped; kept on its memo.
+
+    >>> page_language(parse_html(b'<html lang=" de-AT "><p>x', "https://a.test/"))
+    'de-AT'
+    """
+    memo = document.memo
+    if LANGUAGE_MEMO not in memo:
+        root = document.root
+        lang = root.get("lang") or root.get(_XML_LANG)
+        memo[LANGUAGE_MEMO] = (lang.strip() or None) if isinstance(lang, str) else None
+    return memo[LANGUAGE_MEMO]  # type: ignore[no-any-return]
 
 
 def _bounded_body(body: bytes | str, limits: Limits) -> tuple[bytes | str, list[tuple[str, str]]]:

@@ -11,7 +11,21 @@ from w3lib.url import safe_url_string
 from structcrawl.core.document import Document
 from structcrawl.core.hosts import host_match_length
 
-__all__ = ["ROBOTS_DIRECTIVES", "LinkRules", "page_links", "robots_directives"]
+__all__ = [
+    "LINKS_MEMO",
+    "ROBOTS_DIRECTIVES",
+    "ROBOTS_MEMO",
+    "LinkRules",
+    "link_hrefs",
+    "meta_robots",
+    "page_links",
+    "robots_directives",
+]
+
+#: where a document keeps its links' hrefs (:func:`link_hrefs`)
+LINKS_MEMO = "link-hrefs"
+#: where a document keeps its meta robots directives (:func:`meta_robots`)
+ROBOTS_MEMO = "meta-robots"
 
 _FOLLOW_SCHEMES = frozenset({"http", "https"})
 _CACHE_SIZE = 100_000
@@ -75,17 +89,31 @@ def page_links(doc: Document, rules: LinkRules) -> Iterator[str]:
     """Absolute, safe-encoded URLs of ``<a href>``/``<area href>`` links to follow, each once
     per page, fragment dropped."""
     seen: set[str] = set()
-    hrefs: set[str] = set()
     base = doc.base_url
-    for el in doc.root.iter("a", "area"):
-        href = el.get("href")
-        if not href or href in hrefs:
-            continue
-        hrefs.add(href)
+    for href in link_hrefs(doc):
         url = rules.follow(base, href)
         if url is not None and url not in seen:
             seen.add(url)
             yield url
+
+
+def link_hrefs(doc: Document) -> list[str]:
+    """The ``href`` of the page's ``<a>`` and ``<area>`` elements, each once, in document
+    order, as written (kept on its memo).
+
+    >>> from structcrawl.core.document import parse_html
+    >>> link_hrefs(parse_html(b'<a href="/a">1</a><area href="/b"><a href="/a">2</a><a>3</a>', "http://a.test/"))
+    ['/a', '/b']
+    """
+    memo = doc.memo
+    if LINKS_MEMO not in memo:
+        hrefs: dict[str, None] = {}  # a dict keeps the first of each in order
+        for el in doc.root.iter("a", "area"):
+            href = el.get("href")
+            if href:
+                hrefs[href] = None
+        memo[LINKS_MEMO] = list(hrefs)
+    return memo[LINKS_MEMO]  # type: ignore[no-any-return]
 
 
 #: Robots directives structcrawl acts on (``none`` means ``noindex, nofollow``).
@@ -128,8 +156,19 @@ def robots_directives(doc: Document | None, header_values: Iterable[str | bytes]
         text = value.decode("latin-1") if isinstance(value, bytes) else value
         found.update(_directives(text))
     if doc is not None:
+        found.update(meta_robots(doc))
+    return sorted(found)
+
+
+def meta_robots(doc: Document) -> list[str]:
+    """The directives of the page's ``<meta name="robots">`` (and ``name="structcrawl"``),
+    sorted (kept on its memo)."""
+    memo = doc.memo
+    if ROBOTS_MEMO not in memo:
+        found: set[str] = set()
         for el in doc.index().named("meta"):  # the page's one shared walk
             name = (el.get("name") or "").strip().lower()
             if name in ("robots", "structcrawl"):
                 found.update(_directives(el.get("content") or ""))
-    return sorted(found)
+        memo[ROBOTS_MEMO] = sorted(found)
+    return memo[ROBOTS_MEMO]  # type: ignore[no-any-return]

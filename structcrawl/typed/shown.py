@@ -23,12 +23,12 @@ from structcrawl.typed.fallbacks import (
     itemprop_candidates,
     meta_candidates,
     shape,
-    url_id_candidates,
 )
 from structcrawl.typed.fields import Candidate
+from structcrawl.typed.urlid import url_id_candidates
 from structcrawl.visible.evidence import Evidence
 from structcrawl.visible.grid import GridProduct
-from structcrawl.visible.oldprices import old_amounts, old_amounts_near
+from structcrawl.visible.oldprices import old_amounts, old_beside_price
 from structcrawl.visible.prices import amount, sign_currency
 from structcrawl.visible.stock import BUYABLE, visible_availability
 
@@ -201,7 +201,7 @@ def product_fallbacks(
 
 def url_id_fallbacks(fallbacks: list[Candidate], doc: Document | None) -> list[Candidate]:
     """:func:`product_fallbacks` and, the last of them, the page's URL id
-    (:func:`structcrawl.typed.fallbacks.url_id_candidates`): its search reads every text and
+    (:func:`structcrawl.typed.urlid.url_id_candidates`): its search reads every text and
     attribute of the page (~2 ms a large page), so it is made only for a product built, not
     for every page resolved."""
     return [*fallbacks, *url_id_candidates(doc)] if doc is not None else fallbacks
@@ -267,13 +267,13 @@ def price_overrule(document: Document | None, ev: Evidence) -> list[Candidate]:
     in the current price's own price box
     (:func:`structcrawl.visible.oldprices.old_amounts_near`); the markup's value stays a
     conflict."""
-    if document is None or not ev.price or ev.price_element is None:
+    if document is None or not ev.price:
         return []
     current = visible_price(ev)
     now = amount(current) if current is not None else None
     if now is None:
         return []
-    stale = {a for a in old_amounts_near(document, ev.price_element) if a > now}
+    stale = {a for a in old_beside_price(document, ev.price_element) if a > now}
     if not stale:
         return []
     return [

@@ -34,7 +34,10 @@ from structcrawl.validate.vocabulary import Vocabulary
 from structcrawl.visible.compare import agrees
 from structcrawl.visible.tree import rendered
 
-__all__ = ["article_subjects", "check_authors", "markup_authors"]
+__all__ = ["BY_LINE_MEMO", "article_subjects", "by_line", "check_authors", "markup_authors"]
+
+#: where a document keeps its unmarked "By <name>" line (:func:`by_line`)
+BY_LINE_MEMO = "by-line"
 
 _BY = re.compile(r"^(?:by|von|par|por|di|door|av|af)\s+\S", re.I)
 _BY_TAGS = ("p", "span", "div", "address", "li", "small", "strong", "em", "a")
@@ -56,9 +59,17 @@ def _person(name: str) -> bool:
     return 2 <= len(words) <= 5 and not re.search(r"\d", name) and name[:1].isupper()
 
 
-def _by_line(document: Document) -> tuple[str, str]:
+def by_line(document: Document) -> tuple[str, str]:
     """``(text, element path)`` of the first short visible text that reads "By <name>" when the
-    page marks no byline (``<p>By John Smith, staff writer</p>``); ``("", "")`` without one."""
+    page marks no byline (``<p>By John Smith, staff writer</p>``); ``("", "")`` without one.
+    Read once per document (kept on its memo)."""
+    known = document.memo.get(BY_LINE_MEMO)
+    if known is None:
+        known = document.memo[BY_LINE_MEMO] = _by_line(document)
+    return known[0], known[1]
+
+
+def _by_line(document: Document) -> tuple[str, str]:
     body = document.root.find("body")
     for el in body.iter(*_BY_TAGS) if body is not None else ():
         if not _BY.match((el.text or "").lstrip()):  # its own text begins "By ..."
@@ -110,7 +121,7 @@ def check_authors(record: dict[str, Any], document: Document | None) -> list[dic
     if not names:
         return []
     byline = shown_byline(document)
-    shown, element = (byline[0].value, byline[0].path) if byline else _by_line(document)
+    shown, element = (byline[0].value, byline[0].path) if byline else by_line(document)
     if not any(map(_person, clean_byline(shown))):
         return []  # no byline, or one that names no person ("Features", "Anton692 um 21:02")
     if any(agrees(name, shown) for name in names):

@@ -25,7 +25,7 @@ from structcrawl.core.readers import is_old_price_spec
 from structcrawl.core.records import short_schema_name
 from structcrawl.validate.visible import offer_prices
 from structcrawl.visible.evidence import page_evidence
-from structcrawl.visible.oldprices import old_amounts, old_amounts_near
+from structcrawl.visible.oldprices import old_amounts, old_beside_price
 from structcrawl.visible.prices import amount
 
 __all__ = ["check_old_price"]
@@ -57,9 +57,9 @@ def check_old_price(record: dict[str, Any], document: Document) -> list[dict[str
         return []
     ev = page_evidence(document)
     now = amount(ev.price) if ev.price else None
-    if now is None or ev.price_element is None:
+    if now is None:
         return []
-    beside = old_amounts_near(document, ev.price_element)
+    beside = old_beside_price(document, ev.price_element)
     return [
         {
             "field": path,

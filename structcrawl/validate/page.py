@@ -29,13 +29,11 @@ from structcrawl.validate.oldprice import check_old_price
 from structcrawl.validate.syntaxes import syntax_conflicts
 from structcrawl.validate.validator import Validator
 from structcrawl.validate.visible import FactsLike, VisibleFacts, check_visible
-from structcrawl.visible.prices import find_prices
-from structcrawl.visible.tree import rendered
+from structcrawl.visible.prices import text_prices
 
 __all__ = ["PagePrices", "check_page", "retrieval_time"]
 
 _PRODUCT_TYPES = frozenset({"Product", "Offer", "AggregateOffer"})
-_MAX_TEXT_PRICES = 50
 
 
 def retrieval_time(value: Any) -> datetime | None:
@@ -74,25 +72,6 @@ def _product_subjects(records: list[dict[str, Any]], validator: Validator) -> li
     return found if len(names - {None}) <= 1 else []
 
 
-def _visible_pieces(root: Any) -> list[str]:
-    """The visible text of ``root`` piece by piece (each element's own text and each tail
-    apart: ``<b>K1</b>€5`` is not read as ``K1€5``), hidden and non-rendered subtrees left out."""
-    pieces: list[str] = []
-    stack = [root]
-    while stack:
-        el = stack.pop()
-        if not rendered(el):
-            continue
-        if el.text and el.text.strip():
-            pieces.append(el.text)
-        children = list(el)
-        for child in children:
-            if child.tail and child.tail.strip():
-                pieces.append(child.tail)
-        stack.extend(reversed(children))
-    return pieces
-
-
 class PagePrices(Mapping[str, Any]):
     """The page's visible facts, where no price container shows a price: the prices of the
     body's visible text instead (read the first time a record's price is compared), so an
@@ -120,9 +99,7 @@ class PagePrices(Mapping[str, Any]):
         if self._prices is None:
             shown = self._get("prices") or []
             if not shown:
-                body = self._document.root.find("body")
-                texts = _visible_pieces(body) if body is not None else []
-                shown = [p for text in texts for p in find_prices(text)][:_MAX_TEXT_PRICES]
+                shown = text_prices(self._document)
             self._prices = list(shown)
         return self._prices
 

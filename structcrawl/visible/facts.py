@@ -47,6 +47,7 @@ from structcrawl.visible.prices import find_prices
 from structcrawl.visible.tree import NOT_RENDERED, element_text, hidden, visible_text
 
 __all__ = [
+    "CANONICAL_MEMO",
     "FACTS_MEMO",
     "FACT_NAMES",
     "LazyVisibleFacts",
@@ -58,6 +59,8 @@ __all__ = [
 
 #: where a document keeps the facts a worker process read for it (:mod:`structcrawl.visible.wire`)
 FACTS_MEMO = "visible-facts"
+#: where a document keeps its canonical URL (:func:`canonical`)
+CANONICAL_MEMO = "canonical"
 
 
 _PRICE_WORD = re.compile(r"(?:^|[-_\s])prices?(?:$|[-_\s])", re.I)
@@ -203,13 +206,18 @@ def _canonical(page: _Page) -> str | None:
 
 
 def canonical(document: Document) -> str | None:
-    """The first ``<link rel="canonical" href>``, resolved against the document base."""
-    for link in document.root.iter("link"):
-        rels = [t.lower() for t in _tokens(link.get("rel"))]
-        href = (link.get("href") or "").strip()
-        if "canonical" in rels and href:
-            return document.resolve(href)
-    return None
+    """The first ``<link rel="canonical" href>``, resolved against the document base (kept
+    on its memo)."""
+    memo = document.memo
+    if CANONICAL_MEMO not in memo:
+        memo[CANONICAL_MEMO] = None
+        for link in document.root.iter("link"):
+            rels = [t.lower() for t in _tokens(link.get("rel"))]
+            href = (link.get("href") or "").strip()
+            if "canonical" in rels and href:
+                memo[CANONICAL_MEMO] = document.resolve(href)
+                break
+    return memo[CANONICAL_MEMO]  # type: ignore[no-any-return]
 
 
 def _add(values: list[str], value: str) -> None:

@@ -139,13 +139,13 @@ def grid_products(
     the page shows a price outside the cards; its grid is then its listing only where it is
     the page's main content (:func:`_is_main`). Read once per document for the same cards
     (kept on its memo, where a worker process may have put it:
-    :mod:`structcrawl.visible.wire`)."""
-    grid = _main_grid(cards)
-    if not grid:
-        return []
+    :mod:`structcrawl.visible.wire`, with the cards it found)."""
     known = doc.memo.get(GRID_MEMO)
     if known is not None and known[0] == cards and known[1] == own_price:
         return list(known[2])
+    grid = _main_grid(cards)
+    if not grid:
+        return []
     out = _grid_products(doc, grid, own_price)
     doc.memo[GRID_MEMO] = (cards, own_price, tuple(out))
     return out

@@ -14,10 +14,12 @@ from structcrawl.core.document import Document
 from structcrawl.core.readers import text
 from structcrawl.visible.tree import NOT_RENDERED, bodies, hidden, region_of
 
-__all__ = ["HEADING_MEMO", "heading_element", "heading_text", "page_heading"]
+__all__ = ["HEADING_MEMO", "PAGE_HEADING_MEMO", "heading_element", "heading_text", "page_heading"]
 
 #: where a document keeps its main heading once found: ``(element or None,)``
 HEADING_MEMO = "heading-element"
+#: where a document keeps its main heading's text (:func:`page_heading`)
+PAGE_HEADING_MEMO = "page-heading"
 
 _WORD = re.compile(r"\w+")
 
@@ -132,8 +134,11 @@ def _title_twin(document: Document, titles: list[str]) -> etree._Element | None:
 def page_heading(document: Document) -> str | None:
     """The page's main heading, as the product evidence reads it
     (:func:`structcrawl.visible.evidence.page_evidence`), at a fraction of its cost (what the
-    resolution needs before it knows whether it needs the rest)."""
-    return heading_text(heading_element(document))
+    resolution needs before it knows whether it needs the rest; kept on its memo)."""
+    memo = document.memo
+    if PAGE_HEADING_MEMO not in memo:
+        memo[PAGE_HEADING_MEMO] = heading_text(heading_element(document))
+    return memo[PAGE_HEADING_MEMO]  # type: ignore[no-any-return]
 
 
 def heading_text(el: etree._Element | None) -> str | None:

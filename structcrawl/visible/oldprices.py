@@ -31,10 +31,22 @@ from structcrawl.visible.prices import amount, price_texts
 from structcrawl.visible.tree import rendered
 from structcrawl.visible.words import STRUCK
 
-__all__ = ["OLD_PRICES_MEMO", "old_amounts", "old_amounts_near", "old_prices"]
+__all__ = [
+    "OLD_AMOUNTS_MEMO",
+    "OLD_BESIDE_PRICE_MEMO",
+    "OLD_PRICES_MEMO",
+    "old_amounts",
+    "old_amounts_near",
+    "old_beside_price",
+    "old_prices",
+]
 
 #: where a document keeps its old prices once read (here or by a worker process)
 OLD_PRICES_MEMO = "old-prices"
+#: where a page read in another process keeps their amounts (its elements are not at hand)
+OLD_AMOUNTS_MEMO = "old-amounts"
+#: where a document keeps the old prices shown beside its price (:func:`old_beside_price`)
+OLD_BESIDE_PRICE_MEMO = "old-beside-price"
 
 #: class words of an element holding the old price of a sale (narrower than the words
 #: the evidence skips: a shipping or related-product price is no old price of this one; a
@@ -108,7 +120,23 @@ def old_prices(document: Document) -> list[tuple[Decimal, etree._Element]]:
 
 def old_amounts(document: Document) -> frozenset[Decimal]:
     """Every amount the page shows as an old price (see the module doc)."""
-    return frozenset(value for value, _ in old_prices(document))
+    known = document.memo.get(OLD_AMOUNTS_MEMO)
+    if known is None:
+        known = document.memo[OLD_AMOUNTS_MEMO] = frozenset(v for v, _ in old_prices(document))
+    return known  # type: ignore[no-any-return]
+
+
+def old_beside_price(
+    document: Document, price_element: etree._Element | None
+) -> frozenset[Decimal]:
+    """The old prices shown beside the page's current price, ``price_element`` (the visible
+    page's, :attr:`structcrawl.visible.evidence.Evidence.price_element`; none beside no
+    element): :func:`old_amounts_near`, read once per document, kept on its memo."""
+    known = document.memo.get(OLD_BESIDE_PRICE_MEMO)
+    if known is None:
+        known = frozenset() if price_element is None else old_amounts_near(document, price_element)
+        document.memo[OLD_BESIDE_PRICE_MEMO] = known
+    return known  # type: ignore[no-any-return]
 
 
 def old_amounts_near(

@@ -24,9 +24,22 @@ from price_parser import Price
 
 from structcrawl.core.currency import sign_currency
 from structcrawl.core.document import Document
+from structcrawl.visible.tree import rendered
 from structcrawl.visible.words import KRONA_PRICE
 
-__all__ = ["amount", "declared_currency", "find_prices", "price_texts", "sign_currency"]
+__all__ = [
+    "TEXT_PRICES_MEMO",
+    "amount",
+    "declared_currency",
+    "find_prices",
+    "price_texts",
+    "sign_currency",
+    "text_prices",
+]
+
+#: where a document keeps the prices of its body's visible text (:func:`text_prices`)
+TEXT_PRICES_MEMO = "text-prices"
+_MAX_TEXT_PRICES = 50
 
 # a code may touch its amount ("EUR219.99", "219.99EUR") but not another word
 _CODE = (
@@ -124,3 +137,35 @@ def declared_currency(document: Document) -> str | None:
         and _ISO_CODE.fullmatch(value := (el.get("value") or "").strip().upper())
     }
     return codes.pop() if len(codes) == 1 else None
+
+
+def text_prices(document: Document) -> list[str]:
+    """The prices written in the body's visible text, piece by piece (at most 50; kept on
+    its memo): what a record's price is compared with where no price container shows one
+    (:class:`structcrawl.validate.page.PagePrices`)."""
+    known = document.memo.get(TEXT_PRICES_MEMO)
+    if known is None:
+        body = document.root.find("body")
+        texts = _visible_pieces(body) if body is not None else []
+        known = [p for text in texts for p in find_prices(text)][:_MAX_TEXT_PRICES]
+        document.memo[TEXT_PRICES_MEMO] = known
+    return list(known)
+
+
+def _visible_pieces(root: Any) -> list[str]:
+    """The visible text of ``root`` piece by piece (each element's own text and each tail
+    apart: ``<b>K1</b>€5`` is not read as ``K1€5``), hidden and non-rendered subtrees left out."""
+    pieces: list[str] = []
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        if not rendered(el):
+            continue
+        if el.text and el.text.strip():
+            pieces.append(el.text)
+        children = list(el)
+        for child in children:
+            if child.tail and child.tail.strip():
+                pieces.append(child.tail)
+        stack.extend(reversed(children))
+    return pieces

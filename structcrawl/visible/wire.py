@@ -39,8 +39,19 @@ from structcrawl.core.document import Document
 from structcrawl.visible.evidence import EVIDENCE_MEMO, Evidence, page_evidence
 from structcrawl.visible.facts import FACT_NAMES, FACTS_MEMO, read_facts
 from structcrawl.visible.grid import GRID_MEMO, GridProduct, grid_products
-from structcrawl.visible.heading import HEADING_MEMO, heading_element
-from structcrawl.visible.oldprices import OLD_PRICES_MEMO, old_prices
+from structcrawl.visible.heading import (
+    HEADING_MEMO,
+    PAGE_HEADING_MEMO,
+    heading_element,
+    page_heading,
+)
+from structcrawl.visible.oldprices import (
+    OLD_BESIDE_PRICE_MEMO,
+    OLD_PRICES_MEMO,
+    old_beside_price,
+    old_prices,
+)
+from structcrawl.visible.prices import TEXT_PRICES_MEMO, text_prices
 from structcrawl.visible.stock import AVAILABILITY_MEMO, Availability, visible_availability
 from structcrawl.visible.tree import element_at, element_path
 
@@ -79,7 +90,15 @@ def readings(document: Document, *, product: bool = True, grid: bool = True) -> 
         ),
         "facts": facts,
         "old_prices": [[str(value), paths[el]] for value, el in old] if product else None,
+        "beside_price": (
+            [str(v) for v in sorted(old_beside_price(document, ev.price_element))]
+            if product
+            else None
+        ),
         "heading": paths.get(heading),
+        "page_heading": page_heading(document),
+        # where no price container shows a price: the prices of the body's text instead
+        "text_prices": text_prices(document) if product and not facts.get("prices") else None,
         "evidence": evidence,
         "grid": [dataclasses.asdict(p) for p in found] if found is not None else None,
     }
@@ -116,10 +135,26 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
         made.append((AVAILABILITY_MEMO, Availability(*said["availability"])))
     if old is not None:
         made.append((OLD_PRICES_MEMO, [(Decimal(value), element(path)) for value, path in old]))
+    _put(document, made, said, cards, ev)
+    return True
+
+
+def _put(
+    document: Document,
+    made: list[tuple[str, Any]],
+    said: dict[str, Any],
+    cards: frozenset[Any],
+    ev: Evidence,
+) -> None:
+    if "page_heading" in said:
+        made.append((PAGE_HEADING_MEMO, said["page_heading"]))
+    if said.get("text_prices") is not None:
+        made.append((TEXT_PRICES_MEMO, said["text_prices"]))
+    if said.get("beside_price") is not None:
+        made.append((OLD_BESIDE_PRICE_MEMO, frozenset(map(Decimal, said["beside_price"]))))
     if said["grid"] is not None:
         grid = tuple(GridProduct(**product) for product in said["grid"])
         made.append((GRID_MEMO, (cards, ev.price is not None, grid)))
     memo = document.memo
     for key, reading in made:  # a reading already made here stays (it is the same)
         memo.setdefault(key, reading)
-    return True

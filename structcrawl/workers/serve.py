@@ -5,10 +5,10 @@ many bytes.
 A request names a pure function of the crawl's code and its arguments: a frame of 4 bytes of
 header length, the header (JSON: ``["module:function", *args]``) and the raw bytes of the page
 (not escaped into JSON). The answer is JSON: ``[true, result]`` where the function returned
-``function(data, *args)``, ``[false, "Error: message"]`` where it raised (the worker goes on
-with the next request). A function's module is imported on its first request, so a worker
-asked only for main texts never imports the visible page's readers, nor one asked only for
-those trafilatura.
+``function(data, *args)``, ``[false, "Error: message"]`` where it raised or returned what JSON
+cannot carry (the worker goes on with the next request). A function's module is imported on
+its first request, so a worker asked only for main texts never imports the visible page's
+readers, nor one asked only for those trafilatura.
 
 It imports nothing of Scrapy or the crawl (~50 MB with its readers), ignores Ctrl-C (the crawl
 stops it), and ends when its input ends: when the crawl closes it, or dies. Its errors go to
@@ -73,10 +73,11 @@ def _answer(frame: bytes, functions: dict[str, Callable[..., Any]]) -> bytes:
             module, _, name = call.partition(":")
             function = functions[call] = getattr(importlib.import_module(module), name)
         result = function(frame[_CALL_HEADER + size :], *args)
+        # allow_nan: a record's float as JSON-LD wrote it (NaN, Infinity) is carried as is
+        return json.dumps([True, result]).encode()
     except Exception as exc:  # said back to the crawl, which does the work itself
         logger.error("%s failed", call, exc_info=True)
         return json.dumps([False, f"{type(exc).__name__}: {exc}"]).encode()
-    return json.dumps([True, result]).encode()
 
 
 def main() -> int:

@@ -13,21 +13,15 @@ from itemadapter import ItemAdapter
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-from structcrawl.core.bounded import apply_budget
 from structcrawl.core.records import Record, error_record
 from structcrawl.crawl.config import ExtractConfig
-from structcrawl.extract import extract_payload
-from structcrawl.extract.options import ExtractOptions
+from structcrawl.extract.pagerecords import PARSER, page_extraction
 from structcrawl.render.network import network_records
 
 __all__ = ["ExtractionPipeline", "page_records"]
 
-_PARSER = "structcrawl.pipelines.extraction"  # a stable parser id (records keep it)
 
-
-def page_records(
-    adapter: ItemAdapter, syntaxes: tuple[str, ...], options: ExtractOptions | None = None
-) -> tuple[str | None, list[Record]]:
+def page_records(adapter: ItemAdapter, config: ExtractConfig) -> tuple[str | None, list[Record]]:
     """``(payload_kind, records)`` for one page item: fetch failures, HTTP errors and pages
     without data each end as a record saying so."""
     url = adapter.get("final_url") or adapter["url"]
@@ -39,7 +33,7 @@ def page_records(
                 format="page",
                 code=fetch_error.get("code", "fetch-failed"),
                 message=fetch_error.get("message", ""),
-                parser=_PARSER,
+                parser=PARSER,
             )
         ]
     status = adapter.get("status")
@@ -50,34 +44,19 @@ def page_records(
                 format="page",
                 code=f"http-{status}",
                 message=f"HTTP status {status}",
-                parser=_PARSER,
+                parser=PARSER,
             )
         ]
-    result = extract_payload(
+    network = adapter.get("network") if "network" in adapter.field_names() else None
+    return page_extraction(
         adapter.get("body") or b"",
         url,
         adapter.get("content_type"),
-        syntaxes=syntaxes,
+        config,
         document=adapter.get("document"),
-        options=options,
-    )
-    records = result.records
-    if "network" in adapter.field_names() and adapter.get("network"):
         # JSON responses the page fetched while it was rendered (structcrawl.render)
-        records = [*records, *network_records(adapter["network"], page_url=url)]
-    if all(r.kind == "warning" for r in records):  # warnings alone carry no data
-        records = [
-            *records,
-            error_record(
-                source_url=url,
-                format="page",
-                kind="skip",
-                code="no-records",
-                message=f"{result.payload_kind} page without structured data",
-                parser=_PARSER,
-            ),
-        ]
-    return result.payload_kind, records
+        more=network_records(network, page_url=url) if network else (),
+    )
 
 
 class ExtractionPipeline:
@@ -97,22 +76,20 @@ class ExtractionPipeline:
         adapter = ItemAdapter(item)
         if "records" not in adapter.field_names():
             return item
-        kind, records = page_records(adapter, self.config.syntaxes, self.config.options)
-        url = adapter.get("final_url") or adapter["url"]
-        records = apply_budget(records, self.config.budget, source_url=url, parser=_PARSER)
+        kind, records = page_records(adapter, self.config)
+        dicts = [rec.to_dict() for rec in records]
         if kind is not None:
             adapter["payload_kind"] = kind
             self.stats.inc_value(f"structcrawl/extract/payload/{kind}")
         fetch = item.page_info() if hasattr(item, "page_info") else {}
         out = []
         counts: Counter[str] = Counter()  # one stats update per key and page, not per record
-        for rec in records:
-            counts[f"structcrawl/extract/{rec.kind}/{rec.format}"] += 1
-            if rec.error is not None:
-                counts[f"structcrawl/extract/error_code/{rec.error.code}"] += 1
-            for label in rec.repairs:
+        for data in dicts:
+            counts[f"structcrawl/extract/{data['kind']}/{data['format']}"] += 1
+            if data["error"] is not None:
+                counts[f"structcrawl/extract/error_code/{data['error']['code']}"] += 1
+            for label in data["repairs"]:
                 counts[f"structcrawl/extract/repair/{label}"] += 1
-            data = rec.to_dict()
             data["provenance"]["fetch"] = fetch
             out.append(data)
         inc = self.stats.inc_value

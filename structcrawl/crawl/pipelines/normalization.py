@@ -17,13 +17,12 @@ from itemadapter import ItemAdapter
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
+from structcrawl.core.document import Document, page_language
 from structcrawl.crawl.config import NormalizeConfig, RulesConfig
 from structcrawl.normalize import NormalizeContext, normalize_record
 from structcrawl.rules import RuleSet, load_rules
 
 __all__ = ["NormalizationPipeline", "page_context"]
-
-_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 
 
 def _host(url: str) -> str | None:
@@ -34,11 +33,7 @@ def _host(url: str) -> str | None:
 
 
 def _language(document: Any) -> str | None:
-    root = getattr(document, "root", None)
-    if root is None:
-        return None
-    lang = root.get("lang") or root.get(_XML_LANG)
-    return (lang.strip() or None) if isinstance(lang, str) else None
+    return page_language(document) if isinstance(document, Document) else None
 
 
 def page_context(

@@ -19,6 +19,7 @@ from itemadapter import ItemAdapter
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
+from structcrawl.core.document import Document
 from structcrawl.crawl.config import RulesConfig
 from structcrawl.rules import RuleSet, load_rules, run_rules
 from structcrawl.visible.facts import LazyVisibleFacts
@@ -44,7 +45,7 @@ class SelectorPipeline:
         adapter = ItemAdapter(item)
         fields = adapter.field_names()
         document = adapter.get("document")
-        if "records" not in fields or document is None or not hasattr(document, "root"):
+        if "records" not in fields or not isinstance(document, Document):
             return item
         if "visible" in fields:
             # read from the page only when something asks (a check, the pages feed)
