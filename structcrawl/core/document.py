@@ -49,6 +49,7 @@ __all__ = [
     "LANGUAGE_MEMO",
     "PARSED_META",
     "Document",
+    "LazyDocument",
     "absolute_as_written",
     "ElementIndex",
     "ElementPaths",
@@ -292,3 +293,79 @@ def parse_html(
         problems=problems,
         _index=index,
     )
+
+
+_TREE = Document.__dict__["root"]  # the slot that holds a Document's tree
+
+
+class LazyDocument(Document):
+    """A page read in another process (:mod:`structcrawl.pageread.whole`): what its readers
+    ask is on its :attr:`memo` and in :attr:`reading`, and its tree is parsed from its bytes,
+    as :func:`parse_html` parses them, only when something asks for it (``on_parse`` is then
+    called: the crawl counts such pages). ``url``, ``base_url``, ``encoding`` and ``problems``
+    are the other process's, from the same function on the same bytes.
+
+    >>> doc = LazyDocument("https://a.test/", "https://a.test/", b"<p>x</p>", None)
+    >>> doc.parsed, doc.root.findtext(".//p"), doc.parsed
+    (False, 'x', True)
+    """
+
+    __slots__ = ("_body", "_content_type", "_on_parse", "reading")
+
+    def __init__(
+        self,
+        url: str,
+        base_url: str,
+        body: bytes,
+        content_type: str | None,
+        *,
+        encoding: str = "utf-8",
+        problems: list[tuple[str, str]] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        reading: Any = None,
+        on_parse: Any = None,
+    ) -> None:
+        Document.__init__(
+            self,
+            url,
+            base_url,
+            None,
+            encoding,
+            limits,
+            list(problems or []),  # type: ignore[arg-type]
+        )
+        self._body = body
+        self._content_type = content_type
+        self._on_parse = on_parse
+        #: what the other process read of the page (:class:`structcrawl.pageread.whole.Reading`)
+        self.reading = reading
+
+    @property  # type: ignore[override]
+    def root(self) -> etree._Element:
+        tree = _TREE.__get__(self)
+        return self._parse() if tree is None else tree
+
+    @root.setter
+    def root(self, value: etree._Element) -> None:
+        _TREE.__set__(self, value)
+
+    def __repr__(self) -> str:  # not the dataclass's, which would show (and so parse) the tree
+        return f"LazyDocument(url={self.url!r}, parsed={self.parsed})"
+
+    @property
+    def parsed(self) -> bool:
+        """Whether the tree was asked for (and parsed here)."""
+        return _TREE.__get__(self) is not None
+
+    def index(self) -> ElementIndex:
+        if self._index is None:
+            self._parse()
+        return super().index()
+
+    def _parse(self) -> etree._Element:
+        doc = parse_html(self._body, self.url, content_type=self._content_type, limits=self.limits)
+        _TREE.__set__(self, doc.root)
+        self._index = doc.index()
+        if self._on_parse is not None:
+            self._on_parse()
+        return doc.root

@@ -348,9 +348,12 @@ DEFAULTS.update(
         ),
         "STRUCTCRAWL_PAGE_WORKERS": Setting(
             1,
-            "Worker processes that read each page's visible page and article main text beside "
-            "the crawl's event loop, on another core, started with the first page (50-75 MB "
-            "each at its peak on large pages; docs/speed.md); 0 = read in the crawl's process.",
+            "Worker processes beside the crawl's event loop, on another core, started with the "
+            "first page: each HTML page is read whole there (parsed once, judged, its records "
+            "extracted, its visible page and an article's main text read) before the crawl "
+            "parses it, which it then does only for a reader the worker did not answer; a page "
+            "that comes while they are busy is parsed in the crawl (50-75 MB each at its peak "
+            "on large pages; docs/speed.md); 0 = every page read in the crawl's process.",
         ),
         "STRUCTCRAWL_ARTICLE_BODY_WORKERS": Setting(
             None,

@@ -1,6 +1,17 @@
-"""The crawl's page worker processes (``STRUCTCRAWL_PAGE_WORKERS``), which the page work
-pipeline has read what a page needs beside the crawl's event loop
+"""The crawl's page worker processes (``STRUCTCRAWL_PAGE_WORKERS``), shared by the download
+handler, which has each HTML page read whole by a worker before the crawl parses it, and the
+page work pipeline, which has a worker read what a page parsed here still needs
 (:mod:`structcrawl.crawl.pipelines.pagework`).
+
+:class:`WholeReads` is the download handler's page reader (:mod:`structcrawl.render.pagereads`):
+each 2xx HTML page the handler judges is sent to a worker (:mod:`structcrawl.pageread.whole`),
+whose answer gives the render judgement and a page not parsed here
+(:class:`~structcrawl.core.document.LazyDocument`) that the spider and the pipelines read. A
+page is judged and parsed in the handler as before while the workers are busy, or where they
+failed. Stats: ``structcrawl/workers/whole`` (pages read whole by a worker),
+``/workers/whole_busy`` (parsed in the handler while the workers were busy),
+``/workers/parsed_anyway`` (read whole, and parsed here all the same for a reader the worker
+did not answer).
 
 One :class:`PageWorkers` per crawler (:meth:`PageWorkers.of`). Its pool starts with the first
 page and stops with the engine; a worker whose crawl was killed ends with it
@@ -15,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -23,12 +35,18 @@ from scrapy.crawler import Crawler
 from scrapy.settings import BaseSettings
 
 from structcrawl.core.allocator import MMAP_THRESHOLD_ENV
+from structcrawl.core.document import LazyDocument
+from structcrawl.core.payload import classify
 from structcrawl.core.setting import setting_value
 from structcrawl.crawl.config import DEFAULTS
 from structcrawl.crawl.malloctune import mmap_threshold
+from structcrawl.extract.config import ExtractConfig
+from structcrawl.pageread.whole import READ_WHOLE, Reading, reading_document
+from structcrawl.render.pagereads import register_reader
+from structcrawl.render.routing import ShellVerdict
 from structcrawl.workers.pool import WorkerError, WorkerPool
 
-__all__ = ["GIVE_UP", "WAITING", "PageWorkConfig", "PageWorkers"]
+__all__ = ["GIVE_UP", "WAITING", "PageWorkConfig", "PageWorkers", "WholeReads"]
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +103,7 @@ class PageWorkers:
         self._failures = 0  # workers lost so far, as last said in the log (GIVE_UP: given up)
         self.given_up = False  # every page read in process from now on
         crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
+        register_reader(crawler, WholeReads(crawler, self))  # each page read whole first
 
     @classmethod
     def of(cls, crawler: Crawler) -> PageWorkers | None:
@@ -146,3 +165,48 @@ class PageWorkers:
     def engine_stopped(self) -> None:
         self.given_up = True
         self._shutdown()
+
+
+class WholeReads:
+    """The download handler's page reader: each page read whole by a worker (module doc)."""
+
+    def __init__(self, crawler: Crawler, workers: PageWorkers):
+        self.stats = crawler.stats
+        self._workers = workers
+        config = workers.config
+        extract = ExtractConfig.from_settings(crawler.settings)
+        self._spec = Reading.spec(extract, config.visible, config.main_text)
+
+    async def read(
+        self, body: bytes, url: str, content_type: str | None, expect: Sequence[str]
+    ) -> tuple[ShellVerdict, LazyDocument | None] | None:
+        """The verdict on a 2xx page and the page as a worker read it (None: judged to need
+        a browser); None where the handler judges and parses it itself."""
+        workers = self._workers
+        if workers.given_up:
+            return None
+        if classify(content_type, body) not in ("html", "xhtml"):
+            return None
+        if workers.busy():
+            self.stats.inc_value("structcrawl/workers/whole_busy")
+            return None
+        args = [url, content_type, list(expect), self._spec]
+        said = await workers.ask(READ_WHOLE, args, body, url)
+        if said is None:  # failed there: judged and parsed here
+            return None
+        try:
+            reading = Reading.from_answer(said)
+            doc = None
+            if not reading.verdict.js_only:
+                doc = reading_document(
+                    reading, url, body, content_type, on_parse=self._parsed_anyway
+                )
+        except Exception:  # a bug: the page is judged and parsed here, as without a worker
+            logger.exception("could not take a worker's reading of %s", url)
+            self.stats.inc_value("structcrawl/workers/failed")
+            return None
+        self.stats.inc_value("structcrawl/workers/whole")
+        return reading.verdict, doc
+
+    def _parsed_anyway(self) -> None:
+        self.stats.inc_value("structcrawl/workers/parsed_anyway")

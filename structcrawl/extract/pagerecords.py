@@ -1,8 +1,9 @@
 """A page's records as the crawl keeps them (pure): every layer's records, a record saying so
 where the page carries none, the page's budget applied (:mod:`structcrawl.core.bounded`).
 
-Run by the extraction pipeline (:mod:`structcrawl.crawl.pipelines.extraction`); the same
-function on the same bytes gives the same records, in any process.
+Run by the extraction pipeline (:mod:`structcrawl.crawl.pipelines.extraction`) and, for a page
+read whole before the crawl parses it, by a worker process (:mod:`structcrawl.pageread.whole`):
+the same function on the same bytes gives the same records.
 """
 
 from __future__ import annotations

@@ -5,8 +5,11 @@ Registered for ``http`` and ``https`` in ``DOWNLOAD_HANDLERS``. For each request
 URL template learned on this site send it straight to the browser); otherwise it fetches with
 Scrapy's own HTTP handler and, when the 2xx HTML response looks JS-only
 (:func:`~structcrawl.render.routing.judge_response`), fetches the page again in the browser.
-Exceptions and 4xx/5xx from the HTTP fetch are returned as they are: a failed fetch is a
-failure, not a sign that JavaScript is needed.
+The judgement is the page reader's where the crawl registered one
+(:mod:`structcrawl.render.pagereads`: a page worker reading the page whole, on its own parse,
+before the crawl parses it); else the handler parses the page to judge it and leaves the tree
+on the request for the spider. Exceptions and 4xx/5xx from the HTTP fetch are returned as
+they are: a failed fetch is a failure, not a sign that JavaScript is needed.
 
 Browser fetches go through the wrapped handler named by ``STRUCTCRAWL_RENDER_HANDLER``
 (scrapy-playwright's), with a :class:`~structcrawl.render.capture.RenderSession` as its page
@@ -54,7 +57,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 
 from structcrawl.core.addresses import AddressPolicy
 from structcrawl.core.challenge import CHALLENGE_CHECKED_META, CHALLENGE_META, detect_challenge
-from structcrawl.core.document import PARSED_META
+from structcrawl.core.document import PARSED_META, Document
 from structcrawl.extract.config import ExtractConfig
 from structcrawl.render._auditrun import AuditRun
 from structcrawl.render._body import decoded_body
@@ -71,6 +74,7 @@ from structcrawl.render.addresses import AddressGuard, AddressRefused
 from structcrawl.render.config import RenderConfig
 from structcrawl.render.egress import EgressProxy
 from structcrawl.render.guard import NavigationGuard
+from structcrawl.render.pagereads import reader_of
 from structcrawl.render.routing import (
     Route,
     ShellVerdict,
@@ -183,7 +187,7 @@ class _Core:
         response: Response = await self.http.download_request(request)
         if not route.detect or request.method != "GET":
             return response
-        verdict = self._judge(request, response, route)
+        verdict = await self._judge(request, response, route)
         if verdict is None:
             return response
         if not verdict.js_only:  # the audit may render it anyway (structcrawl.render.audit)
@@ -195,7 +199,9 @@ class _Core:
         escalated = Route("browser", verdict.reason, route.rule, route.plan)
         return await self.render(request, escalated, http_response=response, verdict=verdict)
 
-    def _judge(self, request: Request, response: Response, route: Route) -> ShellVerdict | None:
+    async def _judge(
+        self, request: Request, response: Response, route: Route
+    ) -> ShellVerdict | None:
         if not 200 <= response.status < 300:
             return None
         body = decoded_body(response.body, response.headers.getlist(b"Content-Encoding"))
@@ -205,9 +211,17 @@ class _Core:
         content_type = raw_type.decode("latin-1") if raw_type else None
         if self.challenges and self._challenged(request, response, body):
             return None  # never rendered, never learned as a JavaScript-only template
-        verdict, doc = judge_and_parse(
-            body, response.url, content_type, response.status, route.expect
-        )
+        reader = reader_of(self.crawler)  # a page worker (structcrawl.crawl.pageworkers)
+        read = None
+        if reader is not None:
+            read = await reader.read(body, response.url, content_type, route.expect)
+        doc: Document | None
+        if read is not None:
+            verdict, doc = read
+        else:
+            verdict, doc = judge_and_parse(
+                body, response.url, content_type, response.status, route.expect
+            )
         if doc is not None and not verdict.js_only:
             # the spider reuses this tree instead of parsing the page a second time
             request.meta[PARSED_META] = (len(body), doc)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urljoin
 
 from lxml import etree
@@ -39,10 +40,13 @@ from structcrawl.visible.tree import element_places
 from structcrawl.visible.walk import Piece, Walk, visible_walk
 from structcrawl.visible.words import OUT_OF_STOCK, PREORDER
 
-__all__ = ["GRID_MEMO", "GridProduct", "grid_products"]
+__all__ = ["GRID_MEMO", "UNREAD_CARDS", "GridProduct", "grid_products"]
 
 #: where a document keeps its grid's products: ``(cards, own_price, products)``
 GRID_MEMO = "page-grid"
+#: the cards of a page read in another process, whose elements the crawl has not
+#: (:mod:`structcrawl.visible.wire`): its grid's products are those of its memo
+UNREAD_CARDS: frozenset[Any] = frozenset({"cards read in another process"})
 
 _HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 
@@ -143,6 +147,8 @@ def grid_products(
     known = doc.memo.get(GRID_MEMO)
     if known is not None and known[0] == cards and known[1] == own_price:
         return list(known[2])
+    if cards is UNREAD_CARDS:  # known only as the memo says them
+        return []
     grid = _main_grid(cards)
     if not grid:
         return []

@@ -35,10 +35,10 @@ import dataclasses
 from decimal import Decimal
 from typing import Any
 
-from structcrawl.core.document import Document
+from structcrawl.core.document import Document, LazyDocument
 from structcrawl.visible.evidence import EVIDENCE_MEMO, Evidence, page_evidence
 from structcrawl.visible.facts import FACT_NAMES, FACTS_MEMO, read_facts
-from structcrawl.visible.grid import GRID_MEMO, GridProduct, grid_products
+from structcrawl.visible.grid import GRID_MEMO, UNREAD_CARDS, GridProduct, grid_products
 from structcrawl.visible.heading import (
     HEADING_MEMO,
     PAGE_HEADING_MEMO,
@@ -46,6 +46,7 @@ from structcrawl.visible.heading import (
     page_heading,
 )
 from structcrawl.visible.oldprices import (
+    OLD_AMOUNTS_MEMO,
     OLD_BESIDE_PRICE_MEMO,
     OLD_PRICES_MEMO,
     old_beside_price,
@@ -106,7 +107,12 @@ def readings(document: Document, *, product: bool = True, grid: bool = True) -> 
 
 def adopt(document: Document, said: dict[str, Any]) -> bool:
     """Put the :func:`readings` of another parse of the same page on ``document``'s memo;
-    False (nothing put) where the two trees differ in size."""
+    False (nothing put) where the two trees differ in size. A page not parsed here (a
+    :class:`~structcrawl.core.document.LazyDocument`) gets them without their elements
+    (:func:`_adopt_unparsed`)."""
+    if isinstance(document, LazyDocument) and not document.parsed:
+        _adopt_unparsed(document, said)
+        return True
     if said.get("elements") != document.index().size:
         return False
     evidence = dict(said["evidence"])
@@ -137,6 +143,24 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
         made.append((OLD_PRICES_MEMO, [(Decimal(value), element(path)) for value, path in old]))
     _put(document, made, said, cards, ev)
     return True
+
+
+def _adopt_unparsed(document: Document, said: dict[str, Any]) -> None:
+    """The readings on a page whose tree was not parsed here, which therefore has none of
+    their elements: the evidence without its price element and cards, whose readers find
+    what they read of them on the memo (the old prices beside the price, the grid's products
+    for :data:`~structcrawl.visible.grid.UNREAD_CARDS`), the old prices' amounts
+    without theirs; the main heading's element is left to be found (a parse) if asked for."""
+    evidence = said["evidence"]
+    ev = Evidence(**{k: v for k, v in evidence.items() if k not in _ELEMENTS})
+    made: list[tuple[str, Any]] = [(FACTS_MEMO, said["facts"]), (EVIDENCE_MEMO, ev)]
+    if said["availability"] is not None:
+        made.append((AVAILABILITY_MEMO, Availability(*said["availability"])))
+    if said["old_prices"] is not None:
+        amounts = frozenset(Decimal(value) for value, _ in said["old_prices"])
+        made.append((OLD_AMOUNTS_MEMO, amounts))
+    ev.cards = UNREAD_CARDS
+    _put(document, made, said, UNREAD_CARDS, ev)
 
 
 def _put(

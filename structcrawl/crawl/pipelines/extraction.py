@@ -59,6 +59,18 @@ def page_records(adapter: ItemAdapter, config: ExtractConfig) -> tuple[str | Non
     )
 
 
+def _read_records(adapter: ItemAdapter) -> tuple[str | None, list[dict[str, Any]]] | None:
+    """The records a worker process extracted when it read the page whole before the crawl
+    parsed it (:mod:`structcrawl.pageread.whole`), where they are the page's: fetched over
+    HTTP, without error."""
+    reading = getattr(adapter.get("document"), "reading", None)
+    if reading is None or reading.records is None or adapter.get("fetch_error"):
+        return None
+    if "network" in adapter.field_names() and adapter.get("network"):
+        return None
+    return reading.payload_kind, reading.records
+
+
 class ExtractionPipeline:
     def __init__(self, crawler: Crawler, config: ExtractConfig):
         self.crawler = crawler
@@ -76,8 +88,13 @@ class ExtractionPipeline:
         adapter = ItemAdapter(item)
         if "records" not in adapter.field_names():
             return item
-        kind, records = page_records(adapter, self.config)
-        dicts = [rec.to_dict() for rec in records]
+        read = _read_records(adapter)
+        if read is not None:
+            kind, dicts = read
+            self.stats.inc_value("structcrawl/extract/read_by_worker")
+        else:
+            found, records = page_records(adapter, self.config)
+            kind, dicts = found, [rec.to_dict() for rec in records]
         if kind is not None:
             adapter["payload_kind"] = kind
             self.stats.inc_value(f"structcrawl/extract/payload/{kind}")

@@ -20,6 +20,10 @@ the stock, prices and old prices only where a record is a product or an offer or
 the main text where typed items are built and the resolution may read it
 (:func:`structcrawl.articles.complete.may_read_main_text`).
 
+A page a worker read whole before the crawl parsed it (:mod:`structcrawl.pageread.whole`) has
+its readings already, made for the records the worker extracted; it is sent again only where
+its final records need a reading the worker did not make (the worker parses it again).
+
 The readings are those the crawl would make: the same functions on the same tree (a page whose
 worker's tree has another number of elements keeps nothing of its answer:
 ``structcrawl/workers/unmatched``). A reading not sent, or a page whose worker failed
@@ -87,6 +91,9 @@ class PageWorkPipeline:
             and MAIN_TEXT_MEMO not in document.memo
             and may_read_main_text(records, document)
         )
+        reading = getattr(document, "reading", None)
+        if reading is not None and reading.visible is not None and (reading.product or not product):
+            visible = False  # read by the worker that read the page whole
         if not (visible or main_text):
             return item
         if not main_text and self.workers.busy():
