@@ -31,6 +31,7 @@ from structcrawl.pageread.whole import Reading, read_whole, reading_document
 from structcrawl.render.pagereads import reader_of
 from structcrawl.typed.classes import item_dict
 from structcrawl.visible.heading import heading_element
+from structcrawl.visible.stock import visible_availability
 from tests._conformance import suite_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,10 +175,12 @@ def test_a_page_judged_to_need_a_browser_is_read_no_further():
     assert "records" not in said and "visible" not in said
 
 
-def test_a_page_the_worker_read_for_other_records_is_sent_for_the_rest():
+@pytest.mark.parametrize("reading_whole", [False, True])
+def test_a_page_the_worker_read_for_other_records_reads_the_rest(reading_whole):
     """The worker read the page's visible page for records without a product; the crawl's
-    final records have one: the page work pipeline asks the rest (stock, prices) of a
-    worker, which parses the page again; the crawl does not."""
+    final records have one. The page work pipeline asks the rest (stock, prices) of a worker,
+    which parses the page again, the crawl not; but where the pages are read whole (the
+    workers are the busier side), the rest is read in process when asked for."""
     body, url = _case(ITEMS / "own-stale-instock-sold-out-en")
     crawler = get_crawler(settings_dict=SETTINGS)
     said = _answer(body, url, _spec(crawler))
@@ -188,15 +191,21 @@ def test_a_page_the_worker_read_for_other_records_is_sent_for_the_rest():
     page = _item(body, url, doc)
     page = ExtractionPipeline.from_crawler(crawler).process_item(page)
     pipeline = PageWorkPipeline.from_crawler(crawler)
+    pipeline.workers.reading_whole = reading_whole
 
     async def crawl() -> None:
         await pipeline.process_item(page)
         pipeline.workers.engine_stopped()
 
     asyncio.run(crawl())
-    assert crawler.stats.get_value("structcrawl/workers/pages") == 1
     assert not doc.parsed
-    assert "visible-availability" in doc.memo
+    if not reading_whole:
+        assert crawler.stats.get_value("structcrawl/workers/pages") == 1
+        assert "visible-availability" in doc.memo
+        return
+    assert crawler.stats.get_value("structcrawl/workers/busy") == 1
+    assert "visible-availability" not in doc.memo
+    assert visible_availability(doc).sold_out and doc.parsed  # read here when asked for
 
 
 class _Workers:
@@ -227,8 +236,10 @@ def test_a_failed_or_unreadable_answer_leaves_the_page_to_the_crawl(answer):
 def test_a_good_answer_gives_the_verdict_and_a_page_not_parsed():
     crawler = get_crawler(settings_dict=SETTINGS)
     body, url = _case(ITEMS / "own-stale-instock-sold-out-en")
-    reads = WholeReads(crawler, _Workers(crawler, _answer(body, url, _spec(crawler))))  # type: ignore[arg-type]
+    workers = _Workers(crawler, _answer(body, url, _spec(crawler)))
+    reads = WholeReads(crawler, workers)  # type: ignore[arg-type]
     verdict, doc = asyncio.run(reads.read(body, url, "text/html", ()))
+    assert workers.reading_whole  # a page the crawl parses came while the workers were busy
     assert not verdict.js_only
     assert isinstance(doc, LazyDocument) and not doc.parsed
     assert doc.reading is not None and doc.reading.records

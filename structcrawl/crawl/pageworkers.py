@@ -102,6 +102,9 @@ class PageWorkers:
         self._pool: WorkerPool | None = None
         self._failures = 0  # workers lost so far, as last said in the log (GIVE_UP: given up)
         self.given_up = False  # every page read in process from now on
+        #: pages are offered to be read whole (the download handler judges them): one that a
+        #: worker did not read was parsed in the crawl because the workers were busy
+        self.reading_whole = False
         crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
         register_reader(crawler, WholeReads(crawler, self))  # each page read whole first
 
@@ -185,6 +188,7 @@ class WholeReads:
         workers = self._workers
         if workers.given_up:
             return None
+        workers.reading_whole = True
         if classify(content_type, body) not in ("html", "xhtml"):
             return None
         if workers.busy():
