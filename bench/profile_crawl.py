@@ -49,8 +49,13 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("extraction", r"extract_payload \(|ExtractionPipeline\.process_item"),
     ("site_rules", r"SelectorPipeline\.process_item"),
     ("normalization", r"NormalizationPipeline\.process_item"),
-    # the main thread's part of the page worker: the page sent, the answer put on the page
-    ("page_work", r"PageWorkPipeline\.process_item|adopt \(structcrawl/visible/wire"),
+    # the main thread's part of the page worker: the page sent, the answer read and put on
+    # the page (a page read whole: structcrawl.crawl.pageworkers.WholeReads)
+    (
+        "page_work",
+        r"PageWorkPipeline\.process_item|WholeReads\.read|reading_document \("
+        r"|adopt \(structcrawl/visible/wire",
+    ),
     # an article's main text (trafilatura), where the resolution reads it in process
     ("article_body", r"main_text \(structcrawl/articles/"),
     # what the page shows a reader (structcrawl/visible/: facts, evidence, stock), for the
@@ -83,7 +88,9 @@ def split(folded: Path) -> tuple[Counter[str], int, tuple[int, int]]:
         if "run_child (" in stack:  # the structcrawl crawl parent, waiting for its child
             continue
         if "structcrawl.workers.serve" in stack:  # the worker process (its command line)
-            worker += int(count) if "read_page (" in stack else 0
+            # at work: answering a request (a page read whole, or its visible page and main
+            # text for the page work pipeline), not waiting for the next one
+            worker += int(count) if "_answer (" in stack else 0
             texts += int(count) if "html_main_text (" in stack else 0
             continue
         if "Thread._bootstrap" in stack:  # a worker thread: waiting, or compressing a body
