@@ -252,3 +252,19 @@ def test_the_page_workers_are_the_download_handlers_reader():
     assert workers is not None and isinstance(reader_of(crawler), WholeReads)
     off = get_crawler(settings_dict={**SETTINGS, "STRUCTCRAWL_PAGE_WORKERS": 0})
     assert PageWorkers.of(off) is None and reader_of(off) is None  # judged and parsed there
+
+
+def test_a_page_a_site_rule_applies_to_is_parsed_by_the_handler():
+    """The site rules' selectors read the crawl's own tree: such a page is judged and parsed
+    in the handler, not read whole first (it would be parsed twice), nor counted as a page
+    that came while the workers were busy."""
+    rules = ROOT / "fixtures" / "site" / "rules"
+    crawler = get_crawler(settings_dict={**SETTINGS, "STRUCTCRAWL_RULES_DIR": str(rules)})
+    body, url = _case(ITEMS / "own-stale-instock-sold-out-en")
+    workers = _Workers(crawler, _answer(body, url, _spec(crawler)))
+    reads = WholeReads(crawler, workers)  # type: ignore[arg-type]
+    page = "https://northwind.example/products/canyon-rain-shell.html"
+    assert asyncio.run(reads.read(body, page, "text/html", ())) is None
+    assert crawler.stats.get_value("structcrawl/workers/whole_site_rules") == 1
+    assert not getattr(workers, "reading_whole", False)
+    assert asyncio.run(reads.read(body, url, "text/html", ())) is not None  # no rule: read

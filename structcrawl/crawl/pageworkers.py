@@ -7,9 +7,12 @@ page work pipeline, which has a worker read what a page parsed here still needs
 each 2xx HTML page the handler judges is sent to a worker (:mod:`structcrawl.pageread.whole`),
 whose answer gives the render judgement and a page not parsed here
 (:class:`~structcrawl.core.document.LazyDocument`) that the spider and the pipelines read. A
-page is judged and parsed in the handler as before while the workers are busy, or where they
-failed. Stats: ``structcrawl/workers/whole`` (pages read whole by a worker),
-``/workers/whole_busy`` (parsed in the handler while the workers were busy),
+page is judged and parsed in the handler as before while the workers are busy, where they
+failed, or where a site rule applies to its URL (its selectors read the crawl's tree).
+
+Stats: ``structcrawl/workers/whole`` (pages read whole by a worker), ``/workers/whole_busy``
+(parsed in the handler while the workers were busy),
+``/workers/whole_site_rules`` (parsed in the handler: a site rule applies),
 ``/workers/parsed_anyway`` (read whole, and parsed here all the same for a reader the worker
 did not answer).
 
@@ -38,12 +41,13 @@ from structcrawl.core.allocator import MMAP_THRESHOLD_ENV
 from structcrawl.core.document import LazyDocument
 from structcrawl.core.payload import classify
 from structcrawl.core.setting import setting_value
-from structcrawl.crawl.config import DEFAULTS
+from structcrawl.crawl.config import DEFAULTS, RulesConfig
 from structcrawl.crawl.malloctune import mmap_threshold
 from structcrawl.extract.config import ExtractConfig
 from structcrawl.pageread.whole import READ_WHOLE, Reading, reading_document
 from structcrawl.render.pagereads import register_reader
 from structcrawl.render.routing import ShellVerdict
+from structcrawl.rules import load_rules
 from structcrawl.workers.pool import WorkerError, WorkerPool
 
 __all__ = ["GIVE_UP", "WAITING", "PageWorkConfig", "PageWorkers", "WholeReads"]
@@ -179,6 +183,10 @@ class WholeReads:
         config = workers.config
         extract = ExtractConfig.from_settings(crawler.settings)
         self._spec = Reading.spec(extract, config.visible, config.main_text)
+        rules = RulesConfig.from_settings(crawler.settings)
+        #: the site rules, whose selectors read the crawl's own tree: a page one applies to is
+        #: parsed here (read whole, it would be parsed twice)
+        self._rules = load_rules(rules.rules_dir) if rules.enabled else None
 
     async def read(
         self, body: bytes, url: str, content_type: str | None, expect: Sequence[str]
@@ -186,11 +194,12 @@ class WholeReads:
         """The verdict on a 2xx page and the page as a worker read it (None: judged to need
         a browser); None where the handler judges and parses it itself."""
         workers = self._workers
-        if workers.given_up:
+        if workers.given_up or classify(content_type, body) not in ("html", "xhtml"):
+            return None
+        if self._rules is not None and self._rules.for_url(url) is not None:
+            self.stats.inc_value("structcrawl/workers/whole_site_rules")
             return None
         workers.reading_whole = True
-        if classify(content_type, body) not in ("html", "xhtml"):
-            return None
         if workers.busy():
             self.stats.inc_value("structcrawl/workers/whole_busy")
             return None
