@@ -141,7 +141,7 @@ def adopt(document: Document, said: dict[str, Any]) -> bool:
         made.append((AVAILABILITY_MEMO, Availability(*said["availability"])))
     if old is not None:
         made.append((OLD_PRICES_MEMO, [(Decimal(value), element(path)) for value, path in old]))
-    _put(document, made, said, cards, ev)
+    _put(document, made, said, ev)
     return True
 
 
@@ -160,16 +160,16 @@ def _adopt_unparsed(document: Document, said: dict[str, Any]) -> None:
         amounts = frozenset(Decimal(value) for value, _ in said["old_prices"])
         made.append((OLD_AMOUNTS_MEMO, amounts))
     ev.cards = UNREAD_CARDS
-    _put(document, made, said, UNREAD_CARDS, ev)
+    _put(document, made, said, ev)
 
 
 def _put(
     document: Document,
     made: list[tuple[str, Any]],
     said: dict[str, Any],
-    cards: frozenset[Any],
     ev: Evidence,
 ) -> None:
+    """The readings both kinds of adoption put alike, then ``made``, on the memo."""
     if "page_heading" in said:
         made.append((PAGE_HEADING_MEMO, said["page_heading"]))
     if said.get("text_prices") is not None:
@@ -178,7 +178,7 @@ def _put(
         made.append((OLD_BESIDE_PRICE_MEMO, frozenset(map(Decimal, said["beside_price"]))))
     if said["grid"] is not None:
         grid = tuple(GridProduct(**product) for product in said["grid"])
-        made.append((GRID_MEMO, (cards, ev.price is not None, grid)))
+        made.append((GRID_MEMO, (ev.cards, ev.price is not None, grid)))
     memo = document.memo
     for key, reading in made:  # a reading already made here stays (it is the same)
         memo.setdefault(key, reading)
