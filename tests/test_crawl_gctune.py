@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 
 import pytest
@@ -42,3 +43,25 @@ def test_collections_are_counted_and_timed_in_the_stats():
     stats = crawler.stats.get_stats()
     assert stats["structcrawl/gc/collections/2"] >= 3
     assert stats["structcrawl/gc/ms/2"] >= 0 and "structcrawl/gc/ms/0" in stats
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("tuning", [True, False])
+def test_the_page_workers_tune_their_collector_as_the_crawl_is_told(tuning):
+    from structcrawl.crawl.pageworkers import PageWorkers
+
+    settings = {"STRUCTCRAWL_GC_TUNING": tuning, "STRUCTCRAWL_PAGE_WORKERS": 1}
+    workers = PageWorkers.of(get_crawler(settings_dict=settings))
+    assert workers is not None
+
+    async def ask() -> list[int]:
+        try:  # the pool PageWorkers starts, with the environment it gives its children
+            return await workers._workers().ask("tests._gcprobe:collector", [], b"")
+        finally:
+            workers._workers().close()
+
+    threshold, frozen = asyncio.run(ask())
+    if tuning:  # tuned at start, and what importing the probe built frozen too
+        assert threshold == YOUNG_THRESHOLD and frozen > 0
+    else:  # Python's own
+        assert threshold != YOUNG_THRESHOLD and frozen == 0

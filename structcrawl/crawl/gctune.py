@@ -28,11 +28,9 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-__all__ = ["YOUNG_THRESHOLD", "GcTuning"]
+from structcrawl.core.collector import YOUNG_THRESHOLD, restore, tune
 
-#: Net allocations between two collections of the youngest generation during a crawl
-#: (Python's default: 700).
-YOUNG_THRESHOLD = 5_000
+__all__ = ["YOUNG_THRESHOLD", "GcTuning"]
 
 
 class GcTuning:
@@ -64,17 +62,13 @@ class GcTuning:
     def spider_opened(self, spider: Any = None) -> None:
         if self._saved is not None:
             return
-        gc.collect()
-        gc.freeze()
-        self._saved = gc.get_threshold()
-        gc.set_threshold(YOUNG_THRESHOLD, *self._saved[1:])
+        self._saved = tune()
         gc.callbacks.append(self._timed)
 
     def spider_closed(self, spider: Any = None) -> None:
         if self._saved is None:
             return
-        gc.set_threshold(*self._saved)
-        gc.unfreeze()
+        restore(self._saved)
         self._saved = None
         if self._timed in gc.callbacks:
             gc.callbacks.remove(self._timed)

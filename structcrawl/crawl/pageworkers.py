@@ -38,6 +38,7 @@ from scrapy.crawler import Crawler
 from scrapy.settings import BaseSettings
 
 from structcrawl.core.allocator import MMAP_THRESHOLD_ENV
+from structcrawl.core.collector import GC_TUNING_ENV
 from structcrawl.core.document import LazyDocument
 from structcrawl.core.payload import classify
 from structcrawl.core.setting import setting_value
@@ -69,6 +70,7 @@ class PageWorkConfig:
     visible: bool  # STRUCTCRAWL_VISIBLE_PAGE: the visible page is read at all
     main_text: bool  # the resolution reads main texts (STRUCTCRAWL_ARTICLE_BODY, typed items)
     mmap_threshold: int  # STRUCTCRAWL_MMAP_THRESHOLD, for the workers too (0: glibc's own)
+    gc_tuning: bool = True  # STRUCTCRAWL_GC_TUNING, for the workers too
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PageWorkConfig:
@@ -90,6 +92,7 @@ class PageWorkConfig:
             visible=flag("STRUCTCRAWL_VISIBLE_PAGE"),
             main_text=flag("STRUCTCRAWL_ARTICLE_BODY") and items_wanted(crawler),
             mmap_threshold=mmap_threshold(settings),
+            gc_tuning=flag("STRUCTCRAWL_GC_TUNING"),
         )
 
 
@@ -124,6 +127,8 @@ class PageWorkers:
         if self._pool is None:
             threshold = self.config.mmap_threshold
             env = {MMAP_THRESHOLD_ENV: str(threshold)} if threshold else {}
+            if self.config.gc_tuning:
+                env[GC_TUNING_ENV] = "1"
             self._pool = WorkerPool(self.config.workers, env=env)
         return self._pool
 

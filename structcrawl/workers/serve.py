@@ -17,6 +17,7 @@ the crawl's stderr, marked as the worker's.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import logging
@@ -25,6 +26,8 @@ import signal
 import sys
 from collections.abc import Callable
 from typing import Any, BinaryIO
+
+from structcrawl.core.collector import GC_TUNING_ENV, tune
 
 __all__ = ["HEADER", "main", "read_frame", "request", "write_frame"]
 
@@ -72,6 +75,9 @@ def _answer(frame: bytes, functions: dict[str, Callable[..., Any]]) -> bytes:
         if function is None:
             module, _, name = call.partition(":")
             function = functions[call] = getattr(importlib.import_module(module), name)
+            if os.environ.get(GC_TUNING_ENV):  # what the import built: frozen like the rest
+                gc.collect()
+                gc.freeze()
         result = function(frame[_CALL_HEADER + size :], *args)
         # allow_nan: a record's float as JSON-LD wrote it (NaN, Infinity) is carried as is
         return json.dumps([True, result]).encode()
@@ -87,6 +93,8 @@ def main() -> int:
     logging.basicConfig(
         level=logging.ERROR, format="structcrawl worker %(process)d: %(levelname)s %(message)s"
     )
+    if os.environ.get(GC_TUNING_ENV):  # as the crawl's own process (structcrawl.core.collector)
+        tune()
     requests = sys.stdin.buffer
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print goes to stderr
