@@ -23,6 +23,7 @@ Availability(sold_out=None, buy_control='Add to cart Sold out')
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -238,6 +239,35 @@ def _own_text(el: etree._Element) -> str:
     return " ".join(text.split()) if text else ""
 
 
+def _sold_out(doc: Document, root: etree._Element) -> str | None:
+    """The first sold-out wording a reader sees under ``root`` outside a buy control, in the
+    elements' own texts (up to :data:`_MAX_TEXT` characters). The texts are searched as one
+    (``\\x00`` between two: no wording spans it, and each text starts and ends at a word
+    boundary there as it does alone), not one search each; a text's first wording is the one
+    a search of it alone finds, and its others are passed over as that search does."""
+    elements: list[etree._Element] = []
+    texts: list[str] = []
+    starts: list[int] = []
+    read = at = 0
+    for el, text in _seen_texts(doc, root):
+        if read >= _MAX_TEXT:
+            break
+        read += len(text)
+        elements.append(el)
+        texts.append(text)
+        starts.append(at)
+        at += len(text) + 1
+    last = -1  # the text whose first wording was read
+    for found in OUT_OF_STOCK.finditer("\x00".join(texts)):
+        i = bisect_right(starts, found.start()) - 1
+        if i == last:
+            continue
+        last = i
+        if not in_buy_control(elements[i]):
+            return found.group(0)
+    return None
+
+
 def visible_availability(doc: Document) -> Availability:
     """The availability signals a reader sees on ``doc`` (computed once per document)."""
     known = doc.memo.get(AVAILABILITY_MEMO)
@@ -246,16 +276,8 @@ def visible_availability(doc: Document) -> Availability:
     body = doc.root.find("body")
     root = body if body is not None else doc.root
     state, label = page_buy_control(doc)
-    sold_out = None
-    read = 0
-    for el, text in _seen_texts(doc, root):
-        if read >= _MAX_TEXT:
-            break
-        read += len(text)
-        found = OUT_OF_STOCK.search(text)
-        if found and not in_buy_control(el):
-            sold_out = found.group(0)
-            break
-    result = Availability(sold_out=sold_out, buy_control=label if state == "InStock" else None)
+    result = Availability(
+        sold_out=_sold_out(doc, root), buy_control=label if state == "InStock" else None
+    )
     doc.memo[AVAILABILITY_MEMO] = result
     return result
