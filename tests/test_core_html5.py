@@ -42,9 +42,10 @@ def test_paragraphs_of_ordinary_text_are_kept_as_they_are():
     )
 
 
-def test_template_content_is_no_part_of_the_tree():
+@pytest.mark.parametrize("tag", ["template", "TEMPLATE", "Template"])
+def test_template_content_is_no_part_of_the_tree(tag):
     html = (
-        "<body><div itemscope><template><b itemprop=x>1</b><i>2</i>tail</template>"
+        f"<body><div itemscope><{tag}><b itemprop=x>1</b><i>2</i>tail</{tag}>"
         "<u itemprop=y>3</u></div></body>"
     )
     doc = parse_html(html.encode(), "https://a.test/")
