@@ -306,10 +306,40 @@ def test_the_stock_wording_read_in_one_pass_is_each_text_s_alone() -> None:
 
     texts = ["In stock", "Sold out", "", "Pre-order now: only 3 left", "out", "of stock",
              "instock", "Ausverkauft!", "予約受付中", "3 left", "Lieferbar", "x" * 20,
-             "Add to cart", "nicht mehr lieferbar", "sold\u00a0out", "Sold out\x00In stock"]  # fmt: skip
-    alone = [next((v for p, v in _STOCK_WORDS if p.search(t)), None) for t in texts]
+             "Add to cart", "nicht mehr lieferbar", "sold\u00a0out", "Sold out\x00In stock",
+             "SOLD OUT", "\u017fold out", "\u0130n stock", "Ex\u03a3 sold out"]  # fmt: skip
+    alone = [next((v for p, v in _STOCK_WORDS if p.ignoring.search(t)), None) for t in texts]
     assert _stock_said(texts) == alone
     assert alone[:5] == ["InStock", "OutOfStock", None, "PreOrder", None]
+    assert alone[-4:] == ["OutOfStock", "OutOfStock", "InStock", "OutOfStock"]
+    # each alone, and the lowercased and the case-insensitive searches of the texts joined
+    assert _stock_said(texts[-3:-2]) == ["OutOfStock"] and _stock_said(texts[-2:-1]) == ["InStock"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Sold out", "SOLD\u00a0OUT and sold out", "\u017fold out", "\u0130n stock, sold out",
+     "\u212aettle sold out", "\u03a3\u03a3 out of stock \u03c2", "Stra\u00dfe sold out", ""],
+)  # fmt: skip
+def test_wording_searched_in_lowercased_text_matches_where_the_pattern_itself_does(text):
+    from structcrawl.visible.folded import Folded
+    from structcrawl.visible.words import IN_STOCK, OUT_OF_STOCK, PREORDER
+
+    for pattern in (OUT_OF_STOCK, IN_STOCK, PREORDER):
+        folded = Folded(pattern)
+        assert [m.span() for m in folded.finditer(text)] == [
+            m.span() for m in pattern.finditer(text)
+        ]
+
+
+def test_only_lowercase_case_insensitive_wording_is_searched_lowercased():
+    from structcrawl.visible.folded import Folded
+
+    with pytest.raises(ValueError, match="lowercase wording"):
+        Folded(re.compile("sold out"))  # case-sensitive: lowercasing the text would change it
+    with pytest.raises(ValueError, match="lowercase wording"):
+        Folded(re.compile("Sold out", re.I))
+    assert Folded(re.compile(r"\bsold\W+out\b", re.I)).lowered.pattern == r"\bsold\W+out\b"
 
 
 def test_a_price_needs_a_digit() -> None:

@@ -27,6 +27,7 @@ from lxml import etree
 from structcrawl.core.currency import page_language
 from structcrawl.core.document import Document
 from structcrawl.visible.cards import cards, in_card
+from structcrawl.visible.folded import Folded
 from structcrawl.visible.heading import heading_element, heading_text, page_heading
 from structcrawl.visible.labels import LabelText
 from structcrawl.visible.mainprice import main_price
@@ -261,8 +262,13 @@ def _nearest_first(count: int, anchor: int, most: int) -> list[int]:
     return out
 
 
-#: stock wording and what it says, the first that matches winning
-_STOCK_WORDS = ((PREORDER, "PreOrder"), (OUT_OF_STOCK, "OutOfStock"), (IN_STOCK, "InStock"))
+#: stock wording and what it says, the first that matches winning (searched in the texts
+#: lowercased: :mod:`structcrawl.visible.folded`)
+_STOCK_WORDS = (
+    (Folded(PREORDER), "PreOrder"),
+    (Folded(OUT_OF_STOCK), "OutOfStock"),
+    (Folded(IN_STOCK), "InStock"),
+)
 
 
 def _stock_said(texts: list[str]) -> list[str | None]:

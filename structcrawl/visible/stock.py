@@ -31,6 +31,7 @@ from itertools import islice
 from lxml import etree
 
 from structcrawl.core.document import Document
+from structcrawl.visible.folded import Folded
 from structcrawl.visible.tree import NOT_RENDERED, bodies, hidden, is_control, region_of
 from structcrawl.visible.walk import visible_walk
 from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
@@ -257,15 +258,20 @@ def _sold_out(doc: Document, root: etree._Element) -> str | None:
         texts.append(text)
         starts.append(at)
         at += len(text) + 1
+    joined = "\x00".join(texts)
     last = -1  # the text whose first wording was read
-    for found in OUT_OF_STOCK.finditer("\x00".join(texts)):
+    for found in _SOLD_OUT.finditer(joined):
         i = bisect_right(starts, found.start()) - 1
         if i == last:
             continue
         last = i
         if not in_buy_control(elements[i]):
-            return found.group(0)
+            return joined[found.start() : found.end()]
     return None
+
+
+#: the sold-out wording, searched in the texts lowercased (:mod:`structcrawl.visible.folded`)
+_SOLD_OUT = Folded(OUT_OF_STOCK)
 
 
 def visible_availability(doc: Document) -> Availability:
