@@ -33,10 +33,16 @@ INDEXED_ATTRIBUTES: Final = (
 #: void elements libxml2 does not know (the parse moves out what it nests inside them), the
 #: paragraphs and list items (the parse closes them where HTML does); for the render
 #: judgement, ``noscript`` notices and Angular's ``app-root``; the ``body`` the visible page
-#: is read from.
+#: is read from, its main headings and times (the facts the record checks read) and its
+#: struck-through text (old prices).
 INDEXED_TAGS: Final = frozenset(
     {
         "body",
+        "h1",
+        "time",
+        "del",
+        "s",
+        "strike",
         "noscript",
         "app-root",
         "meta",

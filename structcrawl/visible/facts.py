@@ -121,8 +121,8 @@ class VisibleFacts:
 class _Page:
     """One page's tree while its facts are read: the visibility of every element already
     walked up to ``<body>`` (an element is visible when it and each ancestor below ``<body>``
-    are), and the ``<h1>`` and ``<time>`` elements, found in one walk of the tree when the
-    first of the two facts is asked for."""
+    are), and the ``<h1>`` and ``<time>`` elements, read from the document's element index
+    when the first of the two facts is asked for."""
 
     __slots__ = ("_tagged", "_visibility", "document")
 
@@ -161,7 +161,7 @@ class _Page:
         """The ``h1`` or ``time`` elements of the page, in document order."""
         if self._tagged is None:
             found: dict[str, list[etree._Element]] = {"h1": [], "time": []}
-            for el in self.document.root.iter("h1", "time"):
+            for el in self.document.index().named("h1", "time"):
                 found[str(el.tag)].append(el)
             self._tagged = found
         return self._tagged[tag]

@@ -95,7 +95,7 @@ def _named_old(elements: list[etree._Element], name: str) -> list[etree._Element
 
 def _candidates(document: Document) -> list[etree._Element]:
     index = document.index()
-    out = list(document.root.iter(*STRUCK))
+    out = index.named(*STRUCK)
     return out + _named_old(index.having("class"), "class")
 
 
