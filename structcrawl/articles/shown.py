@@ -75,14 +75,18 @@ def shown_byline(document: Document) -> list[MetaValue]:
             text = _text(el)
             if _names(text) and not _in_comments(el):
                 return [MetaValue("rel=author", text, document.path_of(el), "visible-page")]
-    for el in index.having("class"):
-        if el.tag in ("body", "html", "article", "section", "main") or not _AUTHOR_CLASS.search(
-            el.get("class") or ""
+    for el, classes in zip(index.having("class"), index.values("class"), strict=True):
+        if not _AUTHOR_CLASS.search(classes) or el.tag in (
+            "body",
+            "html",
+            "article",
+            "section",
+            "main",
         ):
             continue
         text = _text(el)
         if 0 < len(text) <= 80 and _names(text) and not _in_comments(el):
-            token = _AUTHOR_CLASS.search(el.get("class") or "")
+            token = _AUTHOR_CLASS.search(classes)
             key = token.group(0).strip(" _-").lower() if token else "author"
             return [MetaValue(f"class={key}", text, document.path_of(el), "visible-page")]
     return []

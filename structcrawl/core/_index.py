@@ -89,7 +89,7 @@ class ElementIndex:
     ['meta', 'script']
     """
 
-    __slots__ = ("_by_attribute", "_named", "_blocks", "size")
+    __slots__ = ("_by_attribute", "_named", "_blocks", "_values", "size")
 
     def __init__(self, root: etree._Element) -> None:
         by_attribute: dict[str, list[etree._Element]] = {name: [] for name in INDEXED_ATTRIBUTES}
@@ -110,12 +110,30 @@ class ElementIndex:
         self._by_attribute = by_attribute
         self._named = named
         self._blocks = blocks
+        self._values: dict[str, list[str]] = {}
         self.size = size  #: elements in the tree
 
     def having(self, attribute: str) -> list[etree._Element]:
         """The elements carrying ``attribute`` (one of :data:`INDEXED_ATTRIBUTES`), in
         document order. The list is shared: do not modify it."""
         return self._by_attribute[attribute]
+
+    def values(self, attribute: str) -> list[str]:
+        """The values of ``attribute`` on :meth:`having`'s elements, in the same order, read
+        once for every reader of the page (the class values are read by the microformats,
+        the render judgement, the old prices and an article's byline). The list is shared:
+        do not modify it.
+
+        >>> root = etree.fromstring(b'<p class="a b"><i class="">x</i></p>', etree.HTMLParser())
+        >>> ElementIndex(root).values("class")
+        ['a b', '']
+        """
+        known = self._values.get(attribute)
+        if known is None:
+            known = self._values[attribute] = [
+                el.get(attribute) or "" for el in self._by_attribute[attribute]
+            ]
+        return known
 
     def named(self, *tags: str) -> list[etree._Element]:
         """The elements named one of ``tags`` (each in :data:`INDEXED_TAGS`; those of

@@ -74,6 +74,7 @@ def extract(doc: Document) -> list[Record]:
         max_nesting=limits.max_nesting,
         rels=False,  # rels are not records
         classed=doc.index().having("class"),
+        classes=doc.index().values("class"),
         linked=doc.index().having("rel"),
         base=doc.base_url,  # <base href> applied as mf2's document_base does
     )

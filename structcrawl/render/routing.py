@@ -157,7 +157,7 @@ def _content_layers(root: etree._Element, scripts: _Scripts, index: ElementIndex
         layers.append("microdata/rdfa")
     if scripts.data_block:
         layers.append("data-block")
-    if has_microformats(root, index.having("class")):
+    if has_microformats(root, index.having("class"), index.values("class")):
         layers.append("microformats")
     return layers
 

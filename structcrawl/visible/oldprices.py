@@ -73,17 +73,24 @@ _NEEDLES = (
 )  # fmt: skip
 
 
-def _named_old(elements: list[etree._Element], name: str) -> list[etree._Element]:
+def _named_old(
+    elements: list[etree._Element], name: str, texts: list[str] | None = None
+) -> list[etree._Element]:
     """The elements whose attribute ``name`` names an old price: the values joined and
     searched for :data:`_NEEDLES` at C speed, only the values a hit points at tested with
     :data:`_WAS` (one regular expression per element costs more than the rest of the
-    page's reading)."""
-    texts = [el.get(name) or "" for el in elements]
-    # each value folded on its own: folding may change its length ("ß" -> "ss"), and the
-    # offsets below are of the folded values
-    folded = [text.casefold().replace("ı", "i") for text in texts]
-    joined = "\n".join(folded)
-    starts = list(accumulate(map((1).__add__, map(len, folded)), initial=0))
+    page's reading). ``texts``: the elements' values of ``name``, when already read."""
+    if texts is None:
+        texts = [el.get(name) or "" for el in elements]
+    # the values folded as one, where that keeps every length (folding never shortens a
+    # character, so the same total length is the same offsets); else each on its own
+    # ("ß" -> "ss"), as the offsets below are of the folded values
+    joined = "\n".join(texts).casefold().replace("ı", "i")
+    lengths = map(len, texts)
+    if len(joined) != sum(map(len, texts)) + len(texts) - 1:
+        folded = [text.casefold().replace("ı", "i") for text in texts]
+        joined, lengths = "\n".join(folded), map(len, folded)
+    starts = list(accumulate(map((1).__add__, lengths), initial=0))
     hits: set[int] = set()
     for needle in _NEEDLES:
         pos = joined.find(needle)
@@ -96,7 +103,7 @@ def _named_old(elements: list[etree._Element], name: str) -> list[etree._Element
 def _candidates(document: Document) -> list[etree._Element]:
     index = document.index()
     out = index.named(*STRUCK)
-    return out + _named_old(index.having("class"), "class")
+    return out + _named_old(index.having("class"), "class", index.values("class"))
 
 
 def old_prices(document: Document) -> list[tuple[Decimal, etree._Element]]:

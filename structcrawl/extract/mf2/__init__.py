@@ -19,7 +19,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lxml import etree
@@ -29,7 +29,11 @@ from ._parser import MAX_NESTING, ROOT_TOKEN, Mf2Parser, document_base
 __all__ = ["has_microformats", "parse_mf2"]
 
 
-def has_microformats(root: etree._Element, classed: Iterable[etree._Element] | None = None) -> bool:
+def has_microformats(
+    root: etree._Element,
+    classed: Iterable[etree._Element] | None = None,
+    classes: Sequence[str] | None = None,
+) -> bool:
     """Cheap check: does any element have a class token starting with ``h-``, or a classic
     root class (``vcard``, ``hentry``, ``hreview``, ``vevent``, ``hproduct``, ``hfeed``, ``adr``,
     ``geo``, ``hresume``, ``hrecipe``, ``hnews``, ``hreview-aggregate``)?
@@ -38,9 +42,12 @@ def has_microformats(root: etree._Element, classed: Iterable[etree._Element] | N
     on ASCII whitespace, as the parser does). A False answer guarantees that :func:`parse_mf2`
     finds no items (rels may still exist). ``classed``: the elements of ``root`` that have a
     ``class`` attribute, when known (``Document.index().having("class")``), read instead of
-    walking the tree.
+    walking the tree; ``classes``: their class values, in the same order, when known
+    (``Document.index().values("class")``), read instead of the elements.
     """
     search = ROOT_TOKEN.search
+    if classes is not None:
+        return any(search(cls) for cls in classes if cls)
     for el in root.iter(etree.Element) if classed is None else classed:
         cls = el.get("class")
         if cls and search(cls):
@@ -59,6 +66,7 @@ def parse_mf2(
     classed: Iterable[etree._Element] | None = None,
     linked: Iterable[etree._Element] | None = None,
     base: str | None = None,
+    classes: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Parse the document under ``root`` (the ``<html>`` element) for microformats.
 
@@ -75,7 +83,8 @@ def parse_mf2(
     document order, when the caller already has them (saves a walk of the tree; with both,
     the walk of each microformat enters only subtrees where a class or rel may mean
     something); ``base``: the document base when the caller already applied ``<base href>``
-    to ``base_url`` (saves another walk).
+    to ``base_url`` (saves another walk); ``classes``: the class values of ``classed``, in
+    the same order, when the caller already read them.
     """
     if base is None:
         base = document_base(root, base_url)
@@ -88,6 +97,7 @@ def parse_mf2(
         rels=rels,
         classed=classed,
         linked=linked,
+        classes=classes,
     )
     result = parser.parse()
     if with_paths:

@@ -9,7 +9,7 @@ implied properties are computed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from lxml import etree
@@ -56,6 +56,7 @@ class Mf2Parser:
         rels: bool = True,
         classed: Iterable[etree._Element] | None = None,
         linked: Iterable[etree._Element] | None = None,
+        classes: Sequence[str] | None = None,
     ) -> None:
         self.root = root
         self.base = base
@@ -70,7 +71,7 @@ class Mf2Parser:
         self._visited: set[etree._Element] = set()
         self._includes_used = 0
         self._ids: dict[str, etree._Element] | None = None
-        self._candidates, self._vcp, self._classes, makers = class_scan(root, classed)
+        self._candidates, self._vcp, self._classes, makers = class_scan(root, classed, classes)
         # The elements the walk must enter: those whose class may mean something to it, those
         # with a rel (a classic property), and their ancestors. Under any other element the
         # walk would only hand its context down to elements that do nothing with it.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import accumulate, compress
 from typing import Final, cast
 
@@ -34,7 +34,9 @@ _PROPERTY_NEEDLES: Final = (" h-", " p-", " u-", " dt-", " e-")
 
 
 def class_scan(
-    root: etree._Element, classed: Iterable[etree._Element] | None = None
+    root: etree._Element,
+    classed: Iterable[etree._Element] | None = None,
+    classes: Sequence[str] | None = None,
 ) -> tuple[list[etree._Element], bool, dict[etree._Element, str], list[etree._Element]]:
     """One pass over the class attributes under ``root`` (itself included): the elements
     that may open a microformat (a class token starting with ``h-`` or a classic root, not
@@ -44,7 +46,8 @@ def class_scan(
     walk (a :data:`MEANINGFUL` token, or ``include`` for the classic include pattern), in
     document order (else empty). ``classed``: the elements under ``root`` that carry a class
     attribute, in document order, when the caller already knows them (a shared
-    :class:`~structcrawl.core.document.ElementIndex`).
+    :class:`~structcrawl.core.document.ElementIndex`); ``classes``: their class values, in
+    the same order, when it read them too.
 
     The classes are joined into one string (space-separated, whitespace made spaces, a space
     at both ends) and searched for the tokens at C speed; each hit is mapped back to its
@@ -52,10 +55,10 @@ def class_scan(
     elements a hit points at are tested one by one.
     """
     elements = list(root.iter(etree.Element) if classed is None else classed)
-    classes = [el.get("class") for el in elements]
-    if not all(classes):  # no attribute (a whole tree), or class="": not a class
-        elements, classes = list(compress(elements, classes)), list(filter(None, classes))
-    texts = cast("list[str]", classes)  # all non-empty now
+    read = [el.get("class") for el in elements] if classes is None or classed is None else classes
+    if not all(read):  # no attribute (a whole tree), or class="": not a class
+        elements, read = list(compress(elements, read)), list(filter(None, read))
+    texts = cast("list[str]", read)  # all non-empty now
     joined = f" {' '.join(texts).translate(_TO_SPACE)} "
     has_value = "value" in joined
     tokens = set(joined.split(" "))
