@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from structcrawl.core.document import parse_html
+from structcrawl.visible.folded import Folded
 from structcrawl.visible.labels import LabelText
 from structcrawl.visible.walk import Piece, visible_walk
 from structcrawl.visible.words import GTIN_LABEL, MODEL_LABEL, REF_LABEL, SKU_LABEL
@@ -23,6 +24,8 @@ TEXTS = [
     ["Model", "no.", "5K_2", "Ref", "ABC-DEF"],
     ["x-y", "SKU:", "Q_Z", "MPN#12-34 and more", "GTIN: 0012345678905"],
     ["SKU", "no code here", "42"],
+    # characters re.I takes for others, or that lowercase to two: searched as they are
+    ["\u017fKU: AB-12", "ARTİKELNR. X-1", "Κωδικός: 123-A", "K\u212aU-Nr: 9_9"],
 ]
 
 
@@ -58,7 +61,10 @@ def test_the_runs_hold_every_match_of_the_whole_text(pattern: re.Pattern[str]) -
         assert runs == whole
         found += len(whole)
         for anchor in (0, 3, len(text.starts) // 2):
-            assert text.nearest(pattern, anchor) == _whole_text(text, pattern, anchor)
+            expected = _whole_text(text, pattern, anchor)
+            assert text.nearest(pattern, anchor) == expected
+            # searched in the text lowercased, the values read from the text as it is
+            assert text.nearest(Folded(pattern), anchor) == expected
     assert found
 
 

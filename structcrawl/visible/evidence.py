@@ -262,6 +262,10 @@ def _nearest_first(count: int, anchor: int, most: int) -> list[int]:
     return out
 
 
+#: the labels of a SKU, a reference and a model number, in that order, and of a GTIN (searched
+#: in the text lowercased: :mod:`structcrawl.visible.folded`)
+_CODE_LABELS = (Folded(SKU_LABEL), Folded(REF_LABEL), Folded(MODEL_LABEL))
+_GTIN_LABEL = Folded(GTIN_LABEL)
 #: stock wording and what it says, the first that matches winning (searched in the texts
 #: lowercased: :mod:`structcrawl.visible.folded`)
 _STOCK_WORDS = (
@@ -353,12 +357,12 @@ def _read_evidence(document: Document) -> Evidence:
     ev.availability, ev.availability_text = _availability(pieces, anchor, boxes, (state, said))
     text = LabelText(pieces)
     sku = next(
-        (found for p in (SKU_LABEL, REF_LABEL, MODEL_LABEL) if (found := text.nearest(p, anchor))),
+        (found for p in _CODE_LABELS if (found := text.nearest(p, anchor))),
         None,
     )
     if sku:
         ev.sku, ev.sku_text = sku
-    gtin = text.nearest(GTIN_LABEL, anchor)
+    gtin = text.nearest(_GTIN_LABEL, anchor)
     if gtin:
         ev.gtin, ev.gtin_text = gtin[0].replace(" ", ""), gtin[1]
     return ev

@@ -17,6 +17,8 @@ label searches were the evidence's costliest step: ~4 ms over a large page's tex
 >>> text = LabelText([Piece(t, None, i, False) for i, t in enumerate(texts)])
 >>> text.runs, text.nearest(SKU_LABEL, 0)
 ([(0, 12), (33, 50)], ('KT-1700', 'SKU | : | KT-1700'))
+>>> text.nearest(Folded(SKU_LABEL), 0)  # searched in the text lowercased
+('KT-1700', 'SKU | : | KT-1700')
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from structcrawl.visible.folded import Folded, fold
 from structcrawl.visible.walk import Piece
 
 __all__ = ["LabelText"]
@@ -38,7 +41,7 @@ class LabelText:
     """The pieces' text joined once (``" | "`` after each), where each piece starts in it,
     and the runs of it that can hold a labelled code (see the module doc)."""
 
-    __slots__ = ("full", "runs", "starts")
+    __slots__ = ("_folded", "full", "runs", "starts")
 
     def __init__(self, pieces: list[Piece]) -> None:
         self.starts: list[int] = []
@@ -48,6 +51,7 @@ class LabelText:
             at += len(piece.text) + 3
         self.full = "".join(f"{piece.text} | " for piece in pieces)
         self.runs = self._runs(pieces)
+        self._folded: str | None | bool = False  # the text lowercased (fold), read once
 
     def _runs(self, pieces: list[Piece]) -> list[tuple[int, int]]:
         """``(start, end)`` offsets in :attr:`full` of the runs of pieces that can hold a
@@ -65,15 +69,31 @@ class LabelText:
             runs.append((start, end))
         return runs
 
-    def nearest(self, pattern: re.Pattern[str], anchor: int) -> tuple[str, str] | None:
+    def nearest(self, pattern: re.Pattern[str] | Folded, anchor: int) -> tuple[str, str] | None:
         """The labelled value nearest the piece ``anchor`` (the main heading; one after it at
-        half the distance of one before it): ``(value, text)``, the first on a tie."""
+        half the distance of one before it): ``(value, text)``, the first on a tie. A
+        :class:`~structcrawl.visible.folded.Folded` pattern is searched in the text lowercased
+        where that finds its matches (the values are read from the text as it is)."""
+        text = self.full
+        if isinstance(pattern, Folded):
+            if self._folded is False:
+                self._folded = fold(text)
+            searched, pattern = (
+                (self._folded, pattern.lowered)
+                if isinstance(self._folded, str)
+                else (text, pattern.ignoring)
+            )
+        else:
+            searched = text
         starts = self.starts
-        best: tuple[int, str, str] | None = None
+        best: tuple[int, int, int, int, int] | None = None
         for start, end in self.runs:
-            for m in pattern.finditer(self.full, start, end):
+            for m in pattern.finditer(searched, start, end):
                 at = bisect_right(starts, m.start()) - 1
                 distance = at - anchor if at >= anchor else 2 * (anchor - at)
                 if best is None or distance < best[0]:
-                    best = (distance, m.group(1), m.group(0))
-        return (best[1], best[2]) if best else None
+                    best = (distance, *m.span(1), *m.span())
+        if best is None:
+            return None
+        _, a, b, c, d = best
+        return text[a:b], text[c:d]

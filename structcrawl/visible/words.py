@@ -264,8 +264,8 @@ _SKU_CJK = ("品番", "商品コード", "商品番号", "商品編號", "商品
 _MODEL_CJK = ("型番", "모델번호", "型號", "型号")
 #: a separator (after one more word: "Numero oggetto eBay:"), then a code holding a digit
 _CODE = (
-    r"(?:\s+[^\W\d_]{2,12}\s*[:：])?[\s:：#|]*(?=[A-Za-z\-_./]*\d|[A-Z0-9]+[-_][A-Z0-9])"
-    r"([A-Za-z0-9][A-Za-z0-9\-_./]{1,38}[A-Za-z0-9])\b"
+    r"(?:\s+[^\W\d_]{2,12}\s*[:：])?[\s:：#|]*(?=[a-z\-_./]*\d|[a-z0-9]+[-_][a-z0-9])"
+    r"([a-z0-9][a-z0-9\-_./]{1,38}[a-z0-9])\b"
 )
 
 
@@ -289,6 +289,10 @@ def _first_letters(words: tuple[str, ...], cjk: tuple[str, ...]) -> str:
 
 
 def _label(words: tuple[str, ...], cjk: tuple[str, ...]) -> re.Pattern[str]:
+    # the words in lowercase (their escapes are all lowercase: ``\\s``, ``\\.``): the pattern is
+    # case-insensitive, so it matches as it would with them as written, and it can be searched
+    # in lowercased text (structcrawl.visible.folded), as _CODE's letters are written
+    words = tuple(word.lower() for word in words)
     first = re.escape(_first_letters(words, ()))
     # a label ends at a word's end, or with its own sign ("Item #B214": no boundary after "#")
     latin = rf"(?<![^\W\d_])(?=[{first}])(?:" + "|".join(words) + r")(?:(?<=\W)|(?![^\W\d_]))"
@@ -307,7 +311,7 @@ REF_LABEL = _label(_REF_WORDS, ())
 #: A labelled model or part number (a SKU where the page labels no article code).
 MODEL_LABEL = _label(_MODEL_WORDS, _MODEL_CJK)
 GTIN_LABEL = re.compile(
-    r"\b(?=[EGUBJ])(?:EAN(?:-?13)?|GTIN(?:-?1[234])?|UPC|Barcode|JAN)[\s:：#|]*(\d[\d ]{6,16}\d)\b",
+    r"\b(?=[egubj])(?:ean(?:-?13)?|gtin(?:-?1[234])?|upc|barcode|jan)[\s:：#|]*(\d[\d ]{6,16}\d)\b",
     re.I,
 )
 
