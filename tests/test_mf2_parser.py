@@ -41,6 +41,7 @@ def _parse(html: str, url: str = URL, **kwargs: Any) -> dict[str, Any]:
 )
 def test_has_microformats_true(html: str) -> None:
     assert has_microformats(_root(html)) is True
+    assert _with_values(_root(html)) is True
 
 
 @pytest.mark.parametrize(
@@ -55,7 +56,14 @@ def test_has_microformats_true(html: str) -> None:
 def test_has_microformats_false(html: str) -> None:
     root = _root(html)
     assert has_microformats(root) is False
+    assert _with_values(root) is False
     assert parse_mf2(root, URL)["items"] == []
+
+
+def _with_values(root: Any) -> bool:
+    """has_microformats of the class values read once (the page's element index), joined."""
+    classed = [el for el in root.iter(etree.Element) if el.get("class") is not None]
+    return has_microformats(root, classed, [el.get("class") for el in classed])
 
 
 def test_has_microformats_fast_on_large_page() -> None:

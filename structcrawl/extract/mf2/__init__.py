@@ -25,6 +25,8 @@ from typing import Any
 from lxml import etree
 
 from ._parser import MAX_NESTING, ROOT_TOKEN, Mf2Parser, document_base
+from ._scan import TO_SPACE
+from ._vocab import BACKCOMPAT_ROOTS
 
 __all__ = ["has_microformats", "parse_mf2"]
 
@@ -46,8 +48,9 @@ def has_microformats(
     (``Document.index().values("class")``), read instead of the elements.
     """
     search = ROOT_TOKEN.search
-    if classes is not None:
-        return any(search(cls) for cls in classes if cls)
+    if classes is not None:  # joined and split once, not one search each (~1 ms a large page)
+        joined = f" {' '.join(classes).translate(TO_SPACE)} "
+        return " h-" in joined or not BACKCOMPAT_ROOTS.isdisjoint(joined.split(" "))
     for el in root.iter(etree.Element) if classed is None else classed:
         cls = el.get("class")
         if cls and search(cls):

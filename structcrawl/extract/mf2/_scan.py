@@ -14,7 +14,7 @@ from lxml import etree
 
 from ._vocab import BACKCOMPAT_CLASS_NAMES, BACKCOMPAT_ROOTS
 
-__all__ = ["MEANINGFUL", "ROOT_TOKEN", "class_scan"]
+__all__ = ["MEANINGFUL", "ROOT_TOKEN", "TO_SPACE", "class_scan"]
 
 _WS: Final = "[ \\t\\n\\f\\r]"  # ASCII whitespace: what class tokens are split on
 _CLASSIC: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, reverse=True))
@@ -26,7 +26,7 @@ _NAMED: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_CLASS_NAMES), key=len,
 #: class name of the classic vocabularies. A class attribute without one is skipped at once.
 MEANINGFUL: Final = re.compile(rf"(?:^|{_WS})(?:(?:h|p|u|dt|e)-|(?:{_NAMED})(?:{_WS}|$))")
 
-_TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
+TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
 #: What a property prefix of :data:`MEANINGFUL` looks like in the class attributes joined by
 #: spaces, whitespace made spaces and a space added at both ends (class names, its other
 #: tokens, are looked up among the page's tokens).
@@ -59,7 +59,7 @@ def class_scan(
     if not all(read):  # no attribute (a whole tree), or class="": not a class
         elements, read = list(compress(elements, read)), list(filter(None, read))
     texts = cast("list[str]", read)  # all non-empty now
-    joined = f" {' '.join(texts).translate(_TO_SPACE)} "
+    joined = f" {' '.join(texts).translate(TO_SPACE)} "
     has_value = "value" in joined
     tokens = set(joined.split(" "))
     roots = [f" {name} " for name in tokens.intersection(BACKCOMPAT_ROOTS)]
