@@ -36,6 +36,8 @@ __all__ = ["SHOWN_MEMO", "shown_byline", "shown_dates", "shown_fallbacks", "show
 SHOWN_MEMO = "shown-fallbacks"
 
 _AUTHOR_CLASS = re.compile(r"(?:^|[\s_-])(?:author|byline|autor|auteur|autore)(?:$|[\s_-])", re.I)
+#: elements that hold a page or a section, never a byline, whatever their class says
+_NO_BYLINE = frozenset({"body", "html", "article", "section", "main"})
 _PUBLISHED = re.compile(r"publish|posted|entry-date|post-date|pubdate|date-pub", re.I)
 _MODIFIED = re.compile(r"updated|modified", re.I)
 _TRAILING_DATE = re.compile(r"\s+(?:on|am|le|el|op|il)\s+.*$", re.I)
@@ -76,13 +78,7 @@ def shown_byline(document: Document) -> list[MetaValue]:
             if _names(text) and not _in_comments(el):
                 return [MetaValue("rel=author", text, document.path_of(el), "visible-page")]
     for el, classes in zip(index.having("class"), index.values("class"), strict=True):
-        if not _AUTHOR_CLASS.search(classes) or el.tag in (
-            "body",
-            "html",
-            "article",
-            "section",
-            "main",
-        ):
+        if not _AUTHOR_CLASS.search(classes) or el.tag in _NO_BYLINE:
             continue
         text = _text(el)
         if 0 < len(text) <= 80 and _names(text) and not _in_comments(el):

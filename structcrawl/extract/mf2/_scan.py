@@ -26,6 +26,7 @@ _NAMED: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_CLASS_NAMES), key=len,
 #: class name of the classic vocabularies. A class attribute without one is skipped at once.
 MEANINGFUL: Final = re.compile(rf"(?:^|{_WS})(?:(?:h|p|u|dt|e)-|(?:{_NAMED})(?:{_WS}|$))")
 
+#: the class attributes' ASCII whitespace made spaces (their tokens split on one space)
 TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
 #: What a property prefix of :data:`MEANINGFUL` looks like in the class attributes joined by
 #: spaces, whitespace made spaces and a space added at both ends (class names, its other
