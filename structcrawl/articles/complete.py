@@ -140,10 +140,9 @@ ARTICLE_META_MEMO = "article-meta"
 def article_meta(document: Document) -> bool:
     """Whether the page's meta tags give an article's author or publication date (kept on
     its memo)."""
-    memo = document.memo
-    if ARTICLE_META_MEMO not in memo:
-        memo[ARTICLE_META_MEMO] = bool(_SIGNALS & set(meta_fallbacks(document)))
-    return memo[ARTICLE_META_MEMO]  # type: ignore[no-any-return]
+    return document.memoized(
+        ARTICLE_META_MEMO, lambda doc: bool(_SIGNALS & set(meta_fallbacks(doc)))
+    )
 
 
 def _fallbacks(document: Document | None) -> dict[str, list[MetaValue]]:

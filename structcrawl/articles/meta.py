@@ -79,9 +79,7 @@ def meta_fallbacks(document: Document) -> dict[str, list[MetaValue]]:
     """Per field, the values of its best-ranked key that the page's meta tags carry (several
     for keys written once per author); a field no tag gives is absent. Read once per
     document (kept on its memo)."""
-    known = document.memo.get(META_MEMO)
-    if known is None:
-        known = document.memo[META_MEMO] = _meta_fallbacks(document)
+    known = document.memoized(META_MEMO, _meta_fallbacks)
     return {field: list(values) for field, values in known.items()}
 
 

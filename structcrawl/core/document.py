@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
@@ -62,6 +62,7 @@ __all__ = [
 #: handler judges every HTML page) leaves ``(body length, Document)`` for the spider.
 PARSED_META = "structcrawl_parsed"
 
+_T = TypeVar("_T")
 _SAFE_BASE_SCHEMES = frozenset({"http", "https", "file", ""})
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 #: where a document keeps its language (:func:`page_language`)
@@ -143,6 +144,20 @@ class Document:
             self._index = ElementIndex(self.root)
         return self._index
 
+    def memoized(self, key: str, read: Callable[[Document], _T]) -> _T:
+        """``read(self)``, made once per document: kept on its :attr:`memo` under ``key``,
+        where a reading of the page in another process may already have put it
+        (:mod:`structcrawl.pageread.whole`).
+
+        >>> doc = parse_html(b"<p>x</p>", "https://a.test/")
+        >>> doc.memoized("paragraphs", lambda d: len(d.root.findall(".//p"))), doc.memo
+        (1, {'paragraphs': 1})
+        """
+        memo = self.memo
+        if key not in memo:
+            memo[key] = read(self)
+        return memo[key]  # type: ignore[no-any-return]
+
     def path_of(self, element: etree._Element) -> str:
         """An XPath locating ``element`` (``/html/body/div[2]/script``)."""
         if self._paths is None:
@@ -170,12 +185,13 @@ def page_language(document: Document) -> str | None:
     >>> page_language(parse_html(b'<html lang=" de-AT "><p>x', "https://a.test/"))
     'de-AT'
     """
-    memo = document.memo
-    if LANGUAGE_MEMO not in memo:
-        root = document.root
-        lang = root.get("lang") or root.get(_XML_LANG)
-        memo[LANGUAGE_MEMO] = (lang.strip() or None) if isinstance(lang, str) else None
-    return memo[LANGUAGE_MEMO]  # type: ignore[no-any-return]
+    return document.memoized(LANGUAGE_MEMO, _page_language)
+
+
+def _page_language(document: Document) -> str | None:
+    root = document.root
+    lang = root.get("lang") or root.get(_XML_LANG)
+    return (lang.strip() or None) if isinstance(lang, str) else None
 
 
 def _bounded_body(body: bytes | str, limits: Limits) -> tuple[bytes | str, list[tuple[str, str]]]:

@@ -105,15 +105,16 @@ def link_hrefs(doc: Document) -> list[str]:
     >>> link_hrefs(parse_html(b'<a href="/a">1</a><area href="/b"><a href="/a">2</a><a>3</a>', "http://a.test/"))
     ['/a', '/b']
     """
-    memo = doc.memo
-    if LINKS_MEMO not in memo:
-        hrefs: dict[str, None] = {}  # a dict keeps the first of each in order
-        for el in doc.root.iter("a", "area"):
-            href = el.get("href")
-            if href:
-                hrefs[href] = None
-        memo[LINKS_MEMO] = list(hrefs)
-    return memo[LINKS_MEMO]  # type: ignore[no-any-return]
+    return doc.memoized(LINKS_MEMO, _link_hrefs)
+
+
+def _link_hrefs(doc: Document) -> list[str]:
+    hrefs: dict[str, None] = {}  # a dict keeps the first of each in order
+    for el in doc.root.iter("a", "area"):
+        href = el.get("href")
+        if href:
+            hrefs[href] = None
+    return list(hrefs)
 
 
 #: Robots directives structcrawl acts on (``none`` means ``noindex, nofollow``).
@@ -163,12 +164,13 @@ def robots_directives(doc: Document | None, header_values: Iterable[str | bytes]
 def meta_robots(doc: Document) -> list[str]:
     """The directives of the page's ``<meta name="robots">`` (and ``name="structcrawl"``),
     sorted (kept on its memo)."""
-    memo = doc.memo
-    if ROBOTS_MEMO not in memo:
-        found: set[str] = set()
-        for el in doc.index().named("meta"):  # the page's one shared walk
-            name = (el.get("name") or "").strip().lower()
-            if name in ("robots", "structcrawl"):
-                found.update(_directives(el.get("content") or ""))
-        memo[ROBOTS_MEMO] = sorted(found)
-    return memo[ROBOTS_MEMO]  # type: ignore[no-any-return]
+    return doc.memoized(ROBOTS_MEMO, _meta_robots)
+
+
+def _meta_robots(doc: Document) -> list[str]:
+    found: set[str] = set()
+    for el in doc.index().named("meta"):  # the page's one shared walk
+        name = (el.get("name") or "").strip().lower()
+        if name in ("robots", "structcrawl"):
+            found.update(_directives(el.get("content") or ""))
+    return sorted(found)

@@ -63,10 +63,8 @@ def by_line(document: Document) -> tuple[str, str]:
     """``(text, element path)`` of the first short visible text that reads "By <name>" when the
     page marks no byline (``<p>By John Smith, staff writer</p>``); ``("", "")`` without one.
     Read once per document (kept on its memo)."""
-    known = document.memo.get(BY_LINE_MEMO)
-    if known is None:
-        known = document.memo[BY_LINE_MEMO] = _by_line(document)
-    return known[0], known[1]
+    known = document.memoized(BY_LINE_MEMO, _by_line)
+    return known[0], known[1]  # a list where another process's reading put it
 
 
 def _by_line(document: Document) -> tuple[str, str]:

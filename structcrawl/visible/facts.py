@@ -208,16 +208,16 @@ def _canonical(page: _Page) -> str | None:
 def canonical(document: Document) -> str | None:
     """The first ``<link rel="canonical" href>``, resolved against the document base (kept
     on its memo)."""
-    memo = document.memo
-    if CANONICAL_MEMO not in memo:
-        memo[CANONICAL_MEMO] = None
-        for link in document.root.iter("link"):
-            rels = [t.lower() for t in _tokens(link.get("rel"))]
-            href = (link.get("href") or "").strip()
-            if "canonical" in rels and href:
-                memo[CANONICAL_MEMO] = document.resolve(href)
-                break
-    return memo[CANONICAL_MEMO]  # type: ignore[no-any-return]
+    return document.memoized(CANONICAL_MEMO, _first_canonical)
+
+
+def _first_canonical(document: Document) -> str | None:
+    for link in document.root.iter("link"):
+        rels = [t.lower() for t in _tokens(link.get("rel"))]
+        href = (link.get("href") or "").strip()
+        if "canonical" in rels and href:
+            return document.resolve(href)
+    return None
 
 
 def _add(values: list[str], value: str) -> None:

@@ -135,10 +135,7 @@ def page_heading(document: Document) -> str | None:
     """The page's main heading, as the product evidence reads it
     (:func:`structcrawl.visible.evidence.page_evidence`), at a fraction of its cost (what the
     resolution needs before it knows whether it needs the rest; kept on its memo)."""
-    memo = document.memo
-    if PAGE_HEADING_MEMO not in memo:
-        memo[PAGE_HEADING_MEMO] = heading_text(heading_element(document))
-    return memo[PAGE_HEADING_MEMO]  # type: ignore[no-any-return]
+    return document.memoized(PAGE_HEADING_MEMO, lambda doc: heading_text(heading_element(doc)))
 
 
 def heading_text(el: etree._Element | None) -> str | None:

@@ -127,10 +127,7 @@ def old_prices(document: Document) -> list[tuple[Decimal, etree._Element]]:
 
 def old_amounts(document: Document) -> frozenset[Decimal]:
     """Every amount the page shows as an old price (see the module doc)."""
-    known = document.memo.get(OLD_AMOUNTS_MEMO)
-    if known is None:
-        known = document.memo[OLD_AMOUNTS_MEMO] = frozenset(v for v, _ in old_prices(document))
-    return known  # type: ignore[no-any-return]
+    return document.memoized(OLD_AMOUNTS_MEMO, lambda doc: frozenset(v for v, _ in old_prices(doc)))
 
 
 def old_beside_price(

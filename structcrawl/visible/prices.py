@@ -143,13 +143,13 @@ def text_prices(document: Document) -> list[str]:
     """The prices written in the body's visible text, piece by piece (at most 50; kept on
     its memo): what a record's price is compared with where no price container shows one
     (:class:`structcrawl.validate.page.PagePrices`)."""
-    known = document.memo.get(TEXT_PRICES_MEMO)
-    if known is None:
-        body = document.root.find("body")
-        texts = _visible_pieces(body) if body is not None else []
-        known = [p for text in texts for p in find_prices(text)][:_MAX_TEXT_PRICES]
-        document.memo[TEXT_PRICES_MEMO] = known
-    return list(known)
+    return list(document.memoized(TEXT_PRICES_MEMO, _text_prices))
+
+
+def _text_prices(document: Document) -> list[str]:
+    body = document.root.find("body")
+    texts = _visible_pieces(body) if body is not None else []
+    return [p for text in texts for p in find_prices(text)][:_MAX_TEXT_PRICES]
 
 
 def _visible_pieces(root: Any) -> list[str]:
