@@ -154,12 +154,7 @@ def _loose_itemprops(document: Document) -> list[etree._Element]:
 def itemprop_candidates(document: Document) -> list[Candidate]:
     """The product fields ``itemprop`` attributes outside any ``itemscope`` give (read once
     per document, kept on its memo)."""
-    known = document.memo.get(ITEMPROP_MEMO)
-    if isinstance(known, tuple):
-        return list(known)
-    out = _itemprop_candidates(document)
-    document.memo[ITEMPROP_MEMO] = tuple(out)
-    return out
+    return list(document.memoized(ITEMPROP_MEMO, lambda doc: tuple(_itemprop_candidates(doc))))
 
 
 def _itemprop_candidates(document: Document) -> list[Candidate]:

@@ -80,15 +80,13 @@ def url_id_candidates(doc: Document) -> list[Candidate]:
     """The page's URL id as a last SKU candidate, when the page repeats it (module doc);
     searched once per document (kept on its memo: both passes of the page's resolution ask,
     and the search reads every text and attribute of the page)."""
-    known = doc.memo.get(URL_ID_MEMO)
-    if isinstance(known, tuple):
-        return list(known)
-    out: list[Candidate] = []
+    return list(doc.memoized(URL_ID_MEMO, _url_id_candidates))
+
+
+def _url_id_candidates(doc: Document) -> tuple[Candidate, ...]:
     for found in _url_ids(doc.url):
         said = said_count(doc.root, found)
         if said >= 2:
             why = f"the page's URL names it and the page repeats it ({said} times)"
-            out = [fallback("sku", found, "url-id", "", doc.url, why)]
-            break
-    doc.memo[URL_ID_MEMO] = tuple(out)
-    return out
+            return (fallback("sku", found, "url-id", "", doc.url, why),)
+    return ()
