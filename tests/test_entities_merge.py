@@ -190,6 +190,24 @@ def test_sqlite_store_writes_behind_in_the_order_of_last_change(tmp_path, monkey
     store.close()
 
 
+def test_a_store_whose_cache_holds_every_state_asks_the_table_nothing(tmp_path, monkeypatch):
+    """A crawl's own store that never forgot holds every state in memory: a key it lacks is
+    new, found without a query. Once it forgets (past its bounds), keys are looked up on disk."""
+    from structcrawl.entities import store as store_module
+
+    monkeypatch.setattr(store_module, "_BATCH_STATES", 1)
+    monkeypatch.setattr(store_module, "CACHE_STATES", 1)
+    store = SqliteEntityStore(tmp_path / "e.sqlite")
+    asked: list[str] = []
+    store.db.set_trace_callback(lambda sql: asked.append(sql) if "SELECT" in sql else None)
+    assert store.load(["a"]) == {}
+    store.save({"a": new_state("a")}, [("a", "u", "json-ld", "/x", "t")])
+    assert store.load(["a", "b"]).keys() == {"a"} and asked == []
+    store.save({"b": new_state("b")}, [("b", "u", "json-ld", "/x", "t")])  # two: forgotten
+    assert store.load(["a", "c"]).keys() == {"a"} and len(asked) == 1
+    store.close()
+
+
 def test_a_kept_store_writes_each_page_at_once(tmp_path):
     """A store kept across the runs of a job (JOBDIR) writes each page's merge in its own
     transaction: a crash after save() loses nothing."""

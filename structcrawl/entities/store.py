@@ -95,7 +95,8 @@ class SqliteEntityStore:
                     missing.append(key)
                 else:
                     found[key] = jsontext.loads(text)
-            wanted = missing
+            # a cache that holds every state: what it lacks the table lacks too (no query)
+            wanted = [] if self._complete else missing
         for i in range(0, len(wanted), 500):
             chunk = wanted[i : i + 500]
             marks = ",".join("?" * len(chunk))
@@ -137,6 +138,8 @@ class SqliteEntityStore:
                 self.flush()
             return
         self.flush()
+        if self._write_behind:  # written past the cache, which no longer holds every state
+            self._forget()
         self._write(states.items(), sources, pages)
 
     def flush(self) -> None:
@@ -148,10 +151,14 @@ class SqliteEntityStore:
             self._dirty.clear()
             self._sources = []
         if len(self._cache) > CACHE_STATES or self._cache_bytes > CACHE_BYTES:
-            self._cache.clear()
-            self._cache_bytes = 0
-            self._complete = False
-            self._order.clear()
+            self._forget()
+
+    def _forget(self) -> None:
+        """Empty the write-behind cache (its batch written): states are read from the table."""
+        self._cache.clear()
+        self._cache_bytes = 0
+        self._complete = False
+        self._order.clear()
 
     def cached(self) -> tuple[int, int]:
         """(states, bytes of JSON) the write-behind cache holds now."""
