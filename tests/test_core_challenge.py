@@ -62,7 +62,13 @@ def test_anchored_marker_search_finds_what_the_plain_search_finds():
     """The challenge markers are looked for under shared anchors (fewer scans of a page that
     has none): every marker, alone, in pairs and inside ordinary text, gives the vendors the
     plain search gives, in the same order."""
-    from structcrawl.core.challenge import _CHALLENGE_MARKERS, _found, _found_challenges
+    from structcrawl.core.challenge import (
+        _CHALLENGE_BYTES,
+        _CHALLENGE_MARKERS,
+        _found,
+        _found_challenges,
+        _found_groups,
+    )
 
     needles = [n for _, ns in _CHALLENGE_MARKERS for n in ns]
     page = "<html><body><p>verify your order; checking out; a captcha-free form</p>{}</body>"
@@ -71,3 +77,5 @@ def test_anchored_marker_search_finds_what_the_plain_search_finds():
     cases.append(page.format(""))
     for text in cases:
         assert _found_challenges(text) == _found(text, _CHALLENGE_MARKERS), text
+        # a 2xx page's bytes (lowercased) are scanned first: the same vendors
+        assert _found_groups(text.encode().lower(), _CHALLENGE_BYTES) == _found_challenges(text)

@@ -21,7 +21,8 @@ Both read at most the first :data:`SCAN_BYTES` of the body, with plain substring
 tests: nothing is parsed, nothing executed. Every response is read, so the common case is made
 cheap: a 2xx page that carries structured data (JSON-LD, Microdata, RDFa, Open Graph, found by
 a few substring tests that hit in the ``<head>`` of most pages) has content of its own and is
-let through before the vendor markers are looked for.
+let through before the vendor markers are looked for; those are looked for in its bytes
+(ASCII letters lowercased), its text decoded only where one is found.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from html import unescape
+from typing import AnyStr
 
 __all__ = [
     "BLOCKING_STATUSES",
@@ -177,13 +179,24 @@ def _anchored(
 
 
 _CHALLENGE_GROUPS = _anchored(_CHALLENGE_MARKERS)
+#: the same as bytes (every marker is ASCII), to scan a body's bytes (:func:`_unstructured`)
+_CHALLENGE_BYTES = tuple(
+    (anchor.encode("ascii"), tuple((vendor, needle.encode("ascii")) for vendor, needle in pairs))
+    for anchor, pairs in _CHALLENGE_GROUPS
+)
 
 
 def _found_challenges(text: str) -> list[str]:
     """:func:`_found` over the challenge markers (the same vendors, in the same order), with
     about half the scans of a page that holds none: one per anchor, not one per marker."""
+    return _found_groups(text, _CHALLENGE_GROUPS)
+
+
+def _found_groups(
+    text: AnyStr, groups: tuple[tuple[AnyStr, tuple[tuple[str, AnyStr], ...]], ...]
+) -> list[str]:
     hit: set[str] = set()
-    for anchor, pairs in _CHALLENGE_GROUPS:
+    for anchor, pairs in groups:
         if anchor in text:
             hit.update(vendor for vendor, needle in pairs if needle in text)
     return [vendor for vendor, _ in _CHALLENGE_MARKERS if vendor in hit]
@@ -212,18 +225,16 @@ def _thin(html: str) -> bool:
     return visible_text_length(html) < _THIN_TEXT and not _STRUCTURED.search(html)
 
 
-def _structured(prefix: bytes) -> bool:
-    """Whether the scanned prefix carries structured data (what ``_STRUCTURED`` matches):
-    substring tests first (each stops at its first hit, usually in the ``<head>``), the
-    regular expression only from where one of them hit. The prefix is read as it is (markup
-    is written in lowercase, mostly), then lowercased only when that finds nothing."""
-    for text in (prefix, None):
-        text = prefix.lower() if text is None else text
-        for needle in _STRUCTURED_NEEDLES:
-            at = text.find(needle)
-            if at >= 0 and _STRUCTURED_BYTES.search(text, at):
-                return True
-    return False
+def _unstructured(prefix: bytes) -> bytes | None:
+    """The scanned prefix lowercased (as bytes: ASCII letters), or None when it carries
+    structured data (what ``_STRUCTURED`` matches): substring tests first (each stops at its
+    first hit, usually in the ``<head>``), the regular expression only from where one hit."""
+    lowered = prefix.lower()
+    for needle in _STRUCTURED_NEEDLES:
+        at = lowered.find(needle)
+        if at >= 0 and _STRUCTURED_BYTES.search(lowered, at):
+            return None
+    return lowered
 
 
 def _prefix(body: bytes | str) -> bytes:
@@ -255,7 +266,12 @@ def detect_challenge(
         # with structured data has content, whatever scripts it loads
         if status is not None and not 200 <= status < 300:
             return None
-        if _structured(_prefix(body)):
+        lowered = _unstructured(_prefix(body))
+        # the markers looked for in the bytes, ASCII letters lowercased: the text is decoded
+        # (and its characters, some two or four bytes wide, scanned) only where one is found.
+        # The text's lowercase makes ASCII of only "İ" and the Kelvin sign: a marker spelt
+        # with those is not a vendor's
+        if lowered is None or not _found_groups(lowered, _CHALLENGE_BYTES):
             return None
     html = _text(body, status)
     found = _found_challenges(html)
