@@ -146,3 +146,22 @@ def test_a_value_jsonschema_rs_cannot_read_is_checked_by_jsonschema():
     assert check_item({"kind": "item", "type": "Product", "name": Smart("Kettle")}) == (True, [])
     ok, errors = check_item({"kind": "item", "type": "Product", "price": Smart("1,99")})
     assert not ok and errors[0].startswith("$.price: '1,99' does not match")
+
+
+def test_item_dict_is_what_attrs_asdict_gives_without_the_none_fields():
+    """The feeds' dict of an item is attrs.asdict's (None fields dropped at every depth), made
+    faster: the same on values an item may carry in its open fields (collections rebuilt in
+    their own classes, None inside a list kept)."""
+    from decimal import Decimal
+
+    import attrs
+
+    item = to_item({"kind": "item", "type": "Product", "brand": {"name": "Acme"},
+                    "images": [{"url": "https://s.example/a.jpg"}], "price": "1.00"})  # fmt: skip
+    item.additionalProperties = [{"name": "a", "value": (1, None)}, {"name": "b", "value": {2}}]
+    item.provenance = {"price": {"raw": Decimal("1.0"), "path": ["offers", 0]}, (1, 2): {3}}
+    made = item_dict(item)
+    assert made == attrs.asdict(item, recurse=True, filter=lambda _a, v: v is not None)
+    assert made["provenance"]["price"] is not item.provenance["price"]
+    assert made["provenance"][(1, 2)] == {3}
+    assert "sku" not in made and made["additionalProperties"][0]["value"] == (1, None)
