@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 
 from structcrawl.normalize.enums import enumeration_members
+from structcrawl.typed.asdict import plain_dict
 
 __all__ = ["ITEM_CLASSES", "Item", "UnknownField", "field_shape", "item_dict", "to_item"]
 
@@ -363,43 +364,4 @@ def item_dict(item: Any) -> dict[str, Any]:
     """
     if isinstance(item, dict):
         return item
-    plain: dict[str, Any] = _plain(item)
-    return plain
-
-
-@functools.cache
-def _field_names(cls: type) -> tuple[str, ...] | None:
-    """The fields of an attrs class, in order; None for any other class."""
-    return tuple(a.name for a in attrs.fields(cls)) if attrs.has(cls) else None
-
-
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as ``attrs.asdict`` makes it (see :func:`item_dict`), in its order (an attrs
-    instance, a collection, a mapping); scalars are kept as they are without a call each."""
-    cls = value.__class__
-    if cls is dict:
-        return {
-            k if k.__class__ in _SCALARS else _plain(k): v if v.__class__ in _SCALARS else _plain(v)
-            for k, v in value.items()
-        }
-    if cls is list:
-        return [v if v.__class__ in _SCALARS else _plain(v) for v in value]
-    names = _field_names(cls)
-    if names is not None:
-        return {
-            n: v if v.__class__ in _SCALARS else _plain(v)
-            for n in names
-            if (v := getattr(value, n)) is not None
-        }
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = [v if v.__class__ in _SCALARS else _plain(v) for v in value]
-        try:
-            return cls(items)
-        except TypeError:  # a named tuple takes its items one by one (as attrs.asdict does)
-            return cls(*items)
-    if isinstance(value, dict):
-        return {_plain(k): _plain(v) for k, v in value.items()}
-    return value
+    return plain_dict(item)
