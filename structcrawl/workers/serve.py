@@ -79,7 +79,8 @@ def _answer(frame: bytes, functions: dict[str, Callable[..., Any]]) -> bytes:
                 gc.collect()
                 gc.freeze()
         result = function(frame[_CALL_HEADER + size :], *args)
-        # allow_nan: a record's float as JSON-LD wrote it (NaN, Infinity) is carried as is
+        # allow_nan (the default): a non-finite float is carried as is (the records hold
+        # none: their JSON reader turns NaN, Infinity and overflows into null)
         return json.dumps([True, result]).encode()
     except Exception as exc:  # said back to the crawl, which does the work itself
         logger.error("%s failed", call, exc_info=True)
