@@ -25,7 +25,7 @@ from typing import Any
 from lxml import etree
 
 from ._parser import MAX_NESTING, ROOT_TOKEN, Mf2Parser, document_base
-from ._scan import TO_SPACE
+from ._scan import joined_classes
 from ._vocab import BACKCOMPAT_ROOTS
 
 __all__ = ["has_microformats", "parse_mf2"]
@@ -49,7 +49,7 @@ def has_microformats(
     """
     search = ROOT_TOKEN.search
     if classes is not None:  # joined and split once, not one search each (~1 ms a large page)
-        joined = f" {' '.join(classes).translate(TO_SPACE)} "
+        joined = joined_classes(classes)
         return " h-" in joined or not BACKCOMPAT_ROOTS.isdisjoint(joined.split(" "))
     for el in root.iter(etree.Element) if classed is None else classed:
         cls = el.get("class")

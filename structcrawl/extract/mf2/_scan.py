@@ -14,7 +14,7 @@ from lxml import etree
 
 from ._vocab import BACKCOMPAT_CLASS_NAMES, BACKCOMPAT_ROOTS
 
-__all__ = ["MEANINGFUL", "ROOT_TOKEN", "TO_SPACE", "class_scan"]
+__all__ = ["MEANINGFUL", "ROOT_TOKEN", "class_scan", "joined_classes"]
 
 _WS: Final = "[ \\t\\n\\f\\r]"  # ASCII whitespace: what class tokens are split on
 _CLASSIC: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_ROOTS), key=len, reverse=True))
@@ -26,8 +26,19 @@ _NAMED: Final = "|".join(sorted(map(re.escape, BACKCOMPAT_CLASS_NAMES), key=len,
 #: class name of the classic vocabularies. A class attribute without one is skipped at once.
 MEANINGFUL: Final = re.compile(rf"(?:^|{_WS})(?:(?:h|p|u|dt|e)-|(?:{_NAMED})(?:{_WS}|$))")
 
-#: the class attributes' ASCII whitespace made spaces (their tokens split on one space)
-TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
+_TO_SPACE: Final = str.maketrans("\t\n\f\r", "    ")
+
+
+def joined_classes(values: Iterable[str]) -> str:
+    """Class attribute values joined by spaces, their ASCII whitespace made spaces and a space
+    added at both ends: each token is ``" <token> "`` in it, and ``split(" ")`` gives them.
+
+    >>> joined_classes(["h-card\tvcard", "p-name"])
+    ' h-card vcard p-name '
+    """
+    return f" {' '.join(values).translate(_TO_SPACE)} "
+
+
 #: What a property prefix of :data:`MEANINGFUL` looks like in the class attributes joined by
 #: spaces, whitespace made spaces and a space added at both ends (class names, its other
 #: tokens, are looked up among the page's tokens).
@@ -60,7 +71,7 @@ def class_scan(
     if not all(read):  # no attribute (a whole tree), or class="": not a class
         elements, read = list(compress(elements, read)), list(filter(None, read))
     texts = cast("list[str]", read)  # all non-empty now
-    joined = f" {' '.join(texts).translate(TO_SPACE)} "
+    joined = joined_classes(texts)
     has_value = "value" in joined
     tokens = set(joined.split(" "))
     roots = [f" {name} " for name in tokens.intersection(BACKCOMPAT_ROOTS)]
