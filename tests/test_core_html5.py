@@ -67,6 +67,37 @@ def test_the_shared_index_stays_true_after_the_repairs():
     assert doc.root.find(".//section").getparent().tag == "body"
 
 
+def test_the_index_keeps_every_data_and_namespaced_attribute_in_document_order():
+    """What the price containers are told by (structcrawl.visible.facts): each data-* and
+    namespaced attribute the index does not file by name, as an XPath over the attributes
+    finds them, on the demo site's pages and on an XML tree that keeps namespaces."""
+    from pathlib import Path
+
+    xpath = etree.XPath(
+        "//@*[(starts-with(name(), 'data-') and name() != 'data-reactroot')"
+        " or namespace-uri() != '']"
+    )
+    roots = [
+        parse_html(path.read_bytes(), "https://a.test/").root
+        for path in sorted((Path(__file__).parent.parent / "fixtures").rglob("*.html"))
+    ]
+    roots.append(
+        etree.fromstring(
+            b'<html xmlns:d="urn:d"><body data-reactroot="" data-a="1">'
+            b'<p d:price="2" xml:lang="en" data-b="">x</p></body></html>'
+        )
+    )
+    found = 0
+    for root in roots:
+        pairs = ElementIndex(root).data_attributes()
+        assert pairs == [(a.getparent(), a.attrname) for a in xpath(root)]
+        found += len(pairs)
+    assert found > 50
+    assert [name for _, name in pairs] == [
+        "data-a", "{urn:d}price", "{http://www.w3.org/XML/1998/namespace}lang", "data-b",
+    ]  # fmt: skip
+
+
 def test_in_quirks_mode_a_table_stays_inside_the_paragraph():
     html = "<p>a<span>b<table><tr><td>c</td></tr></table></span></p>"
     doc = parse_html(html.encode(), "https://a.test/")

@@ -68,8 +68,9 @@ BLOCK_TAGS: Final = frozenset({"p", "li", "dd", "dt"})
 
 
 class ElementIndex:
-    """The elements of a tree that carry each of :data:`INDEXED_ATTRIBUTES`, and those named
-    one of :data:`INDEXED_TAGS`, in document order, found in one walk.
+    """The elements of a tree that carry each of :data:`INDEXED_ATTRIBUTES`, those named one
+    of :data:`INDEXED_TAGS`, and the other ``data-*`` (and namespaced) attributes, in document
+    order, found in one walk.
 
     Equivalent to ``//@name`` (per attribute, taking each attribute's element) and to
     ``root.iter(*tags)``, read from a tree whose elements are not added, removed or reordered
@@ -89,12 +90,13 @@ class ElementIndex:
     ['meta', 'script']
     """
 
-    __slots__ = ("_by_attribute", "_named", "_blocks", "_values", "size")
+    __slots__ = ("_by_attribute", "_named", "_blocks", "_data", "_values", "size")
 
     def __init__(self, root: etree._Element) -> None:
         by_attribute: dict[str, list[etree._Element]] = {name: [] for name in INDEXED_ATTRIBUTES}
         named: list[etree._Element] = []
         blocks: list[etree._Element] = []
+        data: list[tuple[etree._Element, str]] = []
         lookup = by_attribute.get
         tags = INDEXED_TAGS
         size = 0
@@ -107,9 +109,12 @@ class ElementIndex:
                 found = lookup(key)
                 if found is not None:
                     found.append(el)
+                elif key[:5] == "data-" or key[:1] == "{":
+                    data.append((el, key))
         self._by_attribute = by_attribute
         self._named = named
         self._blocks = blocks
+        self._data = data
         self._values: dict[str, list[str]] = {}
         self.size = size  #: elements in the tree
 
@@ -117,6 +122,19 @@ class ElementIndex:
         """The elements carrying ``attribute`` (one of :data:`INDEXED_ATTRIBUTES`), in
         document order. The list is shared: do not modify it."""
         return self._by_attribute[attribute]
+
+    def data_attributes(self) -> list[tuple[etree._Element, str]]:
+        """Each ``data-*`` attribute and namespaced one (``{uri}name``, as an XML parser keeps
+        it) with its element, in document order (the price containers are told by them,
+        :func:`structcrawl.visible.facts.price_containers`). The list is shared: do not
+        modify it.
+
+        >>> root = etree.fromstring(b'<p data-a="1" data-b="2"><i data-price="">x</i></p>',
+        ...     etree.HTMLParser())
+        >>> [(el.tag, name) for el, name in ElementIndex(root).data_attributes()]
+        [('p', 'data-a'), ('p', 'data-b'), ('i', 'data-price')]
+        """
+        return self._data
 
     def values(self, attribute: str) -> list[str]:
         """The values of ``attribute`` on :meth:`having`'s elements, in the same order, read

@@ -226,10 +226,12 @@ def _add(values: list[str], value: str) -> None:
 
 
 # Price containers: anything whose attributes mention a price, in <body>. libxml2 decides the
-# predicate, on the elements a Python pass over the attributes finds could satisfy it (every
-# attribute named itemprop or property, namespaced, or with "price" in its name or value, in
-# any case): the same elements, in document order, as the XPath //body//*[predicate] would
-# select, in 40% of its time (translate() copied every class, id and data-* value of the page).
+# predicate (and sorts in document order) the elements the page's element index says could
+# satisfy it: every one carrying itemprop or property, a class or id with "price" in it, or a
+# data-* or namespaced attribute with "price" in its name or value, in any case. The same
+# elements, in the same order, as the XPath //body//*[predicate] selects, without a pass over
+# the tree of its own (the index's pass reads every element's attribute names) and without the
+# XPath's translate(), which copied every class, id and data-* value of the page.
 _PRICE_PREDICATE = (
     "@itemprop or @property"
     " or contains(translate(@class, 'PRICE', 'price'), 'price')"
@@ -237,38 +239,30 @@ _PRICE_PREDICATE = (
     " or @*[starts-with(name(), 'data-') and (contains(translate(name(), 'PRICE', 'price'),"
     " 'price') or contains(translate(., 'PRICE', 'price'), 'price'))]"
 )
-_IS_PRICE_CANDIDATE = etree.XPath(f"self::*[{_PRICE_PREDICATE}]")
+#: the elements of ``$marked`` in <body> satisfying the predicate, in document order (a union
+#: is sorted; there are few: a full sort of all the page's elements costs more than a walk)
+_PRICE_CONTAINERS = etree.XPath(f"($marked | $marked)[ancestor::body][{_PRICE_PREDICATE}]")
 
 
-def _price_candidates(document: Document) -> Iterator[etree._Element]:
-    """The elements ``//body//*[_PRICE_PREDICATE]`` selects, in document order: of a page
-    with one ``<body>``, its descendants (no ancestor to look for)."""
-    found = document.index().named("body")
-    if len(found) == 1:
-        elements, in_body = found[0].iterdescendants(etree.Element), True
-    else:
-        elements, in_body = document.root.getroottree().getroot().iter(etree.Element), False
-    for el in elements:
-        attributes = el.items()
-        if not attributes:
-            continue
-        for key, value in attributes:
-            if (
-                key == "itemprop"
-                or key == "property"
-                or key[0] == "{"
-                or "price" in value.lower()
-                or "price" in key.lower()
-            ):
-                break
-        else:
-            continue  # no attribute can satisfy the predicate
-        if _IS_PRICE_CANDIDATE(el) and (in_body or _in_body(el)):
-            yield el
-
-
-def _in_body(el: etree._Element) -> bool:
-    return next(el.iterancestors("body"), None) is not None
+def _price_candidates(document: Document) -> list[etree._Element]:
+    """The elements ``//body//*[_PRICE_PREDICATE]`` selects, in document order."""
+    index = document.index()
+    marked = [*index.having("itemprop"), *index.having("property")]
+    for name in ("class", "id"):  # "price" in any case (lower() folds all that translate() does)
+        marked += [
+            el
+            for el, value in zip(index.having(name), index.values(name), strict=True)
+            if "price" in value.lower()
+        ]
+    data = [(el, "data-reactroot") for el in index.having("data-reactroot")]
+    last = None  # an element whose data attributes are already found to mention a price
+    for el, name in [*index.data_attributes(), *data]:
+        if el is not last and ("price" in name.lower() or "price" in (el.get(name) or "").lower()):
+            marked.append(el)
+            last = el
+    if not marked:
+        return []
+    return _PRICE_CONTAINERS(document.root, marked=marked)  # type: ignore[return-value]
 
 
 def _h1(page: _Page) -> list[str]:
