@@ -249,11 +249,8 @@ def _price_candidates(document: Document) -> list[etree._Element]:
     index = document.index()
     marked = [*index.having("itemprop"), *index.having("property")]
     for name in ("class", "id"):  # "price" in any case (lower() folds all that translate() does)
-        marked += [
-            el
-            for el, value in zip(index.having(name), index.values(name), strict=True)
-            if "price" in value.lower()
-        ]
+        elements = index.having(name)
+        marked += [elements[i] for i in _mentioning_price(index.values(name))]
     data = [(el, "data-reactroot") for el in index.having("data-reactroot")]
     last = None  # an element whose data attributes are already found to mention a price
     for el, name in [*index.data_attributes(), *data]:
@@ -263,6 +260,26 @@ def _price_candidates(document: Document) -> list[etree._Element]:
     if not marked:
         return []
     return _PRICE_CONTAINERS(document.root, marked=marked)  # type: ignore[return-value]
+
+
+def _mentioning_price(values: list[str]) -> list[int]:
+    """The places of the values with "price" in them, in any case: the values lowercased as
+    one text (NUL between two: no attribute value holds one), and the places told by
+    counting the NULs before each hit; no value lowercased or searched one by one.
+
+    >>> _mentioning_price(["a", "Product-PRICE", "x price y", "İprice", "b"])
+    [1, 2, 3]
+    """
+    text = "\x00".join(values).lower()  # a value's length may change: each is found by NULs
+    found: list[int] = []
+    place = at = 0
+    while (hit := text.find("price", at)) >= 0:
+        place += text.count("\x00", at, hit)
+        found.append(place)
+        at = text.find("\x00", hit)
+        if at < 0:
+            break
+    return found
 
 
 def _h1(page: _Page) -> list[str]:
