@@ -92,7 +92,7 @@ def shown_dates(document: Document) -> dict[str, list[MetaValue]]:
     """``datePublished`` / ``dateModified`` from the page's marked ``<time datetime>``s."""
     out: dict[str, list[MetaValue]] = {}
     body = document.root.find("body")
-    for el in (body if body is not None else document.root).iter("time"):
+    for el in document.index().named_in(body if body is not None else document.root, "time"):
         stamp = (el.get("datetime") or "").strip()
         if not stamp or _in_comments(el):
             continue
@@ -112,7 +112,7 @@ def shown_dates(document: Document) -> dict[str, list[MetaValue]]:
 def shown_headline(document: Document) -> list[MetaValue]:
     """The page's first ``<h1>`` with text (``[]`` when none)."""
     body = document.root.find("body")
-    for el in (body if body is not None else document.root).iter("h1"):
+    for el in document.index().named_in(body if body is not None else document.root, "h1"):
         text = _text(el)
         if text:
             return [MetaValue("h1", text, document.path_of(el), "visible-page")]

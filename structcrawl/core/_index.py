@@ -7,7 +7,7 @@ from typing import Final
 
 from lxml import etree
 
-__all__ = ["BLOCK_TAGS", "INDEXED_ATTRIBUTES", "INDEXED_TAGS", "ElementIndex"]
+__all__ = ["BLOCK_TAGS", "INDEXED_ATTRIBUTES", "INDEXED_TAGS", "LINK_TAGS", "ElementIndex"]
 
 #: Attributes whose elements the layers look for: microformats (``class``), RDFa (the ones
 #: that generate triples, and the subjects its diagnostics check: ``about``, ``resource``),
@@ -33,13 +33,19 @@ INDEXED_ATTRIBUTES: Final = (
 #: void elements libxml2 does not know (the parse moves out what it nests inside them), the
 #: paragraphs and list items (the parse closes them where HTML does); for the render
 #: judgement, ``noscript`` notices and Angular's ``app-root``; the ``body`` the visible page
-#: is read from, its main headings and times (the facts the record checks read) and its
-#: struck-through text (old prices).
+#: is read from, its headings (the main heading) and times (the facts the record checks read),
+#: its struck-through text (old prices) and form fields (a declared currency); the ``head``
+#: whose titles the main heading is told by; the links followed (``a``, ``area``).
 INDEXED_TAGS: Final = frozenset(
     {
         "body",
+        "head",
         "h1",
+        "h2",
         "time",
+        "input",
+        "a",
+        "area",
         "del",
         "s",
         "strike",
@@ -65,6 +71,8 @@ INDEXED_TAGS: Final = frozenset(
 #: Of :data:`INDEXED_TAGS`, the many-per-page ones the parse repairs, kept in a list of their
 #: own so that looking up the others (``meta``, ``script``...) does not pass them each time.
 BLOCK_TAGS: Final = frozenset({"p", "li", "dd", "dt"})
+#: Of :data:`INDEXED_TAGS`, the links (hundreds a page), kept in a list of their own likewise.
+LINK_TAGS: Final = frozenset({"a", "area"})
 
 
 class ElementIndex:
@@ -90,12 +98,22 @@ class ElementIndex:
     ['meta', 'script']
     """
 
-    __slots__ = ("_by_attribute", "_named", "_blocks", "_data", "_values", "size")
+    __slots__ = (
+        "_by_attribute",
+        "_named",
+        "_blocks",
+        "_links",
+        "_data",
+        "_values",
+        "_root",
+        "size",
+    )
 
     def __init__(self, root: etree._Element) -> None:
         by_attribute: dict[str, list[etree._Element]] = {name: [] for name in INDEXED_ATTRIBUTES}
         named: list[etree._Element] = []
         blocks: list[etree._Element] = []
+        links: list[etree._Element] = []
         data: list[tuple[etree._Element, str]] = []
         lookup = by_attribute.get
         tags = INDEXED_TAGS
@@ -104,7 +122,7 @@ class ElementIndex:
             size += 1
             tag = el.tag
             if tag in tags:
-                (blocks if tag in BLOCK_TAGS else named).append(el)
+                (blocks if tag in BLOCK_TAGS else links if tag in LINK_TAGS else named).append(el)
             for key in el.keys():
                 found = lookup(key)
                 if found is not None:
@@ -114,7 +132,9 @@ class ElementIndex:
         self._by_attribute = by_attribute
         self._named = named
         self._blocks = blocks
+        self._links = links
         self._data = data
+        self._root = root
         self._values: dict[str, list[str]] = {}
         self.size = size  #: elements in the tree
 
@@ -155,15 +175,35 @@ class ElementIndex:
 
     def named(self, *tags: str) -> list[etree._Element]:
         """The elements named one of ``tags`` (each in :data:`INDEXED_TAGS`; those of
-        :data:`BLOCK_TAGS` asked for apart from the others), in document order."""
+        :data:`BLOCK_TAGS`, and those of :data:`LINK_TAGS`, asked for apart from the others),
+        in document order: what ``root.iter(*tags)`` gives without a walk of the tree. The
+        list is new."""
         unknown = set(tags) - INDEXED_TAGS
         if unknown:
             raise ValueError(f"not indexed: {sorted(unknown)}")
-        blocks = BLOCK_TAGS.intersection(tags)
-        if blocks and len(blocks) < len(tags):
-            raise ValueError(f"ask for {sorted(blocks)} apart from the other tags")
-        source = self._blocks if blocks else self._named
+        source = self._named
+        for group, kept in ((BLOCK_TAGS, self._blocks), (LINK_TAGS, self._links)):
+            inside = group.intersection(tags)
+            if inside and len(inside) < len(tags):
+                raise ValueError(f"ask for {sorted(inside)} apart from the other tags")
+            if inside:
+                source = kept
         if len(tags) == 1:
             only = tags[0]
             return [el for el in source if el.tag == only]
         return [el for el in source if el.tag in tags]
+
+    def named_in(self, top: etree._Element, *tags: str) -> list[etree._Element]:
+        """:meth:`named` of the subtree of ``top`` (an element of the indexed tree, itself
+        included): what ``top.iter(*tags)`` gives.
+
+        >>> root = etree.fromstring(b"<html><body><h1>a</h1><div><h2>b</h2></div></body>"
+        ...     b"<h2>c</h2></html>")
+        >>> index = ElementIndex(root)
+        >>> [el.text for el in index.named_in(root.find("body"), "h1", "h2")]
+        ['a', 'b']
+        """
+        found = self.named(*tags)
+        if top is self._root:
+            return found
+        return [el for el in found if el is top or any(a is top for a in el.iterancestors())]

@@ -110,7 +110,7 @@ def link_hrefs(doc: Document) -> list[str]:
 
 def _link_hrefs(doc: Document) -> list[str]:
     hrefs: dict[str, None] = {}  # a dict keeps the first of each in order
-    for el in doc.root.iter("a", "area"):
+    for el in doc.index().named("a", "area"):  # the page's one shared walk
         href = el.get("href")
         if href:
             hrefs[href] = None

@@ -212,7 +212,7 @@ def canonical(document: Document) -> str | None:
 
 
 def _first_canonical(document: Document) -> str | None:
-    for link in document.root.iter("link"):
+    for link in document.index().named("link"):
         rels = [t.lower() for t in _tokens(link.get("rel"))]
         href = (link.get("href") or "").strip()
         if "canonical" in rels and href:

@@ -62,7 +62,7 @@ def _titles(document: Document) -> list[str]:
     (the union walks the page twice and sorts; the order is not read: their words are)."""
     titles = [
         "".join(t.itertext())
-        for head in document.root.iter("head")
+        for head in document.index().named("head")
         for t in head.iterchildren("title")
     ]
     for meta in document.index().named("meta"):
@@ -73,12 +73,12 @@ def _titles(document: Document) -> list[str]:
 
 
 def _heads(document: Document) -> list[etree._Element]:
-    """What :data:`_HEADS` selects: the h1 and h2 elements of the page's only ``<body>`` (in
-    one walk of its subtree, where the union of two paths walks the page twice and sorts)."""
+    """What :data:`_HEADS` selects: the h1 and h2 elements of the page's only ``<body>``, from
+    the element index (no walk of the page: the union of two paths walks it twice and sorts)."""
     found = bodies(document)
     if len(found) != 1:
         return list(_HEADS(document.root))  # type: ignore[arg-type]
-    return list(found[0].iter("h1", "h2"))
+    return document.index().named_in(found[0], "h1", "h2")
 
 
 def heading_element(document: Document) -> etree._Element | None:

@@ -132,7 +132,7 @@ def declared_currency(document: Document) -> str | None:
     name="currency_code" value="USD">``), or ``None`` when they declare none or several."""
     codes = {
         value
-        for el in document.root.iter("input")
+        for el in document.index().named("input")
         if (el.get("name") or "").casefold() in _CURRENCY_FIELDS
         and _ISO_CODE.fullmatch(value := (el.get("value") or "").strip().upper())
     }
