@@ -93,7 +93,7 @@ def test_the_index_keeps_every_data_and_namespaced_attribute_in_document_order()
         assert pairs == [(a.getparent(), a.attrname) for a in xpath(root)]
         found += len(pairs)
     assert found > 50
-    assert [name for _, name in pairs] == [
+    assert [name for _, name in pairs] == [  # the XML tree's, the last read
         "data-a", "{urn:d}price", "{http://www.w3.org/XML/1998/namespace}lang", "data-b",
     ]  # fmt: skip
 

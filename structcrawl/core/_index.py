@@ -145,9 +145,9 @@ class ElementIndex:
 
     def data_attributes(self) -> list[tuple[etree._Element, str]]:
         """Each ``data-*`` attribute and namespaced one (``{uri}name``, as an XML parser keeps
-        it) with its element, in document order (the price containers are told by them,
-        :func:`structcrawl.visible.facts.price_containers`). The list is shared: do not
-        modify it.
+        it) with its element, in document order (the visible facts' price containers are
+        told by them, :mod:`structcrawl.visible.facts`). The list is shared: do not modify
+        it.
 
         >>> root = etree.fromstring(b'<p data-a="1" data-b="2"><i data-price="">x</i></p>',
         ...     etree.HTMLParser())
