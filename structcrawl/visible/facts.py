@@ -38,10 +38,12 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from copy import copy
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from lxml import etree
 
+from structcrawl.core._index import INDEXED_ATTRIBUTES
 from structcrawl.core.document import Document
 from structcrawl.visible.prices import find_prices
 from structcrawl.visible.tree import NOT_RENDERED, element_text, hidden, visible_text
@@ -251,9 +253,10 @@ def _price_candidates(document: Document) -> list[etree._Element]:
     for name in ("class", "id"):  # "price" in any case (lower() folds all that translate() does)
         elements = index.having(name)
         marked += [elements[i] for i in _mentioning_price(index.values(name))]
-    data = [(el, "data-reactroot") for el in index.having("data-reactroot")]
+    # the data attributes the index files by name are not among its other data attributes
+    filed = [(el, n) for n in INDEXED_ATTRIBUTES if n[:5] == "data-" for el in index.having(n)]
     last = None  # an element whose data attributes are already found to mention a price
-    for el, name in [*index.data_attributes(), *data]:
+    for el, name in chain(index.data_attributes(), filed):
         if el is not last and ("price" in name.lower() or "price" in (el.get(name) or "").lower()):
             marked.append(el)
             last = el
