@@ -30,6 +30,8 @@ from structcrawl.extract.pagerecords import page_extraction
 from structcrawl.pageread.whole import Reading, read_whole, reading_document
 from structcrawl.render.pagereads import reader_of
 from structcrawl.typed.classes import item_dict
+from structcrawl.visible.evidence import page_evidence
+from structcrawl.visible.grid import grid_products
 from structcrawl.visible.heading import heading_element
 from structcrawl.visible.stock import visible_availability
 from tests._conformance import suite_dir
@@ -165,6 +167,23 @@ def test_a_reader_the_worker_did_not_answer_parses_the_page_once():
     assert doc.index().size == parse_html(body, url, content_type="text/html").index().size
     heading_element(doc), doc.root  # parsed once
     assert parses == [url]
+
+
+def test_a_grid_the_worker_did_not_read_is_read_in_the_crawl():
+    """The worker reads no grid of cards for records that make a product; where the crawl's
+    final records make none after all, the grid's products are read on the crawl's own parse
+    of the page, the same as a page read only here."""
+    body, url = _case(ITEMS / "listing-itemlist-urls-en")
+    said = _answer(body, url, _spec())
+    assert said["visible"]["grid"]  # records that make no product: the worker read the grid
+    said["visible"]["grid"] = None  # as if read for records that made one
+    doc = reading_document(Reading.from_answer(said), url, body, "text/html")
+    here = parse_html(body, url, content_type="text/html")
+    ev, expected = page_evidence(doc), page_evidence(here)
+    found = grid_products(doc, ev.cards, own_price=ev.price is not None)
+    assert doc.parsed and len(found) == 5
+    assert found == grid_products(here, expected.cards, own_price=expected.price is not None)
+    assert grid_products(doc, ev.cards, own_price=ev.price is not None) == found  # kept
 
 
 def test_a_page_judged_to_need_a_browser_is_read_no_further():

@@ -107,10 +107,13 @@ def _readings(doc: Any, records: list[dict[str, Any]], spec: dict[str, Any], sai
 
     product = product_records(records)
     if spec.get("visible") and (product or may_read_visible(records)):
+        from structcrawl.typed.nodes import makes_product
         from structcrawl.visible.wire import readings
 
-        # the grid too: its products are found from the cards, elements the crawl has not
-        said["visible"] = readings(doc, product=product, grid=True)
+        # the grid's products (found from the cards, elements the crawl has not) where the
+        # records make no product: a page that has one reads no grid (where its final records
+        # make none after all, the crawl reads it itself: grid_products)
+        said["visible"] = readings(doc, product=product, grid=not makes_product(records))
         said["product"] = product
     elif spec.get("visible"):  # what the record checks read of any page (title, headings)
         said["facts"] = read_facts(doc, [name for name in FACT_NAMES if name != "prices"])

@@ -12,11 +12,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from structcrawl.core.readers import is_node, node_type, props, values
+from structcrawl.entities.kinds import item_type
 
-__all__ = ["Node", "page_nodes", "type_names"]
+__all__ = ["NESTED_ONLY", "Node", "makes_product", "page_nodes", "type_names"]
 
 _MAX_DEPTH = 6
 _DOCUMENT_FORMATS = frozenset({"data-block", "json", "network-json"})
+#: properties whose nodes are only ever parts of another thing (a variant, an accessory, an
+#: offer's item): no item of the page is built from them
+NESTED_ONLY = frozenset(
+    {
+        "hasVariant",
+        "isVariantOf",
+        "isRelatedTo",
+        "isSimilarTo",
+        "isAccessoryOrSparePartFor",
+        "isConsumableFor",
+        "model",
+        "itemOffered",
+    }
+)
 
 
 @dataclass(slots=True)
@@ -117,3 +132,18 @@ def page_nodes(records: list[dict[str, Any]]) -> list[Node]:
                         )
             stack.extend(reversed(children))
     return out
+
+
+def makes_product(records: list[dict[str, Any]]) -> bool:
+    """Whether the records make a product of the page (a node a product's item is built
+    from, :mod:`structcrawl.typed.page`), whose resolution then reads no grid of product
+    cards (it does on a page whose records make none). Told from the records before they
+    are checked, as :func:`structcrawl.typed.shown.product_records`.
+
+    >>> offer = {"kind": "entity", "type": ["Offer"], "properties": {"price": "9.90"}}
+    >>> makes_product([offer]), makes_product([{**offer, "type": ["Product"]}])
+    (False, True)
+    """
+    return any(
+        item_type(n.types) == "Product" and n.via not in NESTED_ONLY for n in page_nodes(records)
+    )

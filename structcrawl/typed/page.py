@@ -33,7 +33,7 @@ from structcrawl.typed.fields import Candidate
 from structcrawl.typed.flags import item_flags
 from structcrawl.typed.graph import follow_references
 from structcrawl.typed.listing import listing_groups
-from structcrawl.typed.nodes import Node, page_nodes
+from structcrawl.typed.nodes import NESTED_ONLY, Node, page_nodes
 from structcrawl.typed.other import TYPE_ORDER, item_type
 from structcrawl.typed.pageentities import PageEntity, page_entity
 from structcrawl.visible.evidence import Evidence, page_evidence, page_heading
@@ -42,18 +42,6 @@ from structcrawl.visible.grid import grid_products
 
 __all__ = ["PageResolution", "build_items", "resolve_page"]
 
-_NESTED_ONLY = frozenset(
-    {
-        "hasVariant",
-        "isVariantOf",
-        "isRelatedTo",
-        "isSimilarTo",
-        "isAccessoryOrSparePartFor",
-        "isConsumableFor",
-        "model",
-        "itemOffered",
-    }
-)
 _PAGE_TYPES = frozenset(
     {
         "WebPage",
@@ -76,7 +64,7 @@ def _clusters(nodes: list[Node], page_url: str) -> list[tuple[str, list[Node]]]:
     kinds: dict[int, str] = {}
     for n in nodes:
         kind = item_type(n.types)
-        if kind is None or (n.via in _NESTED_ONLY):
+        if kind is None or (n.via in NESTED_ONLY):
             continue
         kinds[n.ordinal] = kind
         keys = identity_keys(n.id, n.props, page_url)

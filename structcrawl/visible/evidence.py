@@ -53,6 +53,7 @@ __all__ = [
     "EVIDENCE_MEMO",
     "Evidence",
     "Piece",
+    "evidence_here",
     "page_evidence",
     "page_heading",
     "price_candidates",
@@ -325,11 +326,13 @@ def page_evidence(document: Document) -> Evidence:
     known = document.memo.get(EVIDENCE_MEMO)
     if isinstance(known, Evidence):
         return known
-    ev = document.memo[EVIDENCE_MEMO] = _read_evidence(document)
+    ev = document.memo[EVIDENCE_MEMO] = evidence_here(document)
     return ev
 
 
-def _read_evidence(document: Document) -> Evidence:
+def evidence_here(document: Document) -> Evidence:
+    """The evidence read on ``document``'s own tree, whatever its memo holds: the elements of
+    evidence another process read (:mod:`structcrawl.visible.wire`) are not this tree's."""
     el = heading_element(document)
     around = frozenset([el, *el.iterancestors()]) if el is not None else frozenset()
     walk = visible_walk(document)

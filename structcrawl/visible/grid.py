@@ -143,16 +143,21 @@ def grid_products(
     the page shows a price outside the cards; its grid is then its listing only where it is
     the page's main content (:func:`_is_main`). Read once per document for the same cards
     (kept on its memo, where a worker process may have put it:
-    :mod:`structcrawl.visible.wire`, with the cards it found)."""
+    :mod:`structcrawl.visible.wire`, with the cards it found). Cards read in another process
+    that did not read the grid (:data:`UNREAD_CARDS`, no grid on the memo: its records made a
+    product, whose page reads no grid) are read again here, on this page's own tree."""
     known = doc.memo.get(GRID_MEMO)
     if known is not None and known[0] == cards and known[1] == own_price:
         return list(known[2])
-    if cards is UNREAD_CARDS:  # known only as the memo says them
+    if cards is UNREAD_CARDS:
+        from structcrawl.visible.evidence import evidence_here
+
+        grid = _main_grid(evidence_here(doc).cards)
+    else:
+        grid = _main_grid(cards)
+    if not grid and cards is not UNREAD_CARDS:
         return []
-    grid = _main_grid(cards)
-    if not grid:
-        return []
-    out = _grid_products(doc, grid, own_price)
+    out = _grid_products(doc, grid, own_price) if grid else []
     doc.memo[GRID_MEMO] = (cards, own_price, tuple(out))
     return out
 

@@ -149,8 +149,9 @@ def _adopt_unparsed(document: Document, said: dict[str, Any]) -> None:
     """The readings on a page whose tree was not parsed here, which therefore has none of
     their elements: the evidence without its price element and cards, whose readers find
     what they read of them on the memo (the old prices beside the price, the grid's products
-    for :data:`~structcrawl.visible.grid.UNREAD_CARDS`), the old prices' amounts
-    without theirs; the main heading's element is left to be found (a parse) if asked for."""
+    for :data:`~structcrawl.visible.grid.UNREAD_CARDS`, where it was read: else they are
+    read on a parse), the old prices' amounts without theirs; the main heading's element is
+    left to be found (a parse) if asked for."""
     evidence = said["evidence"]
     ev = Evidence(**{k: v for k, v in evidence.items() if k not in _ELEMENTS})
     made: list[tuple[str, Any]] = [(FACTS_MEMO, said["facts"]), (EVIDENCE_MEMO, ev)]
