@@ -9,8 +9,8 @@ and language, its canonical URL, links and meta robots, its records
 (:func:`structcrawl.extract.pagerecords.page_extraction`), the visible page's readings
 (:func:`structcrawl.visible.wire.readings`) and the article main text, each where the crawl's
 own rules would read it, told from the records (:func:`structcrawl.typed.shown.product_records`,
-:func:`~structcrawl.typed.shown.may_read_visible`,
-:func:`structcrawl.articles.complete.may_read_main_text`).
+:func:`~structcrawl.typed.shown.may_read_visible`, :func:`structcrawl.typed.nodes.makes_product`
+for the grid of product cards, :func:`structcrawl.articles.complete.may_read_main_text`).
 
 The crawl makes of the answer a :class:`Reading` and a
 :class:`~structcrawl.core.document.LazyDocument` (:func:`reading_document`), whose memo holds
