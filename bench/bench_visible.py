@@ -12,6 +12,13 @@ forgets what the last round read (``Document.memo``) and times, page by page:
 * ``crawl``: the two in the crawl's order (the checks' reading in validation, then the
   evidence in the entity merge).
 
+Those trees were all parsed before the timing, so each is read cold (out of the processor's
+caches); a worker reads a page right after its parse. ``warm_<reader>`` times each page as a
+page worker reads it (:func:`structcrawl.visible.wire.readings`, a product's readings and the
+grid's): the page parsed, then each reader in turn, timed apart: the parse, the walk of the
+visible tree, the stock reading, the facts, the old prices, the main heading, the evidence,
+the grid (each after those before it, whose work it shares).
+
     python -m bench.bench_visible [--rounds 5] [--dump FILE] [--compare FILE]
 
 ``--dump`` writes every page's evidence, visible facts (all fields) and availability as JSON;
@@ -20,7 +27,9 @@ identity check of a change meant to cost less and read the same.
 
 Times are CPU time (``time.process_time``). Ends with one line: ``large_evidence_ms=N
 large_validate_ms=N large_both_ms=N large_crawl_ms=N small_evidence_ms=N small_validate_ms=N
-small_both_ms=N small_crawl_ms=N pages=N differ=N`` (mean ms per page, median of the rounds; ``differ`` only with ``--compare``).
+small_both_ms=N small_crawl_ms=N large_warm_parse_ms=N ... large_warm_grid_ms=N
+small_warm_parse_ms=N ... pages=N differ=N`` (mean ms per page, median of the rounds;
+``differ`` only with ``--compare``).
 """
 
 from __future__ import annotations
@@ -35,10 +44,15 @@ from pathlib import Path
 from typing import Any
 
 from bench.realpages import large_corpus_dir, load_pages
+from structcrawl.core.collector import restore, tune
 from structcrawl.core.document import Document, parse_html
 from structcrawl.visible.evidence import page_evidence
-from structcrawl.visible.facts import LazyVisibleFacts, visible_facts
+from structcrawl.visible.facts import LazyVisibleFacts, read_facts, visible_facts
+from structcrawl.visible.grid import grid_products
+from structcrawl.visible.heading import heading_element
+from structcrawl.visible.oldprices import old_prices
 from structcrawl.visible.stock import visible_availability
+from structcrawl.visible.walk import visible_walk
 
 
 def _evidence(doc: Document) -> None:
@@ -77,6 +91,43 @@ def _time(docs: list[Document], stage: Callable[[Document], None]) -> float:
         stage(doc)
         total += time.process_time() - start
     return 1000 * total / len(docs)
+
+
+def _grid(doc: Document) -> None:
+    ev = page_evidence(doc)
+    grid_products(doc, ev.cards, own_price=ev.price is not None)
+
+
+#: a page worker's readers in its order (structcrawl.visible.wire.readings), the walk apart
+_WARM: dict[str, Callable[[Document], Any]] = {
+    "walk": visible_walk,
+    "stock": visible_availability,
+    "facts": read_facts,
+    "old_prices": old_prices,
+    "heading": heading_element,
+    "evidence": page_evidence,
+    "grid": _grid,
+}
+
+
+def _warm(pages: list[tuple[str, bytes]]) -> dict[str, float]:
+    """Mean CPU ms per page of the parse and of each reader of :data:`_WARM`, each page read
+    right after its own parse (see the module doc), the collector tuned as a worker's
+    (:func:`structcrawl.core.collector.tune`: what exists frozen, the other pages' trees)."""
+    totals = dict.fromkeys(["parse", *_WARM], 0.0)
+    saved = tune()
+    try:
+        for url, body in pages:
+            start = time.process_time()
+            doc = parse_html(body, url)
+            totals["parse"] += time.process_time() - start
+            for name, reader in _WARM.items():
+                start = time.process_time()
+                reader(doc)
+                totals[name] += time.process_time() - start
+    finally:
+        restore(saved)
+    return {name: 1000 * total / len(pages) for name, total in totals.items()}
 
 
 def _reading(doc: Document) -> dict[str, Any]:
@@ -134,6 +185,9 @@ def main() -> None:
         for corpus, pages in docs.items():  # the stages take turns, round by round
             for stage, run in _STAGES.items():
                 figures.setdefault(f"{corpus}_{stage}_ms", []).append(_time(pages, run))
+        for corpus, raw in corpora.items():
+            for reader, ms in _warm(raw).items():
+                figures.setdefault(f"{corpus}_warm_{reader}_ms", []).append(ms)
     line = " ".join(f"{k}={statistics.median(v):.2f}" for k, v in figures.items())
     line += f" pages={len(readings)}"
     if differ is not None:
