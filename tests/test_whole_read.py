@@ -15,6 +15,8 @@ import pytest
 from itemadapter import ItemAdapter
 from scrapy.utils.test import get_crawler
 
+from structcrawl.articles.meta import META_MEMO
+from structcrawl.articles.shown import SHOWN_MEMO
 from structcrawl.core.document import LazyDocument, parse_html
 from structcrawl.crawl.items import PageItem
 from structcrawl.crawl.pageworkers import PageWorkConfig, PageWorkers, WholeReads
@@ -184,6 +186,20 @@ def test_a_grid_the_worker_did_not_read_is_read_in_the_crawl():
     assert doc.parsed and len(found) == 5
     assert found == grid_products(here, expected.cards, own_price=expected.price is not None)
     assert grid_products(doc, ev.cards, own_price=ev.price is not None) == found  # kept
+
+
+def test_a_product_of_the_visible_page_reads_no_articles_shown_values():
+    """An article's completion reads the page's shown byline, dates and headline (~2.7 ms a
+    large page); a page whose primary item is a product its visible page makes never asks
+    for them, and the worker leaves them unread (its items are the same without a parse:
+    above). A page the visible page makes no product of (a listing) has them read."""
+    body, url = _case(ITEMS / "own-pl-visible-only")
+    said = _answer(body, url, _spec())
+    assert said["product"] is False and said["visible"]["evidence"]["price"]
+    assert list(said["articles"]) == [META_MEMO]
+    body, url = _case(ITEMS / "listing-itemlist-urls-en")
+    said = _answer(body, url, _spec())
+    assert "visible" in said and list(said["articles"]) == [META_MEMO, SHOWN_MEMO]
 
 
 def test_a_page_judged_to_need_a_browser_is_read_no_further():

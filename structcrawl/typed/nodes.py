@@ -14,7 +14,7 @@ from typing import Any
 from structcrawl.core.readers import is_node, node_type, props, values
 from structcrawl.entities.kinds import item_type
 
-__all__ = ["NESTED_ONLY", "Node", "makes_product", "page_nodes", "type_names"]
+__all__ = ["NESTED_ONLY", "Node", "item_kinds", "makes_product", "page_nodes", "type_names"]
 
 _MAX_DEPTH = 6
 _DOCUMENT_FORMATS = frozenset({"data-block", "json", "network-json"})
@@ -144,6 +144,18 @@ def makes_product(records: list[dict[str, Any]]) -> bool:
     >>> makes_product([offer]), makes_product([{**offer, "type": ["Product"]}])
     (False, True)
     """
-    return any(
-        item_type(n.types) == "Product" and n.via not in NESTED_ONLY for n in page_nodes(records)
-    )
+    return "Product" in item_kinds(records)
+
+
+def item_kinds(records: list[dict[str, Any]]) -> set[str]:
+    """The item kinds of the records' nodes a page's items may be built from (not those only
+    ever parts of another thing, :data:`NESTED_ONLY`).
+
+    >>> item_kinds([{"kind": "entity", "type": ["Organization"], "properties": {}}])
+    {'Organization'}
+    """
+    return {
+        kind
+        for n in page_nodes(records)
+        if n.via not in NESTED_ONLY and (kind := item_type(n.types)) is not None
+    }

@@ -33,6 +33,7 @@ from structcrawl.visible.prices import amount, sign_currency
 from structcrawl.visible.stock import BUYABLE, visible_availability
 
 __all__ = [
+    "PRODUCT_BESIDE",
     "grid_candidates",
     "is_product_page",
     "may_read_visible",
@@ -207,6 +208,10 @@ def url_id_fallbacks(fallbacks: list[Candidate], doc: Document | None) -> list[C
     return [*fallbacks, *url_id_candidates(doc)] if doc is not None else fallbacks
 
 
+#: the item kinds beside which (or without any) the visible page may make the page's product
+PRODUCT_BESIDE = frozenset({"Organization", "BreadcrumbList", "ItemList"})
+
+
 def is_product_page(
     records: list[dict[str, Any]], fb: list[Candidate], ev: Evidence, other_primary: str | None
 ) -> bool:
@@ -224,11 +229,8 @@ def is_product_page(
     # a heading with two of: a price, stock wording or a buy control, a labelled article code
     signals = sum(x is not None for x in (ev.price, ev.availability, ev.sku or ev.gtin))
     visible = ev.heading is not None and signals >= 2
-    return (
-        og_product
-        or strong
-        or (visible and other_primary in (None, "Organization", "BreadcrumbList", "ItemList"))
-    )
+    beside = other_primary is None or other_primary in PRODUCT_BESIDE
+    return og_product or strong or (visible and beside)
 
 
 def stock_overrule(document: Document | None) -> list[Candidate]:
