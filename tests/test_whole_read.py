@@ -132,10 +132,9 @@ def _through(crawler: Any, page: PageItem) -> tuple[list[Any], list[Any], list[A
 CASES = sorted(p.parent for p in ITEMS.glob("*/page.html"))
 #: pages whose items read what the worker does not read for every page, so the crawl parses
 #: them: the whole visible text (a fallback value checked against the page, ~5 ms a large
-#: page to read), the evidence of a page whose records make no product or an article whose
-#: markup names none, the old prices of a product only a data block describes
+#: page to read), the old prices of a product only a data block describes (the evidence of a
+#: page whose article no layer made, its meta tags' alone, is read by the worker)
 PARSED = {
-    "article-og-dublincore-only-fr": "no layer made its article: the evidence is read",
     "marketplace-aggregateoffer-en": "a fallback SKU checked against the visible text",
     "nextjs-next-data-only-en": "a product only a data block describes: its old prices",
     "og-product-tags-only-en": "a fallback SKU checked against the visible text",

@@ -346,6 +346,8 @@ def may_read_visible(records: list[dict[str, Any]]) -> bool:
     >>> offer = {"type": ["Offer"], "properties": {"price": "9.90"}}
     >>> may_read_visible([article]), may_read_visible([article, offer]), may_read_visible([])
     (False, True, True)
+    >>> may_read_visible([{"format": "opengraph", "properties": {"og:type": "article"}}])
+    True
     """
     product, other = _record_kinds(records)
     return product or not other
@@ -369,7 +371,9 @@ def product_records(records: list[dict[str, Any]]) -> bool:
 def _record_kinds(records: list[dict[str, Any]]) -> tuple[bool, bool]:
     """``(product, other)``: whether a record is a product or offer or has a price or stock
     (then ``other`` is not looked for), and whether one is of a kind that leaves no room for a
-    product (:data:`_OTHER_KINDS`, Open Graph's ``article``)."""
+    product (:data:`_OTHER_KINDS`; not Open Graph's ``article``: the article it makes has no
+    layer's item behind it, and the resolution reads the visible page for it,
+    :func:`needs_visible`)."""
     other = False
     for value in record_dicts(records):
         types = value.get("type")
@@ -382,5 +386,5 @@ def _record_kinds(records: list[dict[str, Any]]) -> tuple[bool, bool]:
                 return True, other
         if _PRODUCT_KINDS.intersection(kinds):
             return True, other
-        other = other or bool(_OTHER_KINDS.intersection(kinds) or "article" in kinds)
+        other = other or bool(_OTHER_KINDS.intersection(kinds))
     return False, other
