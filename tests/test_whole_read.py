@@ -15,6 +15,7 @@ import pytest
 from itemadapter import ItemAdapter
 from scrapy.utils.test import get_crawler
 
+from structcrawl.articles.body import BODY_ELEMENTS_MEMO, PAGE_TEXT_MEMO
 from structcrawl.articles.meta import META_MEMO
 from structcrawl.articles.shown import SHOWN_MEMO
 from structcrawl.core.document import LazyDocument, parse_html
@@ -37,6 +38,7 @@ from structcrawl.visible.grid import grid_products
 from structcrawl.visible.heading import heading_element
 from structcrawl.visible.stock import visible_availability
 from tests._conformance import suite_dir
+from tests.servers import real_pages_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 ITEMS = ROOT / "fixtures" / "items"
@@ -199,6 +201,25 @@ def test_a_product_of_the_visible_page_reads_no_articles_shown_values():
     body, url = _case(ITEMS / "listing-itemlist-urls-en")
     said = _answer(body, url, _spec())
     assert "visible" in said and list(said["articles"]) == [META_MEMO, SHOWN_MEMO]
+
+
+@pytest.mark.parametrize("case", ["nationalgeographic.co.uk.goats", "chip.de.beef"])
+def test_an_articles_markup_body_is_checked_without_a_parse(case):
+    """Checking an article's markup ``articleBody`` reads the page's shown text (a JSON-LD
+    body) and the element a Microdata or RDFa body names: the worker reads both with the
+    page, and the crawl's items and entities are the same without a parse of its own."""
+    meta = json.loads((ROOT / "fixtures" / "articles" / case / "article.json").read_text())
+    body, url = (real_pages_corpus() / meta["page"]).read_bytes(), meta["url"]
+    here = get_crawler(settings_dict=SETTINGS)
+    expected = _through(here, _item(body, url, parse_html(body, url, content_type="text/html")))
+    crawler = get_crawler(settings_dict=SETTINGS)
+    said = _answer(body, url, _spec(crawler))
+    assert PAGE_TEXT_MEMO in said["memo"]
+    assert (BODY_ELEMENTS_MEMO in said["memo"]) is (case == "chip.de.beef")  # Microdata's
+    doc = reading_document(Reading.from_answer(said), url, body, "text/html")
+    assert _through(crawler, _item(body, url, doc)) == expected
+    assert not doc.parsed
+    assert expected[1][0]["articleBody"]
 
 
 def test_a_page_judged_to_need_a_browser_is_read_no_further():

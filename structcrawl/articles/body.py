@@ -38,13 +38,16 @@ from structcrawl.core.document import Document
 from structcrawl.workers.maintext import MAX_HTML_CHARS, document_main_text, page_html, shape
 
 __all__ = [
+    "BODY_ELEMENTS_MEMO",
     "MAX_HTML_CHARS",
     "MIN_WORDS",
     "VISIBLE_SHARE",
     "WHOLE_SHARE",
     "MAIN_TEXT_MEMO",
+    "PAGE_TEXT_MEMO",
     "Body",
     "choose_body",
+    "element_text",
     "main_provenance",
     "main_text",
     "page_html",
@@ -119,7 +122,7 @@ def main_provenance() -> dict[str, Any]:
     }
 
 
-def markup_text(value: Any, element: etree._Element | None) -> str | None:
+def markup_text(value: Any, element: etree._Element | None = None) -> str | None:
     """The markup body as plain text: an element's shown paragraphs, else the string."""
     if element is not None:
         found = paragraphs(element)
@@ -129,9 +132,44 @@ def markup_text(value: Any, element: etree._Element | None) -> str | None:
     return None
 
 
+#: where a document keeps its shown text as paragraphs (:func:`visible_text`) and the shown
+#: text of the elements a markup body names (:func:`element_text`): a worker process may
+#: have read them (:mod:`structcrawl.pageread.whole`)
+PAGE_TEXT_MEMO = "page-paragraphs"
+BODY_ELEMENTS_MEMO = "article-body-elements"
+
+
 def visible_text(document: Document) -> str:
+    """The page's shown text, one paragraph a line (read once per document)."""
+    return document.memoized(PAGE_TEXT_MEMO, _visible_text)
+
+
+def _visible_text(document: Document) -> str:
     body = document.root.find("body")
     return "\n".join(paragraphs(body if body is not None else document.root))
+
+
+def element_text(document: Document, path: str) -> tuple[bool, str | None]:
+    """Whether the page has an element at ``path`` (the XPath a Microdata or RDFa
+    ``articleBody`` was read from) and, if so, its body (:func:`markup_text`); read once per
+    document and path.
+
+    >>> from structcrawl.core.document import parse_html
+    >>> doc = parse_html(b"<article><p>One.</p><p>Two.</p></article>", "https://a.test/")
+    >>> element_text(doc, "/html/body/article"), element_text(doc, "/html/body/div")
+    ((True, 'One.\\n\\nTwo.'), (False, None))
+    """
+    known = document.memo.setdefault(BODY_ELEMENTS_MEMO, {})
+    if path not in known:
+        try:
+            found = document.root.getroottree().xpath(path)
+        except (etree.XPathError, ValueError):
+            found = []
+        element = found[0] if found and isinstance(found[0], etree._Element) else None
+        text = markup_text(None, element) if element is not None else None
+        known[path] = (element is not None, text)
+    there, text = known[path]  # a list where a worker process said it (JSON)
+    return bool(there), text
 
 
 def choose_body(

@@ -26,14 +26,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from lxml import etree
-
 from structcrawl.articles.body import (
     MIN_WORDS,
     choose_body,
+    element_text,
     main_provenance,
     main_text,
     markup_text,
+    visible_text,
 )
 from structcrawl.articles.meta import MetaValue, meta_fallbacks
 from structcrawl.articles.people import clean_byline, graph_names
@@ -48,6 +48,7 @@ from structcrawl.normalize.dates import normalize_date
 __all__ = [
     "ARTICLE_META_MEMO",
     "BOOKKEEPING",
+    "article_body_readings",
     "article_meta",
     "complete_articles",
     "is_empty",
@@ -286,8 +287,9 @@ def _dates(item: dict[str, Any], meta: dict[str, list[MetaValue]], language: str
             item[field + "Raw"] = written
 
 
-def _element(records: list[dict[str, Any]], index: Any, document: Document) -> Any:
-    """The element a Microdata / RDFa ``articleBody`` was read from (None when unknown)."""
+def _element_path(records: list[dict[str, Any]], index: Any) -> str | None:
+    """The path of the element a Microdata / RDFa ``articleBody`` was read from (None when
+    unknown)."""
     if not isinstance(index, int) or not 0 <= index < len(records):
         return None
     stack = [records[index]]
@@ -297,14 +299,24 @@ def _element(records: list[dict[str, Any]], index: Any, document: Document) -> A
         for source in values_of(fields.get("articleBody")):
             path = source.get("path") if isinstance(source, dict) else None
             if isinstance(path, str) and path.startswith("/"):
-                try:
-                    found = document.root.getroottree().xpath(path)
-                except (etree.XPathError, ValueError):
-                    return None
-                return found[0] if found and isinstance(found[0], etree._Element) else None
+                return path
         for value in (node.get("properties") or {}).values():
             stack.extend(v for v in values_of(value) if is_record(v))
     return None
+
+
+def article_body_readings(records: list[dict[str, Any]], document: Document) -> None:
+    """Read on ``document`` (kept on its memo) what checking its records' ``articleBody``
+    values reads of the page (:func:`_body`): its shown text and the elements Microdata and
+    RDFa name as bodies; nothing where no record has one. A page worker reads them with the
+    page (:mod:`structcrawl.pageread.whole`), so that the crawl does not parse it for them."""
+    if not any("articleBody" in (v.get("properties") or {}) for v in record_dicts(records)):
+        return
+    visible_text(document)
+    for i, record in enumerate(records):
+        path = _element_path(records, i) if record.get("format") in ("microdata", "rdfa") else None
+        if path is not None:
+            element_text(document, path)
 
 
 def _body(
@@ -312,13 +324,15 @@ def _body(
 ) -> None:
     prov = item.setdefault("provenance", {})
     source = prov.get("articleBody")
-    markup, element = None, None
+    markup, element = None, False
     if source is not None and document is not None:
+        path = None
         if source.get("layer") in ("microdata", "rdfa"):
-            element = _element(records, source.get("record"), document)
-        markup = markup_text(source.get("raw") or item.get("articleBody"), element)
+            path = _element_path(records, source.get("record"))
+        element, text = element_text(document, path) if path is not None else (False, None)
+        markup = text if element else markup_text(source.get("raw") or item.get("articleBody"))
         source = {k: v for k, v in source.items() if k != "raw"}
-    chosen = choose_body(document, markup, source, extract=extract, element=element is not None)
+    chosen = choose_body(document, markup, source, extract=extract, element=element)
     conflicts = item.get("conflicts") or {}
     if "articleBody" in conflicts:  # other layers' bodies: where they are, not their text again
         conflicts["articleBody"] = [

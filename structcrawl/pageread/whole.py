@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from structcrawl.articles.body import BODY_ELEMENTS_MEMO, PAGE_TEXT_MEMO
 from structcrawl.articles.complete import ARTICLE_META_MEMO
 from structcrawl.core.document import LANGUAGE_MEMO, LazyDocument, page_language, parse_html
 from structcrawl.core.links import LINKS_MEMO, ROBOTS_MEMO, link_hrefs, meta_robots
@@ -46,6 +47,8 @@ MEMOS = (
     ARTICLE_META_MEMO,
     PAGE_HEADING_MEMO,
     BY_LINE_MEMO,
+    PAGE_TEXT_MEMO,
+    BODY_ELEMENTS_MEMO,
 )
 
 
@@ -100,7 +103,7 @@ def _records(
 def _readings(doc: Any, records: list[dict[str, Any]], spec: dict[str, Any], said: dict) -> None:
     """The visible page's readings and the main text, where the crawl reads them for these
     records (:mod:`structcrawl.crawl.pipelines.pagework`)."""
-    from structcrawl.articles.complete import may_read_main_text
+    from structcrawl.articles.complete import article_body_readings, may_read_main_text
     from structcrawl.typed.shown import may_read_visible, product_records
     from structcrawl.visible.facts import FACT_NAMES, read_facts
     from structcrawl.visible.heading import page_heading
@@ -126,6 +129,7 @@ def _readings(doc: Any, records: list[dict[str, Any]], spec: dict[str, Any], sai
         said["articles"] = _article_readings(doc, shown)
     if not product and may_read_main_text(records, doc):  # an article's page (told on the memo)
         by_line(doc)  # what its author check reads where the page marks no byline
+        article_body_readings(records, doc)  # what checking a markup body reads of the page
         if spec.get("main_text"):
             from structcrawl.workers.maintext import document_main_text
 
