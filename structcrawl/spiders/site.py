@@ -60,8 +60,8 @@ class SiteSpider(scrapy.Spider):
     #: Scrapy checks that a callback which is a generator returns no value by parsing its
     #: source, on every response: its cache is keyed by the bound method a request holds,
     #: which goes with the request (~0.5 ms a page on the crawl's thread). This spider's
-    #: callbacks are checked once, by the tests, with Scrapy's own check (a project's own
-    #: spiders keep Scrapy's default).
+    #: callbacks are checked once, by the tests, with Scrapy's own check (a spider made from
+    #: this one inherits the setting; one of a project's own keeps Scrapy's default).
     custom_settings = {"WARN_ON_GENERATOR_RETURN_VALUE": False}
 
     def __init__(
