@@ -1,5 +1,6 @@
 """The site spider follows each link once, de-duplicating by URL (issue 15: by ``hash(url)``
-before, where two URLs with one hash would have lost the second)."""
+before, where two URLs with one hash would have lost the second), from callbacks Scrapy
+need not check on every response."""
 
 from __future__ import annotations
 
