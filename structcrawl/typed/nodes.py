@@ -14,7 +14,15 @@ from typing import Any
 from structcrawl.core.readers import is_node, node_type, props, values
 from structcrawl.entities.kinds import item_type
 
-__all__ = ["NESTED_ONLY", "Node", "item_kinds", "makes_product", "page_nodes", "type_names"]
+__all__ = [
+    "NESTED_ONLY",
+    "Node",
+    "item_kind",
+    "item_kinds",
+    "makes_product",
+    "page_nodes",
+    "type_names",
+]
 
 _MAX_DEPTH = 6
 _DOCUMENT_FORMATS = frozenset({"data-block", "json", "network-json"})
@@ -148,14 +156,15 @@ def makes_product(records: list[dict[str, Any]]) -> bool:
 
 
 def item_kinds(records: list[dict[str, Any]]) -> set[str]:
-    """The item kinds of the records' nodes a page's items may be built from (not those only
-    ever parts of another thing, :data:`NESTED_ONLY`).
+    """The item kinds of the records' nodes (:func:`item_kind`).
 
     >>> item_kinds([{"kind": "entity", "type": ["Organization"], "properties": {}}])
     {'Organization'}
     """
-    return {
-        kind
-        for n in page_nodes(records)
-        if n.via not in NESTED_ONLY and (kind := item_type(n.types)) is not None
-    }
+    return {kind for n in page_nodes(records) if (kind := item_kind(n)) is not None}
+
+
+def item_kind(node: Node) -> str | None:
+    """The kind of item a page's items may build from ``node`` (None for a node only ever a
+    part of another thing, :data:`NESTED_ONLY`, or of no item type)."""
+    return None if node.via in NESTED_ONLY else item_type(node.types)

@@ -33,8 +33,8 @@ from structcrawl.typed.fields import Candidate
 from structcrawl.typed.flags import item_flags
 from structcrawl.typed.graph import follow_references
 from structcrawl.typed.listing import listing_groups
-from structcrawl.typed.nodes import NESTED_ONLY, Node, page_nodes
-from structcrawl.typed.other import TYPE_ORDER, item_type
+from structcrawl.typed.nodes import Node, item_kind, page_nodes
+from structcrawl.typed.other import TYPE_ORDER
 from structcrawl.typed.pageentities import PageEntity, page_entity
 from structcrawl.visible.evidence import Evidence, page_evidence, page_heading
 from structcrawl.visible.facts import canonical
@@ -63,8 +63,8 @@ def _clusters(nodes: list[Node], page_url: str) -> list[tuple[str, list[Node]]]:
     keyed: dict[int, list[str]] = {}
     kinds: dict[int, str] = {}
     for n in nodes:
-        kind = item_type(n.types)
-        if kind is None or (n.via in NESTED_ONLY):
+        kind = item_kind(n)
+        if kind is None:
             continue
         kinds[n.ordinal] = kind
         keys = identity_keys(n.id, n.props, page_url)
