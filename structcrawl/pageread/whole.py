@@ -9,7 +9,7 @@ and language, its canonical URL, links and meta robots, its records
 (:func:`structcrawl.extract.pagerecords.page_extraction`), the visible page's readings
 (:func:`structcrawl.visible.wire.readings`) and the article main text, each where the crawl's
 own rules would read it, told from the records (:func:`structcrawl.typed.shown.product_records`,
-:func:`~structcrawl.typed.shown.may_read_visible`, :func:`structcrawl.typed.nodes.makes_product`
+:func:`~structcrawl.typed.shown.may_read_visible`, :func:`structcrawl.typed.nodes.item_kinds`
 for the grid of product cards, :func:`structcrawl.articles.complete.may_read_main_text`).
 
 The crawl makes of the answer a :class:`Reading` and a
@@ -104,19 +104,21 @@ def _readings(doc: Any, records: list[dict[str, Any]], spec: dict[str, Any], sai
     """The visible page's readings and the main text, where the crawl reads them for these
     records (:mod:`structcrawl.crawl.pipelines.pagework`)."""
     from structcrawl.articles.complete import article_body_readings, may_read_main_text
+    from structcrawl.typed.nodes import item_kinds
     from structcrawl.typed.shown import may_read_visible, product_records
     from structcrawl.visible.facts import FACT_NAMES, read_facts
     from structcrawl.visible.heading import page_heading
 
     product = product_records(records)
+    kinds: set[str] = set()  # the kinds of the items the resolution may build, where read
     if spec.get("visible") and (product or may_read_visible(records)):
-        from structcrawl.typed.nodes import makes_product
         from structcrawl.visible.wire import readings
 
+        kinds = item_kinds(records)
         # the grid's products (found from the cards, elements the crawl has not) where the
         # records make no product: a page that has one reads no grid (where its final records
         # make none after all, the crawl reads it itself: grid_products)
-        said["visible"] = readings(doc, product=product, grid=not makes_product(records))
+        said["visible"] = readings(doc, product=product, grid="Product" not in kinds)
         said["product"] = product
     elif spec.get("visible"):  # what the record checks read of any page (title, headings)
         said["facts"] = read_facts(doc, [name for name in FACT_NAMES if name != "prices"])
@@ -125,7 +127,7 @@ def _readings(doc: Any, records: list[dict[str, Any]], spec: dict[str, Any], sai
     page_heading(doc)
     said["candidates"] = _candidates(doc, product)
     if not product:  # what an article's completion and checks read of the page
-        shown = "visible" not in said or not _shows_own_product(doc, records)
+        shown = "visible" not in said or not _shows_own_product(doc, records, kinds)
         said["articles"] = _article_readings(doc, shown)
     if not product and may_read_main_text(records, doc):  # an article's page (told on the memo)
         by_line(doc)  # what its author check reads where the page marks no byline
@@ -151,18 +153,18 @@ def _candidates(doc: Any, product: bool) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def _shows_own_product(doc: Any, records: list[dict[str, Any]]) -> bool:
+def _shows_own_product(doc: Any, records: list[dict[str, Any]], kinds: set[str]) -> bool:
     """Whether the resolution makes the page's primary item a product of its visible page,
     its records making none (:func:`structcrawl.typed.shown.is_product_page`, beside no item
     of another kind, and a price or an article code shown): a page whose primary item is no
     article reads no article's shown values (:mod:`structcrawl.articles.complete`). Records
-    the crawl adds (a site rule) may make it read them after all: it then parses the page."""
-    from structcrawl.typed.nodes import item_kinds
+    the crawl adds (a site rule) may make it read them after all: it then parses the page.
+    ``kinds``: the records' item kinds (:func:`structcrawl.typed.nodes.item_kinds`)."""
     from structcrawl.typed.shown import PRODUCT_BESIDE, is_product_page, visible_price
     from structcrawl.visible.evidence import page_evidence
 
     ev = page_evidence(doc)  # read with the visible readings: on the memo
-    other = sorted(item_kinds(records) - PRODUCT_BESIDE)
+    other = sorted(kinds - PRODUCT_BESIDE)
     shown = ev.sku is not None or visible_price(ev) is not None
     return shown and is_product_page(records, [], ev, other[0] if other else None)
 

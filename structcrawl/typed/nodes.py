@@ -19,7 +19,6 @@ __all__ = [
     "Node",
     "item_kind",
     "item_kinds",
-    "makes_product",
     "page_nodes",
     "type_names",
 ]
@@ -142,24 +141,15 @@ def page_nodes(records: list[dict[str, Any]]) -> list[Node]:
     return out
 
 
-def makes_product(records: list[dict[str, Any]]) -> bool:
-    """Whether the records make a product of the page (a node a product's item is built
-    from, :mod:`structcrawl.typed.page`), whose resolution then reads no grid of product
-    cards (it does on a page whose records make none). Told from the records before they
-    are checked, as :func:`structcrawl.typed.shown.product_records`.
+def item_kinds(records: list[dict[str, Any]]) -> set[str]:
+    """The item kinds of the records' nodes (:func:`item_kind`), told from the records
+    before they are checked, as :func:`structcrawl.typed.shown.product_records`: a page whose
+    records make a ``Product`` reads no grid of product cards (its resolution builds its
+    product from them, :mod:`structcrawl.typed.page`).
 
     >>> offer = {"kind": "entity", "type": ["Offer"], "properties": {"price": "9.90"}}
-    >>> makes_product([offer]), makes_product([{**offer, "type": ["Product"]}])
-    (False, True)
-    """
-    return "Product" in item_kinds(records)
-
-
-def item_kinds(records: list[dict[str, Any]]) -> set[str]:
-    """The item kinds of the records' nodes (:func:`item_kind`).
-
-    >>> item_kinds([{"kind": "entity", "type": ["Organization"], "properties": {}}])
-    {'Organization'}
+    >>> item_kinds([offer]), item_kinds([{**offer, "type": ["Product"]}])
+    (set(), {'Product'})
     """
     return {kind for n in page_nodes(records) if (kind := item_kind(n)) is not None}
 
