@@ -11,10 +11,12 @@ OUT    ?= output
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+# PIP_CONSTRAINT: the isolated build of the compiled walk (setup.py) takes the same lxml as
+# the environment it runs in
+$(STAMP): pyproject.toml constraints.txt setup.py structcrawl/visible/_cwalk.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
+	PIP_CONSTRAINT=$(CURDIR)/constraints.txt $(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
 install: venv

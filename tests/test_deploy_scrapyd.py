@@ -122,12 +122,16 @@ def test_the_egg_carries_the_code_and_all_package_data(tmp_path):
     ok, output = build_egg(ROOT, egg)
     assert ok, output[-3000:]
     names = set(zipfile.ZipFile(egg).namelist())
+    # the compiled walk (its Cython source, and the C and module built in the checkout) is
+    # not in the egg: it is pure Python, and the Python walk serves it
+    compiled = (".pyc", ".pyx", ".so", ".c")
     on_disk = {
         str(p.relative_to(ROOT))
         for p in (ROOT / "structcrawl").rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix not in compiled
     }
     assert on_disk - names == set(), "files missing from the egg (declare them as package data)"
+    assert not [n for n in names if n.endswith((".so", ".c"))], "a module built for this machine"
     for pattern, least in (
         ("structcrawl/schemas/*.json", 18),
         ("structcrawl/vocab/*.json.gz", 1),
