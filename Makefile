@@ -11,9 +11,10 @@ OUT    ?= output
 
 venv: $(STAMP)
 
-# PIP_CONSTRAINT: the isolated build of the compiled walk (setup.py) takes the same lxml as
+# PIP_CONSTRAINT: the isolated build of the compiled passes (setup.py) takes the same lxml as
 # the environment it runs in
-$(STAMP): pyproject.toml constraints.txt setup.py structcrawl/visible/_cwalk.pyx
+$(STAMP): pyproject.toml constraints.txt setup.py structcrawl/visible/_cwalk.pyx \
+          structcrawl/core/_cindex.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	PIP_CONSTRAINT=$(CURDIR)/constraints.txt $(BIN)/pip install -q -e '.[test]'

@@ -1,9 +1,11 @@
-"""The package's one compiled module, optional (pyproject.toml holds everything else).
+"""The package's compiled modules, optional (pyproject.toml holds everything else).
 
-:mod:`structcrawl.visible._cwalk` (the visible walk in Cython over lxml's public C API;
-docs/speed.md) is built where Cython, lxml's headers and a C compiler are at hand; where the
-build fails the package installs without it and the Python walk serves
-(:data:`structcrawl.visible.walk.COMPILED`). It is built against the lxml it will run with:
+Two passes over a page's tree in Cython over lxml's public C API (docs/speed.md): the
+visible walk (:mod:`structcrawl.visible._cwalk`) and the element index's pass
+(:mod:`structcrawl.core._cindex`). They are built where Cython, lxml's headers and a C
+compiler are at hand; where the build fails the package installs without them and the Python
+passes serve (:data:`structcrawl.visible.walk.COMPILED`,
+:data:`structcrawl.core._index.COMPILED`). They are built against the lxml they will run with:
 ``make venv`` gives the isolated build the same constraints as the environment.
 """
 
@@ -18,13 +20,14 @@ def _extensions() -> list[Extension]:
         from Cython.Build import cythonize
     except ImportError:
         return []
-    walk = Extension(
-        "structcrawl.visible._cwalk",
-        ["structcrawl/visible/_cwalk.pyx"],
-        include_dirs=lxml.get_include(),
-        optional=True,
-    )
-    return cythonize([walk], language_level=3, quiet=True)
+    compiled = [
+        Extension(name, [source], include_dirs=lxml.get_include(), optional=True)
+        for name, source in (
+            ("structcrawl.visible._cwalk", "structcrawl/visible/_cwalk.pyx"),
+            ("structcrawl.core._cindex", "structcrawl/core/_cindex.pyx"),
+        )
+    ]
+    return cythonize(compiled, language_level=3, quiet=True)
 
 
 setup(ext_modules=_extensions())

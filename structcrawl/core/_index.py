@@ -3,11 +3,21 @@ again (see :class:`ElementIndex`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 from lxml import etree
 
-__all__ = ["BLOCK_TAGS", "INDEXED_ATTRIBUTES", "INDEXED_TAGS", "LINK_TAGS", "ElementIndex"]
+from structcrawl.core.extensions import compiled
+
+__all__ = [
+    "BLOCK_TAGS",
+    "COMPILED",
+    "INDEXED_ATTRIBUTES",
+    "INDEXED_TAGS",
+    "LINK_TAGS",
+    "ElementIndex",
+]
 
 #: Attributes whose elements the layers look for: microformats (``class``), RDFa (the ones
 #: that generate triples, and the subjects its diagnostics check: ``about``, ``resource``),
@@ -75,18 +85,65 @@ BLOCK_TAGS: Final = frozenset({"p", "li", "dd", "dt"})
 LINK_TAGS: Final = frozenset({"a", "area"})
 
 
+_Scan = tuple[
+    dict[str, list[etree._Element]],
+    list[etree._Element],
+    list[etree._Element],
+    list[etree._Element],
+    list[tuple[etree._Element, str]],
+    int,
+    list[str],
+]
+
+
+def _scan(root: etree._Element) -> _Scan:
+    """The index's one pass: ``(by_attribute, named, blocks, links, data, size, classes)``
+    (see :class:`ElementIndex`; ``classes``: the ``class`` values of ``by_attribute["class"]``,
+    which every page reads). The reference of the compiled pass (:mod:`._cindex`)."""
+    by_attribute: dict[str, list[etree._Element]] = {name: [] for name in INDEXED_ATTRIBUTES}
+    named: list[etree._Element] = []
+    blocks: list[etree._Element] = []
+    links: list[etree._Element] = []
+    data: list[tuple[etree._Element, str]] = []
+    classes: list[str] = []
+    lookup = by_attribute.get
+    tags = INDEXED_TAGS
+    size = 0
+    for el in root.iter(etree.Element):
+        size += 1
+        tag = el.tag
+        if tag in tags:
+            (blocks if tag in BLOCK_TAGS else links if tag in LINK_TAGS else named).append(el)
+        for key in el.keys():
+            found = lookup(key)
+            if found is not None:
+                found.append(el)
+                if key == "class":
+                    classes.append(el.get(key) or "")
+            elif key[:5] == "data-" or key[:1] == "{":
+                data.append((el, key))
+    return by_attribute, named, blocks, links, data, size, classes
+
+
+#: the compiled pass (:mod:`structcrawl.core._cindex`: the same pass, ~3 times as fast), or
+#: None where not built or not wanted (:func:`structcrawl.core.extensions.compiled`)
+_compiled: Callable[..., _Scan] | None = compiled("structcrawl.core._cindex", "scan")
+#: whether the index is made by the compiled pass
+COMPILED = _compiled is not None
+
+
 class ElementIndex:
     """The elements of a tree that carry each of :data:`INDEXED_ATTRIBUTES`, those named one
     of :data:`INDEXED_TAGS`, and the other ``data-*`` (and namespaced) attributes, in document
-    order, found in one walk.
+    order, found in one walk (:func:`_scan`, or its compiled twin where built: :data:`COMPILED`).
 
     Equivalent to ``//@name`` (per attribute, taking each attribute's element) and to
     ``root.iter(*tags)``, read from a tree whose elements are not added, removed or reordered
     afterwards (moving the content of a void element out after it, and closing a paragraph or
     list item where HTML does, keep the document order of every element: the only changes the
-    parse makes after the index; template content is dropped before it). One Python walk
-    costs less than the several libxml2 scans it replaces (an XPath over attribute nodes, or
-    ``iter`` with names, visits every node of the tree each time).
+    parse makes after the index; template content is dropped before it). One walk, even in
+    Python, costs less than the several libxml2 scans it replaces (an XPath over attribute
+    nodes, or ``iter`` with names, visits every node of the tree each time).
 
     >>> root = etree.fromstring(b'<html><head><meta property="og:title" content="x">'
     ...     b'<link rel="icon"></head><body class="h-entry"><p itemprop="name">a</p>'
@@ -110,32 +167,18 @@ class ElementIndex:
     )
 
     def __init__(self, root: etree._Element) -> None:
-        by_attribute: dict[str, list[etree._Element]] = {name: [] for name in INDEXED_ATTRIBUTES}
-        named: list[etree._Element] = []
-        blocks: list[etree._Element] = []
-        links: list[etree._Element] = []
-        data: list[tuple[etree._Element, str]] = []
-        lookup = by_attribute.get
-        tags = INDEXED_TAGS
-        size = 0
-        for el in root.iter(etree.Element):
-            size += 1
-            tag = el.tag
-            if tag in tags:
-                (blocks if tag in BLOCK_TAGS else links if tag in LINK_TAGS else named).append(el)
-            for key in el.keys():
-                found = lookup(key)
-                if found is not None:
-                    found.append(el)
-                elif key[:5] == "data-" or key[:1] == "{":
-                    data.append((el, key))
+        if _compiled is not None:
+            found = _compiled(root, INDEXED_ATTRIBUTES, INDEXED_TAGS, BLOCK_TAGS, LINK_TAGS)
+        else:
+            found = _scan(root)
+        by_attribute, named, blocks, links, data, size, classes = found
         self._by_attribute = by_attribute
         self._named = named
         self._blocks = blocks
         self._links = links
         self._data = data
         self._root = root
-        self._values: dict[str, list[str]] = {}
+        self._values: dict[str, list[str]] = {"class": classes}
         self.size = size  #: elements in the tree
 
     def having(self, attribute: str) -> list[etree._Element]:

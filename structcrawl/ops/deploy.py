@@ -46,10 +46,10 @@ __all__ = ["STAGED", "DeployResult", "build_egg", "deploy", "job_failures", "mai
 
 #: What a deployment needs from the checkout (the egg's contents and its metadata).
 STAGED = ("scrapy.cfg", "pyproject.toml", "README.md", "structcrawl", "spiders")
-#: Left out of it: build files, and the compiled walk built in the checkout (its C source and
-#: module, for this machine's Python: the egg is pure Python, and the Python walk serves it)
+#: Left out of it: build files, and the compiled passes built in the checkout (their C sources
+#: and modules, for this machine's Python: the egg is pure Python, the Python passes serve it)
 _IGNORE = shutil.ignore_patterns(
-    "__pycache__", "*.pyc", "*.egg-info", "build", "dist", "*.so", "*.pyd", "_cwalk.c"
+    "__pycache__", "*.pyc", "*.egg-info", "build", "dist", "*.so", "*.pyd", "*.c"
 )
 _TIMEOUT = 300.0
 

@@ -9,7 +9,7 @@ attribute list, and makes the same pieces, headings, seen elements and controls,
 the lxml proxy its Python twin would hold (``elementFactory``: lxml's public C API). The
 regular expressions stay Python's. Attribute values are read from the attribute's text nodes:
 lxml's own copy of libxml2 exports none of its functions. A namespaced element's marks are
-read by the Python :func:`~structcrawl.visible.tree.walk_marks`. ``tests/test_visible_cwalk.py``
+read by the Python :func:`~structcrawl.visible.tree.walk_marks`. ``tests/test_compiled.py``
 holds the two walks equal on every page at hand.
 """
 
@@ -72,20 +72,20 @@ cdef inline xmlNode* _next(xmlNode* c) noexcept:
 
 
 cdef str _value(xmlAttr* a):
-    """An attribute's value: its text nodes (an HTML attribute has one)."""
+    """An attribute's value where it is one text node (an HTML attribute's is), or ``""``
+    without one; None where lxml must read it (an XML attribute holding an entity
+    reference)."""
     cdef xmlNode* t = a.children
-    if t is not NULL and t.next is NULL and t.type == tree.XML_TEXT_NODE:
+    if t is NULL:
+        return ""
+    if t.next is NULL and t.type == tree.XML_TEXT_NODE:
         return (<char*>t.content).decode("utf-8") if t.content is not NULL else ""
-    parts = []
-    while t is not NULL:
-        if t.type == tree.XML_TEXT_NODE and t.content is not NULL:
-            parts.append((<char*>t.content).decode("utf-8"))
-        t = t.next
-    return "".join(parts)
+    return None
 
 
-cdef tuple _marks(xmlNode* c, dict said_old):
-    """:func:`structcrawl.visible.tree.walk_marks` of an element without a namespace."""
+cdef tuple _marks(xmlNode* c, object el, dict said_old):
+    """:func:`structcrawl.visible.tree.walk_marks` of an element without a namespace (read by
+    the Python one where an attribute's value is not one text node)."""
     cdef const char* n = <const char*>c.name
     cdef xmlAttr* a = c.properties
     cdef const char* name
@@ -100,20 +100,25 @@ cdef tuple _marks(xmlNode* c, dict said_old):
     while a is not NULL:
         if a.ns is NULL:
             name = <const char*>a.name
-            if _eq(name, "class"):
-                names = _value(a)
-            elif _eq(name, "id"):
-                ident = _value(a)
-            elif _eq(name, "style"):
-                style = _value(a)
-            elif _eq(name, "role"):
-                role = _value(a)
-            elif _eq(name, "type"):
-                kind = _value(a)
-            elif _eq(name, "hidden"):
+            if _eq(name, "hidden"):
                 flagged = True
             elif _eq(name, "alt"):
                 alt = True
+            elif (_eq(name, "class") or _eq(name, "id") or _eq(name, "style")
+                  or _eq(name, "role") or _eq(name, "type")):
+                value = _value(a)
+                if value is None:
+                    return walk_marks(el, said_old)
+                if _eq(name, "class"):
+                    names = value
+                elif _eq(name, "id"):
+                    ident = value
+                elif _eq(name, "style"):
+                    style = value
+                elif _eq(name, "role"):
+                    role = value
+                else:
+                    kind = value
         a = a.next
     if flagged or (_eq(n, "input") and kind is not None and kind.lower() == "hidden"):
         return _NOT_ENTERED
@@ -124,8 +129,12 @@ cdef tuple _marks(xmlNode* c, dict said_old):
     cdef object strikes
     if _struck_tag(n):
         strikes = True
-    elif names or ident:
-        strikes = _struck("", names, ident, style, said_old)
+    elif names or ident:  # the class and id words read before, else read (and kept) there
+        old = said_old.get(f"{names or ''} {ident or ''}")
+        if old is None:
+            strikes = _struck("", names, ident, style, said_old)
+        else:
+            strikes = old or bool(style and _struck_style(style))
     else:
         strikes = bool(style and _struck_style(style))
     control = (
@@ -152,7 +161,7 @@ def walk(cetree._Element start, dict said_old):
         if c.type == tree.XML_ELEMENT_NODE:
             el = cetree.elementFactory(doc, c)
             if c.ns is NULL:
-                enters, strikes, control = _marks(c, said_old)
+                enters, strikes, control = _marks(c, el, said_old)
             else:
                 enters, strikes, control = walk_marks(el, said_old)
             if enters:

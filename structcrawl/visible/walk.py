@@ -19,7 +19,7 @@ non-rendered or hidden elements nor regions (navigation, asides, footers, contro
 
 The walk is made by :mod:`structcrawl.visible._cwalk` where the install built it (Cython over
 lxml's C API: the same walk, ~2.5 times as fast; :data:`COMPILED`), else by :func:`_walk`,
-the reference the compiled one is tested against (``tests/test_visible_cwalk.py``).
+the reference the compiled one is tested against (``tests/test_compiled.py``).
 
 >>> from structcrawl.core.document import parse_html
 >>> walk = visible_walk(parse_html(
@@ -30,13 +30,13 @@ the reference the compiled one is tested against (``tests/test_visible_cwalk.py`
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from lxml import etree
 
 from structcrawl.core.document import Document
+from structcrawl.core.extensions import compiled
 from structcrawl.visible.tree import bodies, walk_marks
 
 __all__ = ["COMPILED", "Piece", "Walk", "visible_walk"]
@@ -142,21 +142,11 @@ def visible_walk(document: Document) -> Walk:
     return made
 
 
-def _compiled_walk() -> Callable[[etree._Element, dict[str, bool]], Walk] | None:
-    """The compiled walk (:mod:`structcrawl.visible._cwalk`, built from Cython where a C
-    compiler was at hand when the package was installed: the same walk, ~2.5 times as fast),
-    or None: the Python walk then serves. ``STRUCTCRAWL_PYTHON_WALK=1`` in the environment
-    keeps the Python walk."""
-    if os.environ.get("STRUCTCRAWL_PYTHON_WALK", "") not in ("", "0"):
-        return None
-    try:
-        from structcrawl.visible._cwalk import walk  # type: ignore[import-not-found]
-    except (ImportError, ValueError):  # not built (no compiler at install), another lxml
-        return None
-    return walk  # type: ignore[no-any-return]
-
-
-#: the compiled walk, imported once the classes it makes are defined; None where not built
-_compiled = _compiled_walk()
+#: the compiled walk (:mod:`structcrawl.visible._cwalk`: the same walk, ~2.5 times as fast),
+#: imported once the classes it makes are defined; None where not built or not wanted
+#: (:func:`structcrawl.core.extensions.compiled`)
+_compiled: Callable[[etree._Element, dict[str, bool]], Walk] | None = compiled(
+    "structcrawl.visible._cwalk", "walk"
+)
 #: whether :func:`visible_walk` walks with the compiled walk
 COMPILED = _compiled is not None

@@ -1,0 +1,160 @@
+"""The compiled passes over a page's tree are the Python ones, on every page at hand (the
+fixtures, the shared real pages: news, blogs, shops, the large product pages; the conformance
+suites' pages) and on edge cases: the visible walk (structcrawl.visible._cwalk) and the element
+index's pass (structcrawl.core._cindex). They are an optional build (setup.py): where they were
+not built the tests skip, and under CI=true, whose install builds them, they fail."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lxml import etree
+
+from structcrawl.core import _index as index_module
+from structcrawl.core._index import BLOCK_TAGS, INDEXED_ATTRIBUTES, INDEXED_TAGS, LINK_TAGS, _scan
+from structcrawl.core.document import parse_html
+from structcrawl.visible import walk as walk_module
+from structcrawl.visible.tree import bodies
+from structcrawl.visible.walk import Walk, _said_old, _walk, visible_walk
+from tests._conformance import suite_dir
+from tests.servers import real_pages_corpus, require
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _compiled() -> Any:
+    require(
+        walk_module._compiled is not None,
+        "the compiled walk is not built (setup.py) or not wanted (STRUCTCRAWL_NO_EXTENSIONS)",
+    )
+    return walk_module._compiled
+
+
+def _compiled_scan() -> Any:
+    require(
+        index_module._compiled is not None,
+        "the compiled index is not built (setup.py) or not wanted (STRUCTCRAWL_NO_EXTENSIONS)",
+    )
+    return index_module._compiled
+
+
+def _same_scans(compiled: Any, root: etree._Element, page: object = None) -> None:
+    """The index's lists, their elements by identity (the proxies of one tree)."""
+    python = _scan(root)  # kept alive: the compiled pass's proxies are the same objects
+    made = compiled(root, INDEXED_ATTRIBUTES, INDEXED_TAGS, BLOCK_TAGS, LINK_TAGS)
+
+    def ids(found: Any) -> Any:
+        by_attribute, named, blocks, links, data, size, classes = found
+        return (
+            {name: list(map(id, els)) for name, els in by_attribute.items()},
+            [list(map(id, els)) for els in (named, blocks, links)],
+            [(id(el), key) for el, key in data],
+            size,
+            classes,
+        )
+
+    assert list(made[0]) == list(python[0]), page  # the attributes in the same order
+    assert ids(made) == ids(python), page
+
+
+def _said(walk: Walk) -> tuple[Any, ...]:
+    """Everything a walk holds, its elements by identity (the proxies of one tree)."""
+    return (
+        id(walk.start),
+        [(p.text, id(p.el), p.order, p.struck, tuple(map(id, p.strikers))) for p in walk.pieces],
+        [(at, id(el)) for at, el in walk.heads],
+        list(map(id, walk.seen)),
+        list(map(id, walk.controls)),
+    )
+
+
+def _same_walks(compiled: Any, root: etree._Element, page: object = None) -> None:
+    python = _walk(root)  # kept alive: the compiled walk's proxies are the same objects
+    assert _said(compiled(root, _said_old())) == _said(python), page
+
+
+def _pages() -> list[Path]:
+    corpus = real_pages_corpus()
+    found = sorted(ROOT.joinpath("fixtures").rglob("*.html"))
+    found += sorted(corpus.glob("*.htm*"))
+    found += sorted(corpus.parent.joinpath("products", "pages").glob("*.htm*"))
+    for suite in ("extruct-samples", "jsonld-html", "microformats", "rdfa-html5"):
+        found += sorted(suite_dir(suite).rglob("*.html"))[:100]
+    return found
+
+
+@pytest.mark.timeout(300)
+def test_the_compiled_passes_are_the_python_ones_on_every_page_at_hand():
+    compiled, scan = _compiled(), _compiled_scan()
+    pages = _pages()
+    assert len(pages) > 500
+    for path in pages:
+        doc = parse_html(path.read_bytes(), f"https://site.example/{path.parent.name}/")
+        _same_walks(compiled, (bodies(doc) or [doc.root])[0], path)
+        _same_scans(scan, doc.root, path)
+        _same_scans(scan, (bodies(doc) or [doc.root])[0], path)  # a subtree's
+
+
+_EDGES = {
+    "struck, hidden and regions": b"<body><p>Was <s>$9</s> <span class='old-price'>$8</span>"
+    b"<i style='text-decoration: line-through'>$7</i> now $5</p><div hidden>x</div>"
+    b"<p style='DISPLAY : none'>y</p><nav>menu</nav><div role=listbox>z</div>"
+    b"<input type=HIDDEN value=1><input type=submit value=Buy><img alt='Cart'>"
+    b"<a>link</a><button>Add</button><b role=button>go</b></body>",
+    "titles, headings, comments": b"<body><title>T <b>in</b></title><h1>A<!-- c -->B</h1>"
+    b"<h2>C</h2><?pi x?>tail<h3>D</h3></body>",
+    "text and tails around skipped subtrees": b"<body><div>a<script>x</script>b<style>y"
+    b"</style>c<template>t</template>d<noscript>n</noscript>e</div>f</body>",
+    "attributes written twice, empty, unquoted": b"<body><p class='' id=was>1</p>"
+    b"<p class=was class=now>2</p><p id=x class=compare-at>3</p></body>",
+    "no body": b"<p>only a paragraph</p>",
+}
+
+
+@pytest.mark.parametrize("page", list(_EDGES.values()), ids=list(_EDGES))
+def test_the_compiled_passes_are_the_python_ones_on_edge_cases(page):
+    doc = parse_html(page, "https://site.example/")
+    _same_walks(_compiled(), (bodies(doc) or [doc.root])[0])
+    _same_scans(_compiled_scan(), doc.root)
+
+
+def test_namespaced_elements_and_entity_references_are_read_alike():
+    """A tree parsed as XML (an XHTML page read by another tool): namespaced elements and
+    attributes, whose names the passes spell ``{uri}name`` and whose marks the walk's Python
+    reads, and entity references left unresolved (neither pass enters them)."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    root = etree.fromstring(
+        b'<!DOCTYPE html [<!ENTITY e "<i class=\'x\'>x</i>"><!ENTITY w "was">]><html '
+        b'xmlns="http://www.w3.org/1999/xhtml" xmlns:v="urn:v"><head><base href="/b/"/></head>'
+        b'<body><p class="was" v:data="1" data-p="2">a&e;b</p><v:price itemprop="price">9 EUR'
+        b"</v:price><nav>n</nav><del>1</del>tail<!-- c --><?pi x?><b class='k &w; m'>o</b>"
+        b"</body></html>",
+        parser,
+    )
+    _same_walks(_compiled(), root[1])
+    _same_scans(_compiled_scan(), root)
+    index = index_module.ElementIndex(root)
+    assert [el.tag for el in index.named("{http://www.w3.org/1999/xhtml}base")] == [
+        "{http://www.w3.org/1999/xhtml}base"
+    ]
+    assert [key for _, key in index.data_attributes()] == ["{urn:v}data", "data-p"]
+    assert index.values("class") == ["was", "k was m"]
+    struck = _compiled()(root[1], _said_old()).pieces[-1]
+    assert (struck.text, struck.struck) == ("o", True)  # "was": an old price's class word
+
+
+def test_the_page_is_read_by_the_compiled_passes_where_they_are_built():
+    """visible_walk and the element index use them (the same walk, on the memo);
+    STRUCTCRAWL_NO_EXTENSIONS=1 keeps the Python ones (read when the modules are imported)."""
+    _compiled(), _compiled_scan()
+    assert index_module.COMPILED is walk_module.COMPILED
+    doc = parse_html(b"<h1>Kettle</h1><p>Was <s>$9</s> now $7</p>", "https://s.example/")
+    made = visible_walk(doc)
+    assert walk_module.COMPILED is (os.environ.get("STRUCTCRAWL_NO_EXTENSIONS", "") in ("", "0"))
+    assert [(p.text, p.struck) for p in made.pieces] == [
+        ("Kettle", False), ("Was", False), ("$9", True), ("now $7", False),
+    ]  # fmt: skip
+    assert visible_walk(doc) is made
