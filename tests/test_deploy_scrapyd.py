@@ -122,8 +122,8 @@ def test_the_egg_carries_the_code_and_all_package_data(tmp_path):
     ok, output = build_egg(ROOT, egg)
     assert ok, output[-3000:]
     names = set(zipfile.ZipFile(egg).namelist())
-    # the compiled walk (its Cython source, and the C and module built in the checkout) is
-    # not in the egg: it is pure Python, and the Python walk serves it
+    # the compiled passes (their Cython sources, and the C and modules built in the checkout)
+    # are not in the egg: it is pure Python, and the Python passes serve it
     compiled = (".pyc", ".pyx", ".so", ".c")
     on_disk = {
         str(p.relative_to(ROOT))
