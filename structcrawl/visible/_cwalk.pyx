@@ -18,37 +18,57 @@ from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlAttr, xmlNode
 cimport lxml.includes.etreepublic as cetree
 
-from structcrawl.visible.tree import CONTROL_ROLES, _struck, walk_marks
+from structcrawl.visible.tree import (
+    _BUTTON_TYPES,
+    CONTROL_ROLES,
+    NOT_RENDERED,
+    REGIONS,
+    _struck,
+    walk_marks,
+)
 from structcrawl.visible.walk import Piece, Walk
-from structcrawl.visible.words import HIDDEN_STYLE, STRUCK_STYLE
+from structcrawl.visible.words import HIDDEN_STYLE, STRUCK, STRUCK_STYLE
 
 cetree.import_lxml__etree()
 
 cdef object _hidden_style = HIDDEN_STYLE.search
 cdef object _struck_style = STRUCK_STYLE.search
 cdef tuple _NOT_ENTERED = (False, False, False)
-cdef tuple _BUTTON_TYPES = ("submit", "button", "image")
+
+
+cdef tuple _encoded(object tags):
+    """The tag names of one of the Python walk's sets, as the bytes libxml2 names them."""
+    return tuple(sorted(tag.encode("utf-8") for tag in tags))
+
+
+#: the Python walk's own sets of tags (not copies of them): what it reads, this reads
+cdef tuple _NOT_RENDERED_TAGS = _encoded(NOT_RENDERED)
+cdef tuple _REGION_TAGS = _encoded(REGIONS)
+cdef tuple _STRUCK_TAGS = _encoded(STRUCK)
 
 
 cdef inline bint _eq(const char* a, const char* b) noexcept:
     return strcmp(a, b) == 0
 
 
-cdef inline bint _not_rendered(const char* n) noexcept:
-    # structcrawl.visible.tree.NOT_RENDERED
-    return (_eq(n, "script") or _eq(n, "style") or _eq(n, "template") or _eq(n, "noscript")
-            or _eq(n, "head"))
+cdef inline bint _one_of(const char* n, tuple tags):
+    cdef bytes tag
+    for tag in tags:
+        if strcmp(n, <const char*>tag) == 0:
+            return True
+    return False
 
 
-cdef inline bint _region(const char* n) noexcept:
-    # structcrawl.visible.tree.REGIONS
-    return (_eq(n, "nav") or _eq(n, "aside") or _eq(n, "footer") or _eq(n, "select")
-            or _eq(n, "option") or _eq(n, "svg"))
+cdef inline bint _not_rendered(const char* n):
+    return _one_of(n, _NOT_RENDERED_TAGS)
 
 
-cdef inline bint _struck_tag(const char* n) noexcept:
-    # structcrawl.visible.words.STRUCK
-    return _eq(n, "del") or _eq(n, "s") or _eq(n, "strike")
+cdef inline bint _region(const char* n):
+    return _one_of(n, _REGION_TAGS)
+
+
+cdef inline bint _struck_tag(const char* n):
+    return _one_of(n, _STRUCK_TAGS)
 
 
 cdef inline bint _walked(xmlNode* c) noexcept:
