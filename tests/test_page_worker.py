@@ -6,6 +6,7 @@ worker stops with the engine."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import os
 import signal
@@ -452,6 +453,23 @@ def test_frames_round_trip_and_a_cut_frame_is_the_end():
     assert read_frame(stream) is None  # the end
     assert read_frame(io.BytesIO(whole[:12])) is None  # cut inside the first frame
     assert read_frame(io.BytesIO(whole[:5])) is None  # cut inside its length
+
+
+def test_an_answer_carries_what_json_can_and_says_what_it_cannot():
+    from structcrawl.core.jsontext import loads_any
+    from structcrawl.workers.serve import _answer, request
+
+    def said(result: Any) -> Any:
+        frame = b"".join(request("t:f", [], b"<p>"))
+        return loads_any(_answer(frame, {"t:f": lambda data: result}))
+
+    page = {"text": "Caf\u00e9 \U0001f600", "price": 9.9, "counts": [1, 2**70], "none": None}
+    assert said(page) == [True, page]  # beyond 64 bits: the standard library's encoder
+    assert said(["lone \ud800 surrogate"]) == [True, ["lone \ud800 surrogate"]]
+    assert said((1, 2)) == [True, [1, 2]]  # as JSON: a tuple arrives as a list
+    for what in ({1, 2}, dt.date(2026, 1, 1)):  # no JSON value: said back, not guessed
+        ok, message = said(what)
+        assert not ok and message.startswith("TypeError")
 
 
 class _Busy:

@@ -1,6 +1,7 @@
-"""JSON text for what structcrawl stores (entity states, change fingerprints): orjson, a few
-times faster than the standard library's encoder, and the same document; what orjson refuses
-(an integer beyond 64 bits, a lone surrogate) is written by the standard library instead."""
+"""JSON text for what structcrawl stores and sends between its processes (entity states,
+change fingerprints, the page workers' answers): orjson, a few times faster than the standard
+library, and the same document; what orjson refuses (an integer beyond 64 bits, a lone
+surrogate) is written by the standard library instead, and read back by it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "loads", "sorted_compact"]
+__all__ = ["dumps", "dumps_bytes", "loads", "loads_any", "sorted_compact"]
 
 #: Reads JSON text (str or UTF-8 bytes); raises ``ValueError`` on malformed input.
 loads = orjson.loads
@@ -25,6 +26,34 @@ def dumps(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:
         return json.dumps(value, ensure_ascii=False)
+
+
+#: what the standard library's encoder refuses too: a dataclass or a date is no JSON value
+_STANDARD_TYPES = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
+def dumps_bytes(value: Any) -> bytes:
+    """``value`` as UTF-8 JSON bytes, for another process (:func:`loads_any` reads them); what
+    orjson refuses is written by the standard library after a space (ASCII: a lone surrogate
+    escaped), so that it is read back by it too (orjson would read an integer beyond 64 bits
+    as a float). Raises ``TypeError`` for what is no JSON value, as ``json.dumps`` does.
+
+    >>> dumps_bytes(["Café", 1.5]), dumps_bytes(["\\ud800", 2**70])
+    (b'["Caf\\xc3\\xa9",1.5]', b' ["\\\\ud800", 1180591620717411303424]')
+    """
+    try:
+        return orjson.dumps(value, option=_STANDARD_TYPES)
+    except TypeError:
+        return b" " + json.dumps(value).encode()
+
+
+def loads_any(data: bytes) -> Any:
+    """What :func:`dumps_bytes` wrote; raises ``ValueError`` on malformed input.
+
+    >>> loads_any(dumps_bytes(["\\ud800", 2**70])) == ["\\ud800", 2**70]
+    True
+    """
+    return json.loads(data) if data[:1] == b" " else orjson.loads(data)
 
 
 # what json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")) builds on

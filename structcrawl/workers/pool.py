@@ -14,7 +14,6 @@ worker outlives its crawl.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import queue
 import subprocess
@@ -24,6 +23,7 @@ from collections import deque
 from pathlib import Path
 from typing import IO, Any, cast
 
+from structcrawl.core.jsontext import loads_any
 from structcrawl.workers.serve import read_frame, request, write_frame
 
 __all__ = ["WorkerError", "WorkerGone", "WorkerPool"]
@@ -137,7 +137,7 @@ class WorkerPool:
         except WorkerGone:
             self._drop(worker)
             raise
-        ok, result = json.loads(answer)
+        ok, result = loads_any(answer)
         if not ok:
             raise WorkerError(result)
         return result
