@@ -287,3 +287,26 @@ print(sorted(held))
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+
+
+def test_crawl_parent_process_summarizes_without_the_page_code(tmp_path):
+    """The summary reads the report and the ledger: it imports none of the page's readers nor
+    the typed items (~0.5 s of CPU at the end of every crawl when the ledger pulled them in
+    through the report's aggregation; issue 24)."""
+    script = f"""
+import sys
+import structcrawl.commandline.crawl as crawl
+from structcrawl.commandline import main
+from structcrawl.crawl.child import ChildRun
+crawl.run_child = lambda cmd, *a, **k: ChildRun(code=0)
+code = main(["crawl", "--sitemap", "http://127.0.0.1:9/sitemap.xml", "-o", {str(tmp_path / "out")!r}])
+assert code == 0, code
+assert "structcrawl.commandline._summary" in sys.modules
+print(sorted(m for m in sys.modules if m == "lxml" or m.startswith(("structcrawl.typed",
+             "structcrawl.extract", "structcrawl.normalize", "structcrawl.visible"))))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout

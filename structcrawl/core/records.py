@@ -30,6 +30,7 @@ Pure module: no Scrapy imports.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +44,7 @@ __all__ = [
     "Provenance",
     "Record",
     "error_record",
+    "page_outcome",
     "short_schema_name",
 ]
 
@@ -217,3 +219,21 @@ def error_record(
         provenance=Provenance(parser=parser),
         error=ErrorInfo(code=code, message=message),
     )
+
+
+def page_outcome(page: Mapping[str, Any]) -> str:
+    """One outcome per page, from its records: ``records``, ``no-records``, ``skip:<code>``
+    or ``error:<code>`` (the page ledger's and the quality report's).
+
+    >>> page_outcome({"records": [{"kind": "skip", "error": {"code": "not-html"}}]})
+    'skip:not-html'
+    """
+    records = page.get("records") or []
+    if any(r.get("kind") == "entity" for r in records):
+        return "records"
+    for kind in ("error", "skip"):
+        for r in records:
+            if r.get("kind") == kind and r.get("error"):
+                code = r["error"]["code"]
+                return "no-records" if code == "no-records" else f"{kind}:{code}"
+    return "no-records"

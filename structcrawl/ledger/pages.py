@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from structcrawl.report.aggregate import page_outcome
+from structcrawl.core.records import page_outcome
 
 __all__ = ["Ledger", "http_errors", "ledger_only_line", "page_line", "read_jsonl"]
 

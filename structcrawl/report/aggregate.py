@@ -15,6 +15,7 @@ from typing import Any
 
 from structcrawl.changes.compare import STATUSES
 from structcrawl.core.bounded import REPORT_NAMES, CappedNames
+from structcrawl.core.records import page_outcome
 from structcrawl.report.items import ItemFigures, item_name
 
 __all__ = [
@@ -26,19 +27,6 @@ __all__ = [
 ]
 
 _RESERVOIR = 10_000
-
-
-def page_outcome(page: Mapping[str, Any]) -> str:
-    """One outcome per page: ``records``, ``no-records``, ``skip:<code>`` or ``error:<code>``."""
-    records = page.get("records") or []
-    if any(r.get("kind") == "entity" for r in records):
-        return "records"
-    for kind in ("error", "skip"):
-        for r in records:
-            if r.get("kind") == kind and r.get("error"):
-                code = r["error"]["code"]
-                return "no-records" if code == "no-records" else f"{kind}:{code}"
-    return "no-records"
 
 
 def field_paths(properties: Mapping[str, Any], prefix: str = "", depth: int = 0) -> list[str]:
