@@ -52,6 +52,30 @@ def test_the_projects_handlers_feeds_and_scrapy_settings_win():
     assert "records" in settings.getdict("FEED_EXPORTERS")
 
 
+REMOTE_CONTROL = "scrapy.extensions.remote_control.RemoteControl"
+
+
+def _extensions(settings: Settings) -> list[str]:
+    from scrapy.utils.conf import build_component_list
+
+    return build_component_list(settings.get_component_priority_dict_with_base("EXTENSIONS"))
+
+
+def test_scrapys_remote_control_is_off_and_not_imported_unless_turned_on():
+    """Scrapy's remote control runs the Python code an HTTP request sends it: off, like the
+    telnet console, and taken out of EXTENSIONS_BASE (a component set to None is imported)."""
+    settings = _applied()
+    assert settings.getbool("REMOTE_CONTROL_ENABLED") is False
+    assert REMOTE_CONTROL not in _extensions(settings)
+    assert "scrapy.extensions.corestats.CoreStats" in _extensions(settings)
+    for on in (_applied(REMOTE_CONTROL_ENABLED=True), _applied(EXTENSIONS={REMOTE_CONTROL: 10})):
+        assert REMOTE_CONTROL in _extensions(on)
+    cmdline = Settings()
+    cmdline.set("REMOTE_CONTROL_ENABLED", "True", priority="cmdline")
+    Addon().update_settings(cmdline)
+    assert cmdline.getbool("REMOTE_CONTROL_ENABLED") and REMOTE_CONTROL in _extensions(cmdline)
+
+
 def test_playwright_is_configured_through_its_settings_and_the_projects_launch_options_merge():
     settings = _applied(
         STRUCTCRAWL_BROWSER_EXECUTABLE="/opt/chromium/chrome",

@@ -132,6 +132,11 @@ SCRAPY_DEFAULTS: dict[str, Any] = {
     "HTTPERROR_ALLOW_ALL": True,
     "COOKIES_DEBUG": False,  # would log Cookie headers
     "TELNETCONSOLE_ENABLED": False,
+    # Scrapy's remote control (2.19+) runs the Python code an HTTP request on localhost sends
+    # it (with a token it writes to the user's profile), in every crawl: off, like the telnet
+    # console, and its module (aiohttp's web server, ~20 MB of the crawl) not even imported;
+    # REMOTE_CONTROL_ENABLED = True in a project or on the command line turns it back on
+    "REMOTE_CONTROL_ENABLED": False,
     "FEED_EXPORT_ENCODING": "utf-8",
     "RETRY_TIMES": 3,  # 4 attempts: waits of 1, 2, 4 s (STRUCTCRAWL_RETRY_BACKOFF_*)
     # a page given up on ends as an error record (accounted): not a crawl error
@@ -152,6 +157,8 @@ _SUB_ADDONS = (
     "structcrawl.distributed.DistributedAddon",
 )
 _ADDON = SETTINGS_PRIORITIES["addon"]
+#: Scrapy's remote-control extension, left out of EXTENSIONS while REMOTE_CONTROL_ENABLED is off
+_REMOTE_CONTROL = "scrapy.extensions.remote_control.RemoteControl"
 
 
 def feeds_folder(feeds: dict[Any, Any]) -> str | None:
@@ -216,6 +223,17 @@ def _add_components(settings: BaseSettings, name: str, components: dict[str, Any
             current = settings[name]
 
 
+def _leave_out(settings: BaseSettings, name: str, path: str) -> None:
+    """Scrapy's component ``path`` taken out of ``<name>_BASE`` (so Scrapy does not import
+    it: a component set to ``None`` in ``name`` is still imported, to compare paths), unless
+    the project names it in ``name``."""
+    if path in settings.getdict(name):
+        return
+    base = settings[f"{name}_BASE"]
+    if isinstance(base, BaseSettings) and path in base:
+        base.delete(path, priority="addon")
+
+
 def _add_mapping(settings: BaseSettings, name: str, entries: dict[str, str]) -> None:
     """Add the keys (URL schemes, feed format names) the ``name`` dictionary lacks."""
     merged = dict(settings.getdict(name))
@@ -243,6 +261,8 @@ class Addon:
         _add_mapping(settings, "FEED_STORAGES", FEED_STORAGES)
         _add_components(settings, "ITEM_PIPELINES", ITEM_PIPELINES)
         _add_components(settings, "EXTENSIONS", EXTENSIONS)
+        if not settings.getbool("REMOTE_CONTROL_ENABLED"):
+            _leave_out(settings, "EXTENSIONS", _REMOTE_CONTROL)
         _add_components(settings, "DOWNLOADER_MIDDLEWARES", DOWNLOADER_MIDDLEWARES)
         _configure_playwright(settings)
         for path in _SUB_ADDONS:
