@@ -384,3 +384,28 @@ def test_large_change_runs(client, redis_url):
         f"k{i}" for i in range(1000, 1300)
     )
     assert len(RedisChangeStore.from_url(redis_url, "site:a")) == 1300
+
+
+_NOT_DISTRIBUTED = """
+import sys
+import structcrawl.distributed as distributed
+from scrapy.utils.test import get_crawler
+from structcrawl.changes import open_change_store
+
+assert distributed.shared_entity_store(get_crawler(settings_dict={})) is None
+print("redis" in sys.modules)
+store = open_change_store("redis://127.0.0.1:1/0", "scope")  # no command sent: no connection
+print(type(store).__name__, "redis" in sys.modules, distributed.RedisEntityStore.__name__)
+"""
+
+
+def test_a_crawl_that_is_not_distributed_does_not_import_redis():
+    """The add-on every crawl loads imports the Redis client only where it is used: a shared
+    store, a ``redis://`` change store, a name of the package asked for."""
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _NOT_DISTRIBUTED], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "RedisChangeStore", "True", "RedisEntityStore"]

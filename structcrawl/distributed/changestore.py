@@ -20,7 +20,7 @@ from typing import Any
 import redis
 
 from structcrawl.changes.fingerprint import EntityFingerprint
-from structcrawl.changes.store import STALE_AFTER, read_fingerprint, register_change_store
+from structcrawl.changes.store import STALE_AFTER, read_fingerprint
 from structcrawl.distributed.config import PREFIX
 
 __all__ = ["RedisChangeStore", "connect"]
@@ -125,6 +125,3 @@ class RedisChangeStore:
 
     def close(self) -> None:
         self.client.close()
-
-
-register_change_store(("redis", "rediss", "unix"), RedisChangeStore.from_url)
