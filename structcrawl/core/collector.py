@@ -23,9 +23,12 @@ import gc
 __all__ = ["GC_TUNING_ENV", "YOUNG_THRESHOLD", "restore", "tune"]
 
 #: Net allocations between two collections of the youngest generation (Python's default:
-#: 700). Moderate: at 50,000 a crawl's reference cycles (responses, parsed pages) lived long
-#: enough to add ~150 MB to its peak RSS; at 5,000 the peak is the same as with the defaults.
-YOUNG_THRESHOLD = 5_000
+#: 700). A page's responses, trees and records are freed by their reference counts (few
+#: cycles: jsonschema's errors, start-up's), so its collections find little to free: at 50,000
+#: a crawl of the 645 large pages spent ~110 ms in them against ~450 at 5,000 (a worker's nearly
+#: none), for a peak 2-8 MB higher (docs/speed.md). When the tuning was made, at 5,000, pages
+#: lived in cycles that 50,000 kept ~150 MB longer; those cycles are gone.
+YOUNG_THRESHOLD = 50_000
 #: set (to ``1``) in a worker process's environment: it tunes its collector (:func:`tune`)
 GC_TUNING_ENV = "STRUCTCRAWL_WORKER_GC_TUNING"
 

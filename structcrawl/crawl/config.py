@@ -321,7 +321,7 @@ DEFAULTS.update(
         "STRUCTCRAWL_GC_TUNING": Setting(
             True,
             "When the spider opens, freeze the start-up objects out of the garbage collector's "
-            "way and collect the young generation every 5,000 allocations (not 700); the page "
+            "way and collect the young generation every 50,000 allocations (not 700); the page "
             "workers do the same from their start, freezing again after importing a reader.",
         ),
     }

@@ -8,9 +8,9 @@ what exists (start-up objects are never collected again) and raises the young ge
 threshold; when the spider closes it restores both.
 
 Measured on 327 real pages (docs/speed.md): collections took 1.0-1.1 s of an 8-9 s crawl with
-the defaults, 0.5-0.8 s tuned. The threshold stays moderate: at 50,000 the crawl's reference
-cycles (responses, parsed pages) lived long enough to add ~150 MB to the peak RSS; at 5,000
-the peak is the same as with the defaults.
+the defaults, 0.5-0.8 s tuned. The threshold is :data:`structcrawl.core.collector.YOUNG_THRESHOLD`
+(50,000: a page's objects are freed by their reference counts, so a crawl's collections find
+little to free; its reasons are there).
 
 What the collector costs while the spider runs (a sampling profiler does not see it: its
 time falls on whatever Python line allocated last) is counted in the stats:
