@@ -71,10 +71,8 @@ def shared_entity_store(crawler: Any) -> tuple[RedisEntityStore, Coordinator] | 
     from structcrawl.distributed.coordination import coordinator_for
     from structcrawl.distributed.entitystore import RedisEntityStore
 
-    coordinator = coordinator_for(crawler)
-    if coordinator is None:
-        return None
-    assert coordinator.config.url
+    coordinator = coordinator_for(crawler)  # None only where the URL is unset: told above
+    assert coordinator is not None and coordinator.config.url
     store = RedisEntityStore(
         connect(coordinator.config.url), coordinator.keys, expire=coordinator.config.expire
     )
