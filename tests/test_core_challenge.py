@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from structcrawl.core.challenge import detect_challenge, detect_consent, visible_text_length
 
@@ -79,3 +81,54 @@ def test_anchored_marker_search_finds_what_the_plain_search_finds():
         assert _found_challenges(text) == _found(text, _CHALLENGE_MARKERS), text
         # a 2xx page's bytes (lowercased) are scanned first: the same vendors
         assert _found_groups(text.encode().lower(), _CHALLENGE_BYTES) == _found_challenges(text)
+
+
+# pieces of markup where the bytes and the decoded text may tell blocks and tags apart: block
+# starts and ends spelt every way (a non-ASCII or control whitespace before an end's ">", a
+# word character after a name), tags inside attribute values, stray brackets, text in several
+# scripts, invalid UTF-8
+_PIECES = [
+    b"<script>", b"<script", b"</script>", b"</script \xc2\xa0>", b"</script\xc2\xa0>",
+    b"</script\x1c>", b"<style>", b"</style >", b"<noscript>", b"</noscript>", b"<template>",
+    b"</template\n>", b"<scripts>", b"<script\xc3\xa9>", b"<SCRIPT>", b"</SCRIPT>",
+    b"<a title='", b"'>", b">", b"<", b"<p>", b"</p>", b"<!-- ", b" -->", b"word ",
+    b"\xc3\xa9t\xc3\xa9 ", b"\xe4\xb8\xad\xe6\x96\x87", b"\x1c\x1d", b"\xff\xfe", b"  \n",
+    b"x" * 60, b"<b>" + b"y" * 120 + b"</b>",
+]  # fmt: skip
+
+
+def _lower_bound_holds(body: bytes | str) -> bool:
+    from structcrawl.core.challenge import _THIN_TEXT, _prefix, _shows_text, _text
+
+    if not _shows_text(_prefix(body).lower()):
+        return False
+    assert visible_text_length(_text(body, 200)) >= _THIN_TEXT, body
+    return True
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=60), st.booleans())
+@settings(max_examples=400, deadline=None)
+def test_text_told_from_the_bytes_is_never_more_than_the_text_shows(
+    pieces: list[bytes], decoded: bool
+) -> None:
+    """A 2xx page without structured data is not scanned for challenge markers where its
+    bytes surely show 600 characters of text: a lower bound of :func:`visible_text_length`
+    (markup where bytes and text may differ included; the body as bytes or as text)."""
+    body = b"".join(pieces)
+    _lower_bound_holds(body.decode("utf-8", "replace") if decoded else body)
+
+
+def test_pages_that_show_text_are_told_so_from_their_bytes() -> None:
+    """On the shared real pages and the saved samples, every page told to show text does
+    (the bound holds), and nearly every real page is told so (its markers' scan spared)."""
+    from bench.realpages import large_corpus_dir
+    from tests.servers import real_pages_corpus
+
+    real = sorted(real_pages_corpus().glob("*.html")) + sorted(large_corpus_dir().glob("*.html"))
+    told = [_lower_bound_holds(p.read_bytes()) for p in real]
+    assert len(real) > 100 and sum(told) >= 0.9 * len(real)
+    for sample in sorted((Path(__file__).resolve().parents[1] / "fixtures").rglob("*.html")):
+        _lower_bound_holds(sample.read_bytes())
+    shown = "<script>var a = '<p>' + 1;</script><p>" + "A useful line of text. " * 40 + "</p>"
+    assert _lower_bound_holds(shown + '<script src="https://www.google.com/recaptcha/api.js">')
+    assert detect_challenge(200, {}, shown + '<div class="g-recaptcha"></div>') is None

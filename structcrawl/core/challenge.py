@@ -21,8 +21,10 @@ Both read at most the first :data:`SCAN_BYTES` of the body, with plain substring
 tests: nothing is parsed, nothing executed. Every response is read, so the common case is made
 cheap: a 2xx page that carries structured data (JSON-LD, Microdata, RDFa, Open Graph, found by
 a few substring tests that hit in the ``<head>`` of most pages) has content of its own and is
-let through before the vendor markers are looked for; those are looked for in its bytes
-(ASCII letters lowercased), its text decoded only where one is found.
+let through before the vendor markers are looked for, as is one whose bytes surely show a
+reader enough text (a lower bound of its visible text, read only as far as needed); the
+markers are looked for in its bytes (ASCII letters lowercased), its text decoded only where
+one is found.
 """
 
 from __future__ import annotations
@@ -225,6 +227,68 @@ def _thin(html: str) -> bool:
     return visible_text_length(html) < _THIN_TEXT and not _STRUCTURED.search(html)
 
 
+#: the start of a block whose content is no text (one ``_SCRIPT_STYLE`` removes), and its name
+_BLOCK_START = re.compile(rb"<(script|style|noscript|template)\b")
+#: a block's end as ``_SCRIPT_STYLE`` finds it (``</\1\s*>``, whose ``\s`` in text also takes
+#: ``\x1c``-``\x1f``), or a non-ASCII byte where the end's ``>`` would be: Unicode whitespace
+#: in the text, perhaps, which a search of the bytes does not tell
+_BLOCK_ENDS = {
+    name: re.compile(rb"</" + name + rb"[\s\x1c-\x1f]*(?:(>)|[\x80-\xff])")
+    for name in (b"script", b"style", b"noscript", b"template")
+}
+#: a tag's ``>`` and the text after it, up to the next ``<``, holding a printable ASCII character
+_SHOWN_RUN = re.compile(rb">[^\x21-\x7e]*[\x21-\x3b\x3d-\x7e][^<]*")
+#: every byte but printable ASCII: deleted from a run, what remains is counted
+_UNPRINTABLE = bytes(b for b in range(256) if not 0x21 <= b <= 0x7E)
+
+
+def _shows_text(lowered: bytes) -> bool:
+    """Whether the scanned prefix surely shows a reader at least ``_THIN_TEXT`` characters
+    (:func:`visible_text_length` of its text is that much), told from its bytes (lowercased)
+    and read only as far as needed: a page of that much text is no challenge whatever scripts
+    it loads, so its markers need not be looked for (~2 ms over the prefix of a large page
+    without structured data).
+
+    What is counted is a lower bound of :func:`visible_text_length`: the printable ASCII bytes
+    (each a character of the text, not whitespace, whatever the encoding around them) after
+    a ``>`` and before the next ``<`` (no tag holds them), outside the blocks
+    ``_SCRIPT_STYLE`` removes, found as it finds them (from the first start that has an end,
+    to its first end). Where the bytes do not tell a block as the text does (a non-ASCII
+    character after a block's name or where its end's ``>`` would be), False: the markers are
+    looked for as before.
+
+    >>> _shows_text(b"<p>" + b"word " * 150 + b"</p>"), _shows_text(b"<p>few words</p>")
+    (True, False)
+    >>> _shows_text(b"<script>" + b"<p>code</p>" * 100 + b"</script><p>hi</p>")
+    False
+    """
+    shown = 0
+    at = 0
+    end = len(lowered)
+    endless: set[bytes] = set()  # names with no end after a start: none after a later one
+    while True:
+        start = _BLOCK_START.search(lowered, at)
+        stop = start.start() if start is not None else end
+        for run in _SHOWN_RUN.finditer(lowered, at, stop):
+            shown += len(run.group().translate(None, _UNPRINTABLE)) - 1  # the ">" aside
+            if shown >= _THIN_TEXT:
+                return True
+        if start is None:
+            return False
+        name_end = start.end()
+        if name_end < end and lowered[name_end] >= 0x80:
+            return False  # a word character after the name, perhaps: no block in the text
+        name = start.group(1)
+        close = None if name in endless else _BLOCK_ENDS[name].search(lowered, name_end)
+        if close is None:  # no end: no block, and the text goes on after the start's "<"
+            endless.add(name)
+            at = start.start() + 1
+        elif close.group(1) is None:
+            return False
+        else:
+            at = close.end()
+
+
 def _unstructured(prefix: bytes) -> bytes | None:
     """The scanned prefix lowercased (as bytes: ASCII letters), or None when it carries
     structured data (what ``_STRUCTURED`` matches): substring tests first (each stops at its
@@ -263,7 +327,8 @@ def detect_challenge(
         signals.append("header:cf-mitigated")
     if status not in BLOCKING_STATUSES and not signals:
         # a marker only counts in a 2xx page without content of its own (see below): a page
-        # with structured data has content, whatever scripts it loads
+        # with structured data has content, whatever scripts it loads, as has one whose bytes
+        # surely show enough text (the markers' scan is ~2 ms over a large page's prefix)
         if status is not None and not 200 <= status < 300:
             return None
         lowered = _unstructured(_prefix(body))
@@ -271,7 +336,7 @@ def detect_challenge(
         # (and its characters, some two or four bytes wide, scanned) only where one is found.
         # The text's lowercase makes ASCII of only "İ" and the Kelvin sign: a marker spelt
         # with those is not a vendor's
-        if lowered is None or not _found_groups(lowered, _CHALLENGE_BYTES):
+        if lowered is None or _shows_text(lowered) or not _found_groups(lowered, _CHALLENGE_BYTES):
             return None
     html = _text(body, status)
     found = _found_challenges(html)
