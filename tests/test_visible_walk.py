@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import html
 
 from structcrawl.core.document import parse_html
@@ -329,6 +331,30 @@ def test_wording_searched_in_lowercased_text_matches_where_the_pattern_itself_do
         folded = Folded(pattern)
         assert [m.span() for m in folded.finditer(text)] == [
             m.span() for m in pattern.finditer(text)
+        ]
+
+
+# phrases, their CJK tails (matched without word boundaries) and what sits around them
+_WORDING_BITS = ["sold out", "out of stock", "in stock", "pre-order", "preorder", "3 left",
+                 "only 12 available", "\u58f2\u308a\u5207\u308c", "\u54c1\u5207\u308c\u5207\u308c",
+                 "\u5728\u5eab\u3042\u308a", "\u5728\u5eab\u5207\u308c", "\u4e88\u7d04",
+                 "\u5df2\u552e\u5b8c", "x", "sold", "out", " ", "\x00", "a", "\u00e9"]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_WORDING_BITS), max_size=24))
+@settings(max_examples=300, deadline=None)
+def test_wording_searched_as_words_and_literals_apart_matches_as_one_search(bits):
+    """A wording of phrases and CJK literals is searched as two patterns, their matches
+    merged (:func:`structcrawl.visible.folded._merged`): the matches of the one pattern."""
+    from structcrawl.visible.folded import Folded
+    from structcrawl.visible.words import IN_STOCK, OUT_OF_STOCK, PREORDER
+
+    text = "".join(bits)
+    for pattern in (OUT_OF_STOCK, IN_STOCK, PREORDER):
+        folded = Folded(pattern)
+        assert folded._parts is not None  # the tails make these two searches
+        assert [(m.span(), m.group()) for m in folded.finditer(text)] == [
+            (m.span(), m.group()) for m in folded.lowered.finditer(text)
         ]
 
 
