@@ -62,6 +62,12 @@ bench-products: venv
 bench-crawl: venv
 	$(PY) -m bench.bench_crawl
 
+# Where the two cores go while one crawl of the large pages runs: each thread's CPU by role
+# (crawl thread, its other threads, page workers, browser), beside the machine's idle time
+.PHONY: bench-cores
+bench-cores: venv
+	$(PY) -m bench.bench_cores
+
 # The distributed frontier under churn: a 1,000,000-URL frontier in a Redis of its own, workers
 # killed and restarted, on 127.0.0.1 only (docs/scale.md)
 .PHONY: bench-frontier
