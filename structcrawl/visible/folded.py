@@ -97,14 +97,31 @@ def _split(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], re.Pattern[str]] 
     parts = _alternatives(pattern.pattern)
     if len(parts) < 2 or not all(p and not _SYNTAX.search(p) for p in parts[1:]):
         return None
+    if not _never_empty(parts[0], pattern.flags):
+        return None  # an empty match would need finditer's rule for the next one
     return re.compile(parts[0], pattern.flags), re.compile("|".join(parts[1:]), pattern.flags)
+
+
+def _never_empty(source: str, flags: int) -> bool:
+    """Whether every match of ``source`` holds a character (its least width, as ``sre``'s
+    parser tells it; False where that parser is not there to ask).
+
+    >>> _never_empty("ab?", 0), _never_empty("a*", 0), _never_empty("(?=a)", 0)
+    (True, False, False)
+    """
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        return bool(_parser.parse(source, flags).getwidth()[0] > 0)
+    except (ImportError, AttributeError):
+        return False
 
 
 def _merged(first: re.Pattern[str], rest: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
     """The matches ``re.compile(f"{first}|{rest}").finditer(text)`` gives, from a search of
     each: the one that starts first, ``first``'s where both start at one place (it is tried
     first there), the search going on after it; a match of either that started inside it is
-    looked for again from there. (Neither pattern matches the empty text.)"""
+    looked for again from there. (Neither matches the empty text: :func:`_split`.)"""
     a, b = first.search(text), rest.search(text)
     while a is not None or b is not None:
         found = a if a is not None and (b is None or a.start() <= b.start()) else b
