@@ -7,16 +7,18 @@ so it overstates what the machine lost), and the sum of PSS (``/proc/PID/smaps_r
 each shared page divided among the processes that map it, so the sum is what the tree
 really holds). Asked for (``detail``), the PSS at the tree's peak is also kept by kind of
 process (:func:`kind`: ``python``, ``node``, ``browser``, ``renderer``, ``gpu-process``, ...),
-and the Chromium processes running outside the tree are counted."""
+and the Chromium processes running outside the tree are counted. The sampling thread
+(:class:`Periodic`) is also that of the CPU by role (``bench/bench_cores.py``)."""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Self
 
 from structcrawl.core.procfs import descendants, pss_bytes, rss_bytes
 
-__all__ = ["TreeSampler", "kind"]
+__all__ = ["Periodic", "TreeSampler", "kind"]
 
 _BROWSERS = (b"chromium\n", b"chrome\n", b"headless_shell\n")
 
@@ -54,7 +56,35 @@ def kind(pid: int) -> str:
     return "python" if program.startswith("python") else program
 
 
-class TreeSampler:
+class Periodic:
+    """Calls :meth:`_sample` every ``interval`` seconds in a thread while its ``with`` block
+    runs, and once more as the block ends: the thread :class:`TreeSampler` and the core
+    sampler of ``bench/bench_cores.py`` share."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        raise NotImplementedError
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._sample()
+            self._stop.wait(self.interval)
+        self._sample()
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+class TreeSampler(Periodic):
     """Samples the memory of ``pid`` and its descendants every ``interval`` seconds in a
     thread: ``peak`` (the highest summed RSS), ``peak_pss`` (the highest summed PSS) and, with
     ``detail`` (each sample then reads every process's command line and scans all of
@@ -63,14 +93,13 @@ class TreeSampler:
     seen running outside the tree)."""
 
     def __init__(self, pid: int, interval: float = 0.1, *, detail: bool = False) -> None:
-        self.pid, self.interval, self.peak, self.peak_pss = pid, interval, 0, 0
+        super().__init__(interval)
+        self.pid, self.peak, self.peak_pss = pid, 0, 0
         self.detail = detail
         self.at_peak: dict[str, int] = {}
         self.count_at_peak: dict[str, int] = {}  # processes by kind in that sample
         self.others = 0  # the most Chromium processes seen outside the tree at once
         self._mine: set[int] = set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _others(self, tree: list[int]) -> int:
         """Chromium processes on the machine outside the tree: they map the same libraries,
@@ -104,16 +133,3 @@ class TreeSampler:
         self.peak = max(self.peak, rss)
         if pss > self.peak_pss:
             self.peak_pss, self.at_peak, self.count_at_peak = pss, by_kind, count
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self._sample()
-            self._stop.wait(self.interval)
-
-    def __enter__(self) -> TreeSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()

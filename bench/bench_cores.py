@@ -25,10 +25,10 @@ import argparse
 import os
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
+from bench._proctree import Periodic
 from bench.bench_crawl import _command, _run, _server
 from bench.realpages import large_corpus_dir
 from structcrawl.core.procfs import descendants
@@ -70,33 +70,17 @@ def _role(pid: int, server: int) -> str:
     return "crawl"
 
 
-class CoreSampler:
+class CoreSampler(Periodic):
     """Samples every thread of the bench's descendants (see the module doc) every
     ``interval`` seconds in a thread: ``samples`` is ``[(time, {role: cumulative ms})]``."""
 
     def __init__(self, server: int, interval: float = 0.25) -> None:
+        super().__init__(interval)
         self.server = server
-        self.interval = interval
         self.samples: list[tuple[float, dict[str, float]]] = []
         self.first_worker: float | None = None
         self._roles: dict[int, str] = {}
         self._last: dict[tuple[int, int], tuple[str, float]] = {}  # a thread's last reading
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    def __enter__(self) -> CoreSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            self._sample()
-            self._stop.wait(self.interval)
-        self._sample()
 
     def _sample(self) -> None:
         now = time.monotonic()
