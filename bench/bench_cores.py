@@ -79,13 +79,12 @@ class CoreSampler(Periodic):
         self.server = server
         self.samples: list[tuple[float, dict[str, float]]] = []
         self.first_worker: float | None = None
-        self._roles: dict[int, str] = {}
         self._last: dict[tuple[int, int], tuple[str, float]] = {}  # a thread's last reading
 
     def _sample(self) -> None:
         now = time.monotonic()
         for pid in descendants(os.getpid()):
-            role = self._roles.get(pid) or self._roles.setdefault(pid, _role(pid, self.server))
+            role = _role(pid, self.server)  # read each time: a child is its parent until its exec
             if role == "workers" and self.first_worker is None:
                 self.first_worker = now
             try:
