@@ -93,7 +93,12 @@ _PIECES = [
     b"</template\n>", b"<scripts>", b"<script\xc3\xa9>", b"<SCRIPT>", b"</SCRIPT>",
     b"<a title='", b"'>", b">", b"<", b"<p>", b"</p>", b"<!-- ", b" -->", b"word ",
     b"\xc3\xa9t\xc3\xa9 ", b"\xe4\xb8\xad\xe6\x96\x87", b"\x1c\x1d", b"\xff\xfe", b"  \n",
-    b"x" * 60, b"<b>" + b"y" * 120 + b"</b>",
+    b"x" * 60, b"<b>" + b"y" * 120 + b"</b>", "\u4e2d\u6587\u5546\u54c1".encode() * 40,
+    # the wide spaces (not counted), whole, cut, after a stray lead byte
+    b"\xc2\xa0" * 30, b"\xc2\x85", b"\xe1\x9a\x80", b"\xe2\x80\x8a" * 30, b"\xe2\x80\xaf",
+    b"\xe2\x81\x9f", b"\xe3\x80\x80" * 30, b"\xe3\x80", b"\xe3", b"\xf0\x9f", b"\xed\xa0\x80",
+    # runs longer than the bytes counted of one, cut inside a character
+    b"\xe3\x80\x80" * 1366, b"a" + b"\xe3\x80\x80" * 1366, b"\xc3\xa9" * 2100, b" " * 4095,
 ]  # fmt: skip
 
 

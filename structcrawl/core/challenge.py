@@ -236,10 +236,24 @@ _BLOCK_ENDS = {
     name: re.compile(rb"</" + name + rb"[\s\x1c-\x1f]*(?:(>)|[\x80-\xff])")
     for name in (b"script", b"style", b"noscript", b"template")
 }
-#: a tag's ``>`` and the text after it, up to the next ``<``, holding a printable ASCII character
-_SHOWN_RUN = re.compile(rb">[^\x21-\x7e]*[\x21-\x3b\x3d-\x7e][^<]*")
-#: every byte but printable ASCII: deleted from a run, what remains is counted
-_UNPRINTABLE = bytes(b for b in range(256) if not 0x21 <= b <= 0x7E)
+#: a tag's ``>`` and the text after it, up to the next ``<``, holding a counted byte (what
+#: comes before it taken once, possessively: no backtracking over a run of other bytes)
+_SHOWN_RUN = re.compile(rb">[^\x21-\x7e\xc2-\xf4]*+[\x21-\x3b\x3d-\x7e\xc2-\xf4][^<]*")
+#: every byte but those counted, deleted from a run: printable ASCII (each a character of the
+#: decoded text, not whitespace) and UTF-8's lead bytes (each starts a character of the text,
+#: or a U+FFFD where no valid sequence follows: decoding never takes a lead byte for another
+#: sequence's continuation)
+_UNCOUNTED = bytes(b for b in range(256) if not (0x21 <= b <= 0x7E or 0xC2 <= b <= 0xF4))
+#: the whitespace characters beyond ASCII (``str.isspace``: what ``_SPACE`` collapses), in
+#: UTF-8: each lead byte of one is taken back from the count
+_WIDE_SPACE = re.compile(
+    rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80"
+)
+#: the bytes of a run counted at most (a long run's start holds enough text)
+_RUN_BYTES = 4096
+#: blocks read at most before giving up (real pages: at most ~110 before 600 characters):
+#: a prefix of thousands of tiny or unclosed blocks costs no more than the markers' scan
+_MOST_BLOCKS = 500
 
 
 def _shows_text(lowered: bytes) -> bool:
@@ -249,9 +263,10 @@ def _shows_text(lowered: bytes) -> bool:
     it loads, so its markers need not be looked for (~2 ms over the prefix of a large page
     without structured data).
 
-    What is counted is a lower bound of :func:`visible_text_length`: the printable ASCII bytes
-    (each a character of the text, not whitespace, whatever the encoding around them) after
-    a ``>`` and before the next ``<`` (no tag holds them), outside the blocks
+    What is counted is a lower bound of :func:`visible_text_length`: the characters of the
+    text that are not whitespace, told by their bytes (printable ASCII, and UTF-8 lead bytes
+    but those of the wide spaces), after a ``>`` and before the next ``<`` (no tag holds
+    them), outside the blocks
     ``_SCRIPT_STYLE`` removes, found as it finds them (from the first start that has an end,
     to its first end). Where the bytes do not tell a block as the text does (a non-ASCII
     character after a block's name or where its end's ``>`` would be), False: the markers are
@@ -266,11 +281,16 @@ def _shows_text(lowered: bytes) -> bool:
     at = 0
     end = len(lowered)
     endless: set[bytes] = set()  # names with no end after a start: none after a later one
-    while True:
+    for _ in range(_MOST_BLOCKS):
         start = _BLOCK_START.search(lowered, at)
         stop = start.start() if start is not None else end
         for run in _SHOWN_RUN.finditer(lowered, at, stop):
-            shown += len(run.group().translate(None, _UNPRINTABLE)) - 1  # the ">" aside
+            text = run.group()
+            if len(text) > _RUN_BYTES:
+                text = _cut(text, _RUN_BYTES)
+            shown += len(text.translate(None, _UNCOUNTED)) - 1  # the ">" aside
+            if not text.isascii():
+                shown -= len(_WIDE_SPACE.findall(text))
             if shown >= _THIN_TEXT:
                 return True
         if start is None:
@@ -287,6 +307,22 @@ def _shows_text(lowered: bytes) -> bool:
             return False
         else:
             at = close.end()
+    return False
+
+
+def _cut(text: bytes, size: int) -> bytes:
+    """``text``'s first ``size`` bytes, less the last character begun in its last four (one
+    the cut may have split: its lead byte is not counted without the bytes that may make it a
+    wide space).
+
+    >>> _cut("ab\u3000".encode(), 4), _cut(b"abcdef", 4)
+    (b'ab', b'abcd')
+    """
+    cut = text[:size]
+    for back in range(1, min(4, len(cut)) + 1):
+        if cut[-back] >= 0xC0:
+            return cut[:-back]
+    return cut
 
 
 def _unstructured(prefix: bytes) -> bytes | None:
