@@ -266,11 +266,10 @@ def _shows_text(lowered: bytes) -> bool:
     What is counted is a lower bound of :func:`visible_text_length`: the characters of the
     text that are not whitespace, told by their bytes (printable ASCII, and UTF-8 lead bytes
     but those of the wide spaces), after a ``>`` and before the next ``<`` (no tag holds
-    them), outside the blocks
-    ``_SCRIPT_STYLE`` removes, found as it finds them (from the first start that has an end,
-    to its first end). Where the bytes do not tell a block as the text does (a non-ASCII
-    character after a block's name or where its end's ``>`` would be), False: the markers are
-    looked for as before.
+    them), outside the blocks ``_SCRIPT_STYLE`` removes, found as it finds them (from the
+    first start that has an end, to its first end). Where the bytes do not tell a block as the
+    text does (a non-ASCII character after a block's name or where its end's ``>`` would be),
+    and after :data:`_MOST_BLOCKS` blocks, False: the markers are looked for as before.
 
     >>> _shows_text(b"<p>" + b"word " * 150 + b"</p>"), _shows_text(b"<p>few words</p>")
     (True, False)
