@@ -103,9 +103,10 @@ _PIECES = [
 
 
 def _lower_bound_holds(body: bytes | str) -> bool:
-    from structcrawl.core.challenge import _THIN_TEXT, _prefix, _shows_text, _text
+    from structcrawl.core.challenge import _THIN_TEXT, _prefix, _text
+    from structcrawl.core.textbound import shows_text
 
-    if not _shows_text(_prefix(body).lower()):
+    if not shows_text(_prefix(body).lower(), _THIN_TEXT):
         return False
     assert visible_text_length(_text(body, 200)) >= _THIN_TEXT, body
     return True
