@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from html import unescape
 from typing import AnyStr
 
-from structcrawl.core.textbound import shows_text
+from structcrawl.core.textbound import BLOCK_NAMES, shows_text
 
 __all__ = [
     "BLOCKING_STATUSES",
@@ -102,7 +102,7 @@ _GENERIC_CONSENT = re.compile(
     r"""|class=["'][^"'>]*\bcookie-?(?:consent|banner)\b"""
 )
 
-_SCRIPT_STYLE = re.compile(r"<(script|style|noscript|template)\b.*?</\1\s*>", re.I | re.S)
+_SCRIPT_STYLE = re.compile(rf"<({'|'.join(BLOCK_NAMES)})\b.*?</\1\s*>", re.I | re.S)
 _TAG = re.compile(r"<[^>]*>", re.S)
 _SPACE = re.compile(r"\s+")
 _STRUCTURED = re.compile(r"application/ld\+json|\bitemscope\b|\btypeof=|property=[\"']og:", re.I)

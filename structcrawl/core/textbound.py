@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["shows_text"]
+__all__ = ["BLOCK_NAMES", "shows_text"]
 
+#: the elements whose content is no text a reader sees: the count leaves their blocks out
+#: (:mod:`structcrawl.core.challenge` builds its pattern of them from these, so the bound and
+#: the count cannot come to read different blocks)
+BLOCK_NAMES = ("script", "style", "noscript", "template")
 #: the start of a block whose content is no text (one the count leaves out), and its name
-_BLOCK_START = re.compile(rb"<(script|style|noscript|template)\b")
+_BLOCK_START = re.compile(rb"<(" + "|".join(BLOCK_NAMES).encode() + rb")\b")
 #: a block's end as the count finds it (``</\1\s*>``, whose ``\s`` in text also takes
 #: ``\x1c``-``\x1f``), or a non-ASCII byte where the end's ``>`` would be: Unicode whitespace
 #: in the text, perhaps, which a search of the bytes does not tell
 _BLOCK_ENDS = {
     name: re.compile(rb"</" + name + rb"[\s\x1c-\x1f]*(?:(>)|[\x80-\xff])")
-    for name in (b"script", b"style", b"noscript", b"template")
+    for name in (n.encode() for n in BLOCK_NAMES)
 }
 #: a tag's ``>`` and the text after it, up to the next ``<``, holding a counted byte (what
 #: comes before it taken once, possessively: no backtracking over a run of other bytes)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["Folded", "fold"]
+__all__ = ["Folded", "alternatives", "fold"]
 
 #: the characters case-insensitive matching takes for another beside their lowercase, but
 #: ASCII's ``i`` and ``s`` (the others of their pairs, ``ı`` and ``ſ``, are here): ``sre``'s
@@ -58,11 +58,11 @@ def fold(text: str) -> str | None:
 _SYNTAX = re.compile(r"[\\()\[\]?*+{}|.^$]")
 
 
-def _alternatives(source: str) -> list[str]:
+def alternatives(source: str) -> list[str]:
     """The top-level alternatives of a pattern's ``source`` (``a|(b|c)|d`` -> ``a``,
     ``(b|c)``, ``d``).
 
-    >>> _alternatives("a(?:b|c)|[|]|d|e")
+    >>> alternatives("a(?:b|c)|[|]|d|e")
     ['a(?:b|c)', '[|]', 'd', 'e']
     """
     out: list[str] = []
@@ -94,7 +94,7 @@ def _split(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], re.Pattern[str]] 
     compiled alone; None for any other. Alone, the literals are found by their first
     characters (``sre``'s charset prefix), which it does not do for them after the guarded
     alternative: the two searches, merged (:func:`_merged`), take ~30% less time than one."""
-    parts = _alternatives(pattern.pattern)
+    parts = alternatives(pattern.pattern)
     if len(parts) < 2 or not all(p and not _SYNTAX.search(p) for p in parts[1:]):
         return None
     if not _never_empty(parts[0], pattern.flags):

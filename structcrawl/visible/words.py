@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from structcrawl.visible.folded import alternatives
+
 __all__ = [
     "BUY",
     "DECOY_WORDS",
@@ -89,14 +91,7 @@ def _starts(phrase: str) -> set[str] | None:
             break
     if at < 0:
         return None
-    alternatives, level, begin = [], 0, 3
-    for i in range(3, at):
-        level += (phrase[i] == "(") - (phrase[i] == ")")
-        if phrase[i] == "|" and level == 0:
-            alternatives.append(phrase[begin:i])
-            begin = i + 1
-    alternatives.append(phrase[begin:at])
-    found = [_starts(a) for a in alternatives]
+    found = [_starts(a) for a in alternatives(phrase[3:at])]
     rest = phrase[at + 1 :]
     if rest[:1] in ("?", "*"):
         found.append(_starts(rest[1:]))
