@@ -138,3 +138,15 @@ def test_pages_that_show_text_are_told_so_from_their_bytes() -> None:
     shown = "<script>var a = '<p>' + 1;</script><p>" + "A useful line of text. " * 40 + "</p>"
     assert _lower_bound_holds(shown + '<script src="https://www.google.com/recaptcha/api.js">')
     assert detect_challenge(200, {}, shown + '<div class="g-recaptcha"></div>') is None
+
+
+def test_the_wide_spaces_taken_back_are_every_whitespace_beyond_ascii() -> None:
+    """The bound takes back the lead byte of each whitespace character beyond ASCII (what
+    the count's ``\\s`` collapses): its pattern matches their UTF-8 and nothing else's."""
+    from structcrawl.core.textbound import _WIDE_SPACE
+
+    spaces = {c for c in map(chr, range(0x80, 0x110000)) if c.isspace()}
+    for c in spaces:
+        assert _WIDE_SPACE.fullmatch(c.encode()), hex(ord(c))
+    others = [c for c in map(chr, range(0x80, 0x10000)) if c not in spaces]
+    assert not any(_WIDE_SPACE.search(c.encode("utf-8", "surrogatepass")) for c in others)
