@@ -106,6 +106,7 @@ def _server(
     pages: int, tmp: Path, corpus: Path | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     portfile = tmp / f"port-{corpus.name if corpus else 'small'}"
+    portfile.unlink(missing_ok=True)  # a kept folder's old port is no server's
     extra = ["--corpus", str(corpus)] if corpus else []
     proc = subprocess.Popen(
         [sys.executable, "-m", "bench.realpages_server", "--pages", str(pages),
