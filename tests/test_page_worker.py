@@ -380,6 +380,27 @@ def test_requests_asked_together_are_answered_each_with_its_own_text():
 
 
 @pytest.mark.timeout(60)
+def test_an_answer_waiting_for_a_busy_loop_is_not_the_workers_work():
+    async def crawl() -> None:
+        pool = WorkerPool(1)
+        try:
+            asked = asyncio.ensure_future(pool.ask(READ_PAGE, [URL, None, True, False], b"<p>x"))
+            await asyncio.sleep(0)  # written to the worker
+            (worker,) = pool.workers
+            assert pool.waiting() == 1 and len(worker.pending) == 1
+            deadline = time.monotonic() + 30
+            while pool.waiting() and time.monotonic() < deadline:
+                time.sleep(0.01)  # the loop busy (a page read in process): nothing handed to it
+            assert pool.waiting() == 0 and len(worker.pending) == 1  # answered, not yet taken
+            assert (await asked)["visible"]["evidence"]["price"] is None
+            assert pool.waiting() == 0 and not worker.pending
+        finally:
+            pool.close()
+
+    asyncio.run(crawl())
+
+
+@pytest.mark.timeout(60)
 def test_a_function_that_raises_is_said_back_and_the_worker_goes_on():
     async def crawl() -> None:
         pool = WorkerPool(1)

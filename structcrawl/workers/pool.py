@@ -49,6 +49,10 @@ class _Worker:
         )
         self.loop = loop
         self.pending: deque[asyncio.Future[bytes]] = deque()  # asked, not answered, in order
+        #: requests asked and answers read, each counted by one thread only (the loop's, the
+        #: reader's): :attr:`holds`
+        self.asked = 0
+        self.read = 0
         self.gone: str | None = None
         self._outbox: queue.SimpleQueue[tuple[bytes, ...] | None] = queue.SimpleQueue()
         for target in (self._write, self._read):
@@ -61,6 +65,7 @@ class _Worker:
             future.set_exception(WorkerGone(self.gone))
             return future
         self.pending.append(future)
+        self.asked += 1
         self._outbox.put(data)
         return future
 
@@ -79,9 +84,18 @@ class _Worker:
     def _read(self) -> None:
         stdout = cast(IO[bytes], self.proc.stdout)
         while (answer := read_frame(stdout)) is not None:  # type: ignore[arg-type]
+            self.read += 1
             if not self._to_loop(self._answered, answer):
                 return
         self._to_loop(self._ended, b"")
+
+    @property
+    def holds(self) -> int:
+        """The requests it has not answered yet. ``pending`` also holds the answers read and
+        not yet taken by the loop, which wait there while the loop is busy (a page read in
+        process): counted as the child's work, they had the crawl read more pages itself
+        while the child ran out of work."""
+        return self.asked - self.read
 
     def _to_loop(self, callback: Any, answer: bytes) -> bool:
         try:
@@ -143,16 +157,16 @@ class WorkerPool:
         return result
 
     def waiting(self) -> int:
-        """Requests asked and not yet answered, over every child."""
-        return sum(len(w.pending) for w in self.workers)
+        """Requests not answered yet, over every child (:attr:`_Worker.holds`)."""
+        return sum(w.holds for w in self.workers)
 
     def _least_busy(self) -> _Worker:
         for gone in [w for w in self.workers if w.gone is not None]:
             self._drop(gone)
         live = self.workers
-        idle = [w for w in live if not w.pending]
+        idle = [w for w in live if not w.holds]
         if idle or len(live) >= self.size:
-            return min(idle or live, key=lambda w: len(w.pending))
+            return min(idle or live, key=lambda w: w.holds)
         worker = _Worker(self.module, asyncio.get_running_loop(), self.env)
         self.workers.append(worker)
         return worker

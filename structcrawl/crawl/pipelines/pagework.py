@@ -34,10 +34,10 @@ worker's tree has another number of elements keeps nothing of its answer:
 a lost page. A worker process holds 50-75 MB at its peak on large pages (lxml, one page's
 tree, the visible readers, trafilatura once a main text is asked for).
 
-While :data:`~structcrawl.crawl.pageworkers.WAITING` pages wait for each worker, the next page
-that needs no main text is read in process: the two cores share the work, and few parsed pages
-wait in memory. A main text (trafilatura, the costlier reading by far) always goes to the
-worker.
+While each worker holds :data:`~structcrawl.crawl.pageworkers.WAITING` pages (asked, not
+answered), the next page that needs no main text is read in process: the two cores share the
+work, and few parsed pages wait in memory. A main text (trafilatura, the costlier reading by
+far) always goes to the worker.
 
 Stats: ``structcrawl/workers/pages`` (pages a worker read), ``/workers/busy`` (pages read in
 process while the workers were busy), ``/workers/failed`` (pages whose worker failed, read in
