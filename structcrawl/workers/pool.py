@@ -94,8 +94,8 @@ class _Worker:
         """The requests it has not answered yet. ``pending`` also holds the answers read and
         not yet taken by the loop, which wait there while the loop is busy (a page read in
         process): counted as the child's work, they had the crawl read more pages itself
-        while the child ran out of work."""
-        return self.asked - self.read
+        while the child ran out of work. 0 once it ended (its requests are failed)."""
+        return 0 if self.gone is not None else self.asked - self.read
 
     def _to_loop(self, callback: Any, answer: bytes) -> bool:
         try:
