@@ -48,7 +48,8 @@ class _Worker:
             [sys.executable, "-m", module], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
         )
         self.loop = loop
-        self.pending: deque[asyncio.Future[bytes]] = deque()  # asked, not answered, in order
+        #: the futures of the requests asked, in order, until the loop takes their answers
+        self.pending: deque[asyncio.Future[bytes]] = deque()
         #: requests asked and answers read, each counted by one thread only (the loop's, the
         #: reader's): :attr:`holds`
         self.asked = 0
