@@ -14,7 +14,14 @@ import pytest
 from lxml import etree
 
 from structcrawl.core import _index as index_module
-from structcrawl.core._index import BLOCK_TAGS, INDEXED_ATTRIBUTES, INDEXED_TAGS, LINK_TAGS, _scan
+from structcrawl.core._index import (
+    _WORDS_BYTES,
+    BLOCK_TAGS,
+    INDEXED_ATTRIBUTES,
+    INDEXED_TAGS,
+    LINK_TAGS,
+    _scan,
+)
 from structcrawl.core.document import parse_html
 from structcrawl.visible import walk as walk_module
 from structcrawl.visible.tree import bodies
@@ -44,14 +51,14 @@ def _compiled_scan() -> Any:
 def _same_scans(compiled: Any, root: etree._Element, page: object = None) -> None:
     """The index's lists, their elements by identity (the proxies of one tree)."""
     python = _scan(root)  # kept alive: the compiled pass's proxies are the same objects
-    made = compiled(root, INDEXED_ATTRIBUTES, INDEXED_TAGS, BLOCK_TAGS, LINK_TAGS)
+    made = compiled(root, INDEXED_ATTRIBUTES, INDEXED_TAGS, BLOCK_TAGS, LINK_TAGS, _WORDS_BYTES)
 
     def ids(found: Any) -> Any:
         by_attribute, named, blocks, links, data, size, classes = found
         return (
             {name: list(map(id, els)) for name, els in by_attribute.items()},
             [list(map(id, els)) for els in (named, blocks, links)],
-            [(id(el), key) for el, key in data],
+            list(map(id, data)),
             size,
             classes,
         )
@@ -124,14 +131,16 @@ def test_the_compiled_passes_are_the_python_ones_on_edge_cases(page):
 def test_namespaced_elements_and_entity_references_are_read_alike():
     """A tree parsed as XML (an XHTML page read by another tool): namespaced elements and
     attributes, whose names the passes spell ``{uri}name`` and whose marks the walk's Python
-    reads, and entity references left unresolved (neither pass enters them)."""
+    reads, and entity references left unresolved (neither pass enters them; an attribute's
+    value that holds one, as lxml reads it: the price mentioned in ``data-q``)."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True)
     root = etree.fromstring(
-        b'<!DOCTYPE html [<!ENTITY e "<i class=\'x\'>x</i>"><!ENTITY w "was">]><html '
-        b'xmlns="http://www.w3.org/1999/xhtml" xmlns:v="urn:v"><head><base href="/b/"/></head>'
+        b'<!DOCTYPE html [<!ENTITY e "<i class=\'x\'>x</i>"><!ENTITY w "was"><!ENTITY p "PRICE">]>'
+        b'<html xmlns="http://www.w3.org/1999/xhtml" xmlns:v="urn:v"><head><base href="/b/"/>'
+        b"</head>"
         b'<body><p class="was" v:data="1" data-p="2">a&e;b</p><v:price itemprop="price">9 EUR'
-        b"</v:price><nav>n</nav><del>1</del>tail<!-- c --><?pi x?><b class='k &w; m'>o</b>"
-        b"</body></html>",
+        b"</v:price><nav>n</nav><q data-q='a &p;' data-r='&w;'>q</q><del>1</del>tail<!-- c -->"
+        b"<?pi x?><b class='k &w; m'>o</b></body></html>",
         parser,
     )
     _same_walks(_compiled(), root[1])
@@ -140,7 +149,7 @@ def test_namespaced_elements_and_entity_references_are_read_alike():
     assert [el.tag for el in index.named("{http://www.w3.org/1999/xhtml}base")] == [
         "{http://www.w3.org/1999/xhtml}base"
     ]
-    assert [key for _, key in index.data_attributes()] == ["{urn:v}data", "data-p"]
+    assert [el.tag for el in index.data_mentioning()] == ["{http://www.w3.org/1999/xhtml}q"]
     assert index.values("class") == ["was", "k was m"]
     struck = _compiled()(root[1], _said_old()).pieces[-1]
     assert (struck.text, struck.struck) == ("o", True)  # "was": an old price's class word

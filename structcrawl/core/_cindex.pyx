@@ -42,6 +42,52 @@ cdef inline xmlNode* _next_element(xmlNode* c, xmlNode* top) noexcept:
     return NULL
 
 
+cdef bint _mentions(const char* text, tuple words):
+    """Whether ``text`` (UTF-8) holds one of ``words`` (lowercase ASCII bytes) in any case of
+    its ASCII letters."""
+    cdef const char* at
+    cdef const char* w
+    cdef Py_ssize_t i
+    cdef char c
+    for word in words:
+        w = <bytes>word
+        at = text
+        while at[0] != 0:
+            i = 0
+            while w[i] != 0:
+                c = at[i]
+                if c >= 65 and c <= 90:
+                    c = c + 32
+                if c != w[i]:
+                    break
+                i += 1
+            if w[i] == 0:
+                return True
+            at += 1
+    return False
+
+
+cdef inline bint _plain(xmlAttr* a) noexcept:
+    """Whether an attribute's value is read here: none, or one text node (an HTML one's)."""
+    cdef xmlNode* t = a.children
+    return t is NULL or (t.next is NULL and t.type == tree.XML_TEXT_NODE and t.content is not NULL)
+
+
+cdef bint _attribute_mentions(xmlAttr* a, object el, str key, tuple words):
+    """Whether an attribute's name (as lxml spells it) or value holds one of ``words`` (``el``:
+    its element's proxy, which reads a value not :func:`_plain`)."""
+    cdef xmlNode* t = a.children
+    if _mentions(<const char*>a.name, words):
+        return True
+    if a.ns is not NULL and a.ns.href is not NULL and _mentions(<const char*>a.ns.href, words):
+        return True
+    if t is NULL:
+        return False
+    if _plain(a):
+        return _mentions(<const char*>t.content, words)
+    return _mentions((el.get(key) or "").encode("utf-8"), words)
+
+
 cdef str _value(xmlAttr* a, object el, str key):
     """An attribute's value: its one text node (an HTML attribute's), else as lxml reads it."""
     cdef xmlNode* t = a.children
@@ -58,9 +104,11 @@ def scan(
     frozenset tags,
     frozenset blocks_named,
     frozenset links_named,
+    tuple data_words,
 ):
     """``(by_attribute, named, blocks, links, data, size, classes)`` of ``root``'s elements:
-    what the Python pass finds (see :func:`structcrawl.core._index._scan`)."""
+    what the Python pass finds (see :func:`structcrawl.core._index._scan`; ``data_words``
+    as ASCII bytes)."""
     cdef dict by_attribute = {name: [] for name in attributes}
     cdef list named = [], blocks = [], links = [], data = [], classes = []
     cdef cetree._Document doc = root._doc
@@ -69,6 +117,7 @@ def scan(
     cdef xmlAttr* a
     cdef Py_ssize_t size = 0
     cdef list found
+    cdef bint told
     if c.type != tree.XML_ELEMENT_NODE:
         c = _next_element(c, top)
     while c is not NULL:
@@ -84,18 +133,24 @@ def scan(
             else:
                 named.append(el)
         a = c.properties
+        told = False  # the element is in ``data``
         while a is not NULL:
             key = _name(a.name, a.ns)
             found = by_attribute.get(key)
-            if found is not None or key.startswith("data-") or key.startswith("{"):
+            if found is not None:
                 if el is None:
                     el = cetree.elementFactory(doc, c)
-                if found is not None:
-                    found.append(el)
-                    if key == "class":
-                        classes.append(_value(a, el, key))
-                else:
-                    data.append((el, key))
+                found.append(el)
+                if key == "class":
+                    classes.append(_value(a, el, key))
+            elif not told and (key.startswith("data-") or key.startswith("{")):
+                if el is None and not _plain(a):
+                    el = cetree.elementFactory(doc, c)  # a value lxml reads
+                if _attribute_mentions(a, el, key, data_words):
+                    if el is None:
+                        el = cetree.elementFactory(doc, c)
+                    data.append(el)
+                    told = True
             a = a.next
         c = _next_element(c, top)
     return by_attribute, named, blocks, links, data, size, classes

@@ -13,6 +13,7 @@ from structcrawl.core.extensions import compiled
 __all__ = [
     "BLOCK_TAGS",
     "COMPILED",
+    "DATA_WORDS",
     "INDEXED_ATTRIBUTES",
     "INDEXED_TAGS",
     "LINK_TAGS",
@@ -38,6 +39,10 @@ INDEXED_ATTRIBUTES: Final = (
     "id",
     "data-reactroot",
 )
+#: Words the other ``data-*`` (and namespaced) attributes are told by, in their names or
+#: values, in any case of their ASCII letters: the visible facts' price containers
+#: (:mod:`structcrawl.visible.facts`). Lowercase ASCII.
+DATA_WORDS: Final = ("price",)
 #: Elements read by name: Open Graph and Dublin Core meta tags, DC ``<link>``, JSON-LD and
 #: data-block scripts, the document base (also as XHTML, for trees parsed as XML), and the
 #: void elements libxml2 does not know (the parse moves out what it nests inside them), the
@@ -90,21 +95,36 @@ _Scan = tuple[
     list[etree._Element],
     list[etree._Element],
     list[etree._Element],
-    list[tuple[etree._Element, str]],
+    list[etree._Element],
     int,
     list[str],
 ]
 
 
+#: ASCII's capitals to small letters (the case :data:`DATA_WORDS` are found in)
+_ASCII_SMALL = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _mentions(text: str) -> bool:
+    """Whether ``text`` holds one of :data:`DATA_WORDS` in any case of its ASCII letters.
+
+    >>> _mentions("data-Sale-PRICE"), _mentions("PRİCE"), _mentions("cost")
+    (True, False, False)
+    """
+    folded = text.translate(_ASCII_SMALL)
+    return any(word in folded for word in DATA_WORDS)
+
+
 def _scan(root: etree._Element) -> _Scan:
     """The index's one pass: ``(by_attribute, named, blocks, links, data, size, classes)``
-    (see :class:`ElementIndex`; ``classes``: the ``class`` values of ``by_attribute["class"]``,
-    which every page reads). The reference of the compiled pass (:mod:`._cindex`)."""
+    (see :class:`ElementIndex`; ``data``: the elements of :meth:`ElementIndex.data_mentioning`;
+    ``classes``: the ``class`` values of ``by_attribute["class"]``, which every page reads).
+    The reference of the compiled pass (:mod:`._cindex`)."""
     by_attribute: dict[str, list[etree._Element]] = {name: [] for name in INDEXED_ATTRIBUTES}
     named: list[etree._Element] = []
     blocks: list[etree._Element] = []
     links: list[etree._Element] = []
-    data: list[tuple[etree._Element, str]] = []
+    data: list[etree._Element] = []
     classes: list[str] = []
     lookup = by_attribute.get
     tags = INDEXED_TAGS
@@ -114,14 +134,17 @@ def _scan(root: etree._Element) -> _Scan:
         tag = el.tag
         if tag in tags:
             (blocks if tag in BLOCK_TAGS else links if tag in LINK_TAGS else named).append(el)
+        told = False  # the element is in ``data``
         for key in el.keys():
             found = lookup(key)
             if found is not None:
                 found.append(el)
                 if key == "class":
                     classes.append(el.get(key) or "")
-            elif key[:5] == "data-" or key[:1] == "{":
-                data.append((el, key))
+            elif not told and (key[:5] == "data-" or key[:1] == "{"):
+                if _mentions(key) or _mentions(el.get(key) or ""):
+                    data.append(el)
+                    told = True
     return by_attribute, named, blocks, links, data, size, classes
 
 
@@ -130,12 +153,15 @@ def _scan(root: etree._Element) -> _Scan:
 _compiled: Callable[..., _Scan] | None = compiled("structcrawl.core._cindex", "scan")
 #: whether the index is made by the compiled pass
 COMPILED = _compiled is not None
+#: :data:`DATA_WORDS` as the compiled pass reads them
+_WORDS_BYTES = tuple(word.encode("ascii") for word in DATA_WORDS)
 
 
 class ElementIndex:
     """The elements of a tree that carry each of :data:`INDEXED_ATTRIBUTES`, those named one
-    of :data:`INDEXED_TAGS`, and the other ``data-*`` (and namespaced) attributes, in document
-    order, found in one walk (:func:`_scan`, or its compiled twin where built: :data:`COMPILED`).
+    of :data:`INDEXED_TAGS`, and those whose other ``data-*`` (and namespaced) attributes
+    mention :data:`DATA_WORDS`, in document order, found in one walk (:func:`_scan`, or its
+    compiled twin where built: :data:`COMPILED`).
 
     Equivalent to ``//@name`` (per attribute, taking each attribute's element) and to
     ``root.iter(*tags)``, read from a tree whose elements are not added, removed or reordered
@@ -168,7 +194,9 @@ class ElementIndex:
 
     def __init__(self, root: etree._Element) -> None:
         if _compiled is not None:
-            found = _compiled(root, INDEXED_ATTRIBUTES, INDEXED_TAGS, BLOCK_TAGS, LINK_TAGS)
+            found = _compiled(
+                root, INDEXED_ATTRIBUTES, INDEXED_TAGS, BLOCK_TAGS, LINK_TAGS, _WORDS_BYTES
+            )
         else:
             found = _scan(root)
         by_attribute, named, blocks, links, data, size, classes = found
@@ -186,16 +214,17 @@ class ElementIndex:
         document order. The list is shared: do not modify it."""
         return self._by_attribute[attribute]
 
-    def data_attributes(self) -> list[tuple[etree._Element, str]]:
-        """Each ``data-*`` attribute and namespaced one (``{uri}name``, as an XML parser keeps
-        it) with its element, in document order (the visible facts' price containers are
-        told by them, :mod:`structcrawl.visible.facts`). The list is shared: do not modify
-        it.
+    def data_mentioning(self) -> list[etree._Element]:
+        """The elements with a ``data-*`` attribute (other than those of
+        :data:`INDEXED_ATTRIBUTES`) or a namespaced one (``{uri}name``, as an XML parser keeps
+        it) whose name or value holds one of :data:`DATA_WORDS` in any case, each once, in
+        document order (the visible facts' price containers are told by them,
+        :mod:`structcrawl.visible.facts`). The list is shared: do not modify it.
 
-        >>> root = etree.fromstring(b'<p data-a="1" data-b="2"><i data-price="">x</i></p>',
-        ...     etree.HTMLParser())
-        >>> [(el.tag, name) for el, name in ElementIndex(root).data_attributes()]
-        [('p', 'data-a'), ('p', 'data-b'), ('i', 'data-price')]
+        >>> root = etree.fromstring(b'<p data-a="1" data-b="Price"><i data-price="">x</i>'
+        ...     b'<b data-c="2">y</b></p>', etree.HTMLParser())
+        >>> [el.tag for el in ElementIndex(root).data_mentioning()]
+        ['p', 'i']
         """
         return self._data
 

@@ -38,7 +38,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from copy import copy
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Any
 
 from lxml import etree
@@ -253,13 +252,13 @@ def _price_candidates(document: Document) -> list[etree._Element]:
     for name in ("class", "id"):  # "price" in any case (lower() folds all that translate() does)
         elements = index.having(name)
         marked += [elements[i] for i in _mentioning_price(index.values(name))]
-    # the data attributes the index files by name are not among its other data attributes
-    filed = [(el, n) for n in INDEXED_ATTRIBUTES if n[:5] == "data-" for el in index.having(n)]
-    last = None  # an element whose data attributes are already found to mention a price
-    for el, name in chain(index.data_attributes(), filed):
-        if el is not last and ("price" in name.lower() or "price" in (el.get(name) or "").lower()):
-            marked.append(el)
-            last = el
+    # the data attributes mentioning a price, found by the index's pass (DATA_WORDS), and
+    # those it files by name (not among them; their names are lowercase)
+    marked += index.data_mentioning()
+    for name in INDEXED_ATTRIBUTES:
+        if name[:5] == "data-":
+            having = index.having(name)
+            marked += [e for e in having if "price" in f"{name} {e.get(name) or ''}".lower()]
     if not marked:
         return []
     return _PRICE_CONTAINERS(document.root, marked=marked)  # type: ignore[return-value]
