@@ -54,13 +54,14 @@ def _same_scans(compiled: Any, root: etree._Element, page: object = None) -> Non
     made = compiled(root, INDEXED_ATTRIBUTES, INDEXED_TAGS, BLOCK_TAGS, LINK_TAGS, _WORDS_BYTES)
 
     def ids(found: Any) -> Any:
-        by_attribute, named, blocks, links, data, size, classes = found
+        by_attribute, named, blocks, links, data, size, classes, places = found
         return (
             {name: list(map(id, els)) for name, els in by_attribute.items()},
             [list(map(id, els)) for els in (named, blocks, links)],
             list(map(id, data)),
             size,
             classes,
+            places,
         )
 
     assert list(made[0]) == list(python[0]), page  # the attributes in the same order

@@ -107,6 +107,31 @@ def test_the_index_keeps_the_elements_whose_data_attributes_mention_a_price():
     assert [el.tag for el in marked] == ["p", "i", "b"]  # the XML tree's, the last read
 
 
+def test_the_index_names_the_elements_iter_finds():
+    """``named`` (from the places the index's pass keeps by tag) gives what ``iter`` over the
+    tree gives, each element once in document order, for one tag or several (tags repeated,
+    tags the page lacks), on the demo site's pages and the large product pages."""
+    from pathlib import Path
+
+    from tests.servers import real_pages_corpus
+
+    asked = [
+        ("meta",), ("body",), ("p",), ("a", "area"), ("li", "dd", "dt"), ("h1", "h2"),
+        ("h1", "time", "h1"), ("meta", "link", "script"), ("del", "s", "strike"),
+        ("keygen",), ("source", "track", "wbr", "embed", "param", "keygen"),
+    ]  # fmt: skip
+    pages = sorted((Path(__file__).parent.parent / "fixtures").rglob("*.html"))
+    pages += sorted(real_pages_corpus().parent.joinpath("products", "pages").glob("*.htm*"))
+    found = 0
+    for path in pages:
+        doc = parse_html(path.read_bytes(), "https://a.test/")
+        for tags in asked:
+            named = doc.index().named(*tags)
+            assert named == list(doc.root.iter(*tags)), (path, tags)
+            found += len(named)
+    assert found > 10_000
+
+
 def test_in_quirks_mode_a_table_stays_inside_the_paragraph():
     html = "<p>a<span>b<table><tr><td>c</td></tr></table></span></p>"
     doc = parse_html(html.encode(), "https://a.test/")

@@ -106,11 +106,14 @@ def scan(
     frozenset links_named,
     tuple data_words,
 ):
-    """``(by_attribute, named, blocks, links, data, size, classes)`` of ``root``'s elements:
+    """``(by_attribute, named, blocks, links, data, size, classes, places)`` of ``root``'s
+    elements:
     what the Python pass finds (see :func:`structcrawl.core._index._scan`; ``data_words``
     as ASCII bytes)."""
     cdef dict by_attribute = {name: [] for name in attributes}
     cdef list named = [], blocks = [], links = [], data = [], classes = []
+    cdef dict places = {}
+    cdef list group, at
     cdef cetree._Document doc = root._doc
     cdef xmlNode* top = root._c_node
     cdef xmlNode* c = top
@@ -126,12 +129,12 @@ def scan(
         tag = _name(c.name, c.ns)
         if tag in tags:
             el = cetree.elementFactory(doc, c)
-            if tag in blocks_named:
-                blocks.append(el)
-            elif tag in links_named:
-                links.append(el)
-            else:
-                named.append(el)
+            group = blocks if tag in blocks_named else links if tag in links_named else named
+            at = places.get(tag)
+            if at is None:
+                at = places[tag] = []
+            at.append(len(group))
+            group.append(el)
         a = c.properties
         told = False  # the element is in ``data``
         while a is not NULL:
@@ -153,4 +156,4 @@ def scan(
                     told = True
             a = a.next
         c = _next_element(c, top)
-    return by_attribute, named, blocks, links, data, size, classes
+    return by_attribute, named, blocks, links, data, size, classes, places

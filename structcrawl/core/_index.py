@@ -4,6 +4,7 @@ again (see :class:`ElementIndex`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain
 from typing import Final
 
 from lxml import etree
@@ -98,6 +99,7 @@ _Scan = tuple[
     list[etree._Element],
     int,
     list[str],
+    dict[str, list[int]],
 ]
 
 
@@ -116,16 +118,19 @@ def _mentions(text: str) -> bool:
 
 
 def _scan(root: etree._Element) -> _Scan:
-    """The index's one pass: ``(by_attribute, named, blocks, links, data, size, classes)``
-    (see :class:`ElementIndex`; ``data``: the elements of :meth:`ElementIndex.data_mentioning`;
-    ``classes``: the ``class`` values of ``by_attribute["class"]``, which every page reads).
-    The reference of the compiled pass (:mod:`._cindex`)."""
+    """The index's one pass: ``(by_attribute, named, blocks, links, data, size, classes,
+    places)`` (see :class:`ElementIndex`; ``data``: the elements of
+    :meth:`ElementIndex.data_mentioning`; ``classes``: the ``class`` values of
+    ``by_attribute["class"]``, which every page reads; ``places``: by tag, the places of its
+    elements in the one of ``named``, ``blocks`` and ``links`` that holds them). The reference
+    of the compiled pass (:mod:`._cindex`)."""
     by_attribute: dict[str, list[etree._Element]] = {name: [] for name in INDEXED_ATTRIBUTES}
     named: list[etree._Element] = []
     blocks: list[etree._Element] = []
     links: list[etree._Element] = []
     data: list[etree._Element] = []
     classes: list[str] = []
+    places: dict[str, list[int]] = {}
     lookup = by_attribute.get
     tags = INDEXED_TAGS
     size = 0
@@ -133,7 +138,9 @@ def _scan(root: etree._Element) -> _Scan:
         size += 1
         tag = el.tag
         if tag in tags:
-            (blocks if tag in BLOCK_TAGS else links if tag in LINK_TAGS else named).append(el)
+            group = blocks if tag in BLOCK_TAGS else links if tag in LINK_TAGS else named
+            places.setdefault(tag, []).append(len(group))
+            group.append(el)
         told = False  # the element is in ``data``
         for key in el.keys():
             found = lookup(key)
@@ -145,7 +152,7 @@ def _scan(root: etree._Element) -> _Scan:
                 if _mentions(key) or _mentions(el.get(key) or ""):
                     data.append(el)
                     told = True
-    return by_attribute, named, blocks, links, data, size, classes
+    return by_attribute, named, blocks, links, data, size, classes, places
 
 
 #: the compiled pass (:mod:`structcrawl.core._cindex`: the same pass, ~3 times as fast), or
@@ -186,6 +193,7 @@ class ElementIndex:
         "_named",
         "_blocks",
         "_links",
+        "_places",
         "_data",
         "_values",
         "_root",
@@ -199,11 +207,12 @@ class ElementIndex:
             )
         else:
             found = _scan(root)
-        by_attribute, named, blocks, links, data, size, classes = found
+        by_attribute, named, blocks, links, data, size, classes, places = found
         self._by_attribute = by_attribute
         self._named = named
         self._blocks = blocks
         self._links = links
+        self._places = places
         self._data = data
         self._root = root
         self._values: dict[str, list[str]] = {"class": classes}
@@ -260,10 +269,13 @@ class ElementIndex:
                 raise ValueError(f"ask for {sorted(inside)} apart from the other tags")
             if inside:
                 source = kept
+        places = self._places
         if len(tags) == 1:
-            only = tags[0]
-            return [el for el in source if el.tag == only]
-        return [el for el in source if el.tag in tags]
+            return [source[i] for i in places.get(tags[0], ())]
+        found = [places[tag] for tag in set(tags) if tag in places]
+        if len(found) == 1:
+            return [source[i] for i in found[0]]
+        return [source[i] for i in sorted(chain.from_iterable(found))]
 
     def named_in(self, top: etree._Element, *tags: str) -> list[etree._Element]:
         """:meth:`named` of the subtree of ``top`` (an element of the indexed tree, itself
