@@ -106,6 +106,33 @@ def test_the_compiled_passes_are_the_python_ones_on_every_page_at_hand():
         _same_scans(scan, (bodies(doc) or [doc.root])[0], path)  # a subtree's
 
 
+def _compiled_text() -> Any:
+    from structcrawl.visible import text
+
+    _compiled()  # built (the walk's module holds it)
+    require(text._compiled is not None, "the compiled visible text is not built or not wanted")
+    return text._compiled
+
+
+@pytest.mark.timeout(300)
+def test_the_compiled_visible_text_is_the_python_one_on_every_page_at_hand():
+    """Of each page's root, its body and every seventh element (and every element of the
+    demo site's pages), comments, hidden and non-rendered descendants among them."""
+    from structcrawl.visible.text import _visible_text
+    from structcrawl.visible.tree import rendered
+
+    text = _compiled_text()
+    read = 0
+    for n, path in enumerate(_pages()):
+        doc = parse_html(path.read_bytes(), f"https://site.example/{path.parent.name}/")
+        every = 1 if "fixtures" in path.parts else 7
+        elements = [doc.root, *bodies(doc), *list(doc.root.iter())[n % every :: every]]
+        for el in elements:
+            assert text(el, rendered) == _visible_text(el), (path, el.tag)
+            read += 1
+    assert read > 50_000
+
+
 _EDGES = {
     "struck, hidden and regions": b"<body><p>Was <s>$9</s> <span class='old-price'>$8</span>"
     b"<i style='text-decoration: line-through'>$7</i> now $5</p><div hidden>x</div>"
@@ -119,14 +146,22 @@ _EDGES = {
     "attributes written twice, empty, unquoted": b"<body><p class='' id=was>1</p>"
     b"<p class=was class=now>2</p><p id=x class=compare-at>3</p></body>",
     "no body": b"<p>only a paragraph</p>",
+    "hidden by attributes": b"<body><p>a<b hidden>x</b>b<input type=HIDDEN>c<input type=text>"
+    b"d<i style='DISPLAY:none'>h</i>e<u style=''>u</u>f<b hidden=''>g</b><noscript>n</noscript>"
+    b"<template>t</template>k</p></body>",
 }
 
 
 @pytest.mark.parametrize("page", list(_EDGES.values()), ids=list(_EDGES))
 def test_the_compiled_passes_are_the_python_ones_on_edge_cases(page):
+    from structcrawl.visible.text import _visible_text
+    from structcrawl.visible.tree import rendered
+
     doc = parse_html(page, "https://site.example/")
     _same_walks(_compiled(), (bodies(doc) or [doc.root])[0])
     _same_scans(_compiled_scan(), doc.root)
+    for el in doc.root.iter():
+        assert _compiled_text()(el, rendered) == _visible_text(el)
 
 
 def test_namespaced_elements_and_entity_references_are_read_alike():
@@ -136,16 +171,22 @@ def test_namespaced_elements_and_entity_references_are_read_alike():
     value that holds one, as lxml reads it: the price mentioned in ``data-q``)."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True)
     root = etree.fromstring(
-        b'<!DOCTYPE html [<!ENTITY e "<i class=\'x\'>x</i>"><!ENTITY w "was"><!ENTITY p "PRICE">]>'
-        b'<html xmlns="http://www.w3.org/1999/xhtml" xmlns:v="urn:v"><head><base href="/b/"/>'
-        b"</head>"
+        b'<!DOCTYPE html [<!ENTITY e "<i class=\'x\'>x</i>"><!ENTITY w "was"><!ENTITY p "PRICE">'
+        b'<!ENTITY h "display: none">]><html xmlns="http://www.w3.org/1999/xhtml" xmlns:v="urn:v">'
+        b'<head><base href="/b/"/></head>'
         b'<body><p class="was" v:data="1" data-p="2">a&e;b</p><v:price itemprop="price">9 EUR'
         b"</v:price><nav>n</nav><q data-q='a &p;' data-r='&w;'>q</q><del>1</del>tail<!-- c -->"
-        b"<?pi x?><b class='k &w; m'>o</b></body></html>",
+        b"<?pi x?><i style='&h;'>gone</i><b class='k &w; m'>o</b></body></html>",
         parser,
     )
     _same_walks(_compiled(), root[1])
     _same_scans(_compiled_scan(), root)
+    from structcrawl.visible.text import _visible_text
+    from structcrawl.visible.tree import rendered
+
+    for el in root.iter():  # the entity references' tails read, their content not
+        assert _compiled_text()(el, rendered) == _visible_text(el)
+    assert "gone" not in _compiled_text()(root, rendered)  # a style lxml reads: hidden
     index = index_module.ElementIndex(root)
     assert [el.tag for el in index.named("{http://www.w3.org/1999/xhtml}base")] == [
         "{http://www.w3.org/1999/xhtml}base"

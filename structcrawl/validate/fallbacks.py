@@ -40,7 +40,7 @@ from structcrawl.core.document import Document
 from structcrawl.visible.compare import agrees, amount_shown, code_shown
 from structcrawl.visible.facts import LazyVisibleFacts
 from structcrawl.visible.prices import amount, find_prices
-from structcrawl.visible.tree import visible_text
+from structcrawl.visible.text import visible_text
 
 __all__ = ["FLAG_CODE", "LazyPage", "check_fallbacks", "fallback_fields"]
 

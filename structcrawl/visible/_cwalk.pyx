@@ -11,6 +11,9 @@ regular expressions stay Python's. Attribute values are read from the attribute'
 lxml's own copy of libxml2 exports none of its functions. A namespaced element's marks are
 read by the Python :func:`~structcrawl.visible.tree.walk_marks`. ``tests/test_compiled.py``
 holds the two walks equal on every page at hand.
+
+It also reads an element's visible text (:func:`visible_text`, the compiled twin of
+:func:`structcrawl.visible.text._visible_text`) from the same nodes.
 """
 
 from libc.string cimport strcmp
@@ -220,6 +223,78 @@ def walk(cetree._Element start, dict said_old):
                     pieces.append(Piece(" ".join(tail.split()), owner, len(pieces), bool(inner), inner))
             if c is top:
                 return Walk(start, pieces, heads, seen, controls)
+            after = _next(c)
+            if after is not NULL:
+                c = after
+                break
+            c = c.parent
+
+
+cdef int _shows(xmlNode* c) noexcept:
+    """Whether an element may render text (:func:`~structcrawl.visible.tree.rendered`): 1, 0,
+    or -1 where the Python one must tell (an attribute whose value is not one text node)."""
+    cdef xmlAttr* a = c.properties
+    cdef bint plain = c.ns is NULL
+    cdef const char* name
+    cdef xmlNode* t
+    if plain and _not_rendered(<const char*>c.name):
+        return 0
+    while a is not NULL:
+        if a.ns is NULL:
+            name = <const char*>a.name
+            if _eq(name, "hidden"):
+                return 0
+            if _eq(name, "style") or (plain and _eq(name, "type") and _eq(<const char*>c.name, "input")):
+                t = a.children
+                if t is not NULL and (t.next is not NULL or t.type != tree.XML_TEXT_NODE):
+                    return -1
+                if t is not NULL and t.content is not NULL:
+                    value = (<char*>t.content).decode("utf-8")
+                    if _eq(name, "style"):
+                        if value and _hidden_style(value):
+                            return 0
+                    elif value.lower() == "hidden":
+                        return 0
+        a = a.next
+    return 1
+
+
+def visible_text(cetree._Element el, object rendered):
+    """:func:`structcrawl.visible.text.visible_text` of ``el`` (its text without its hidden or
+    non-rendered descendants), read from libxml2's nodes: the texts and tails lxml reads, in
+    the order its walk reads them; ``rendered``: the Python
+    :func:`~structcrawl.visible.tree.rendered`, for an element whose attributes this does
+    not read."""
+    cdef cetree._Document doc = el._doc
+    cdef xmlNode* top = el._c_node
+    cdef xmlNode* c
+    cdef xmlNode* down
+    cdef xmlNode* after
+    cdef int shows
+    cdef list parts = []
+    c = top
+    while True:
+        # a node met: an element's own text and its children (where it renders), else nothing
+        down = NULL
+        if c.type == tree.XML_ELEMENT_NODE:
+            shows = _shows(c)
+            if shows < 0:
+                shows = rendered(cetree.elementFactory(doc, c))
+            if shows:
+                text = cetree.textOf(c)
+                if text:
+                    parts.append(text)
+                down = _first(c)
+        if down is not NULL:
+            c = down
+            continue
+        # the node is done: its tail, then the next sibling or the parent's end
+        while True:
+            if c is top:
+                return "".join(parts)
+            tail = cetree.tailOf(c)
+            if tail:
+                parts.append(tail)
             after = _next(c)
             if after is not NULL:
                 c = after

@@ -45,7 +45,8 @@ from lxml import etree
 from structcrawl.core._index import INDEXED_ATTRIBUTES
 from structcrawl.core.document import Document
 from structcrawl.visible.prices import find_prices
-from structcrawl.visible.tree import NOT_RENDERED, element_text, hidden, visible_text
+from structcrawl.visible.text import visible_text
+from structcrawl.visible.tree import NOT_RENDERED, element_text, hidden
 
 __all__ = [
     "CANONICAL_MEMO",

@@ -13,8 +13,10 @@ of it sits in navigation, an aside, a footer, a form control or an SVG drawing
 >>> from lxml import html
 >>> root = html.fromstring("<body><nav><a>Home</a></nav><p hidden>x</p><p>Shown</p>"
 ...     "<p aria-hidden='true'>On screen</p></body>")
->>> [visible_text(p) for p in root.iter("p")], hidden(root.find(".//p")), region_of(root[0])
-(['', 'Shown', 'On screen'], True, 'nav')
+>>> [rendered(p) for p in root.iter("p")], hidden(root.find(".//p")), region_of(root[0])
+([False, True, True], True, 'nav')
+
+The text of an element a reader sees is :func:`structcrawl.visible.text.visible_text`.
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ __all__ = [
     "region_of",
     "rendered",
     "struck",
-    "visible_text",
     "walk_marks",
 ]
 
@@ -210,26 +211,6 @@ def walk_marks(el: etree._Element, said_old: dict[str, bool]) -> tuple[bool, boo
 def element_text(element: etree._Element) -> str:
     """The text content of an element, scripts and styles left out."""
     return "".join(str(t) for t in _TEXT(element))  # type: ignore[union-attr]
-
-
-def visible_text(el: etree._Element) -> str:
-    """The text of ``el`` without its hidden or non-rendered descendants."""
-    parts: list[str] = []
-    stack: list[etree._Element | str] = [el]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            parts.append(node)
-            continue
-        if node.tail and node is not el:
-            stack.append(node.tail)
-        if not rendered(node):
-            continue
-        children: list[etree._Element | str] = list(node)
-        stack.extend(reversed(children))
-        if node.text:
-            stack.append(node.text)
-    return "".join(parts)
 
 
 def element_places(
