@@ -6,8 +6,10 @@ Python pass).
 
 It meets the elements ``root.iter(etree.Element)`` meets, in the same order, names each
 element's tag and attributes as lxml does (``{namespace}name`` where one has a namespace), and
-makes a proxy (lxml's public C API: ``elementFactory``) only of the elements it keeps.
-``tests/test_compiled.py`` holds the two passes equal on every page at hand.
+makes a proxy (lxml's public C API: ``elementFactory``) only of the elements it keeps; it
+reads the other data attributes' names and values for the data words in C (an attribute value
+that is not one text node as lxml reads it). ``tests/test_compiled.py`` holds the two passes
+equal on every page at hand.
 """
 
 from lxml.includes cimport tree
@@ -107,9 +109,8 @@ def scan(
     tuple data_words,
 ):
     """``(by_attribute, named, blocks, links, data, size, classes, places)`` of ``root``'s
-    elements:
-    what the Python pass finds (see :func:`structcrawl.core._index._scan`; ``data_words``
-    as ASCII bytes)."""
+    elements: what the Python pass finds (see :func:`structcrawl.core._index._scan`;
+    ``data_words``: :data:`~structcrawl.core._index.DATA_WORDS` as ASCII bytes)."""
     cdef dict by_attribute = {name: [] for name in attributes}
     cdef list named = [], blocks = [], links = [], data = [], classes = []
     cdef dict places = {}
