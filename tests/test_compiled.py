@@ -133,6 +133,29 @@ def test_the_compiled_visible_text_is_the_python_one_on_every_page_at_hand():
     assert read > 50_000
 
 
+@pytest.mark.timeout(300)
+def test_the_compiled_control_labels_are_the_python_ones_on_every_page_at_hand():
+    """Of every control of each page (where the buy control is looked for) and every seventh
+    element (every element of the demo site's pages): a control's words, its value, its text
+    and its images' alt texts."""
+    from structcrawl.visible import stock
+    from structcrawl.visible.tree import is_control
+
+    _compiled()
+    label = stock._compiled_label
+    require(label is not None, "the compiled control label is not built or not wanted")
+    read = 0
+    for n, path in enumerate(_pages()):
+        doc = parse_html(path.read_bytes(), f"https://site.example/{path.parent.name}/")
+        every = 1 if "fixtures" in path.parts else 7
+        elements = list(doc.root.iter(etree.Element))
+        asked = [el for el in elements if is_control(el)] + elements[n % every :: every]
+        for el in asked:
+            assert label(el, stock._python_label) == stock._python_label(el), (path, el.tag)
+            read += 1
+    assert read > 50_000
+
+
 _EDGES = {
     "struck, hidden and regions": b"<body><p>Was <s>$9</s> <span class='old-price'>$8</span>"
     b"<i style='text-decoration: line-through'>$7</i> now $5</p><div hidden>x</div>"
@@ -181,11 +204,13 @@ def test_namespaced_elements_and_entity_references_are_read_alike():
     )
     _same_walks(_compiled(), root[1])
     _same_scans(_compiled_scan(), root)
+    from structcrawl.visible import stock
     from structcrawl.visible.text import _visible_text
     from structcrawl.visible.tree import rendered
 
     for el in root.iter():  # the entity references' tails read, their content not
         assert _compiled_text()(el, rendered) == _visible_text(el)
+        assert stock._control_label(el) == stock._python_label(el)
     assert "gone" not in _compiled_text()(root, rendered)  # a style lxml reads: hidden
     index = index_module.ElementIndex(root)
     assert [el.tag for el in index.named("{http://www.w3.org/1999/xhtml}base")] == [

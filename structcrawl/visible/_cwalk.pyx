@@ -300,3 +300,84 @@ def visible_text(cetree._Element el, object rendered):
                 c = after
                 break
             c = c.parent
+
+
+cdef object _attribute(xmlNode* c, const char* wanted):
+    """The value of the element's attribute ``wanted`` (no namespace): None where it has
+    none, ``False`` where lxml must read it (not one text node)."""
+    cdef xmlAttr* a = c.properties
+    cdef xmlNode* t
+    while a is not NULL:
+        if a.ns is NULL and _eq(<const char*>a.name, wanted):
+            t = a.children
+            if t is NULL:
+                return ""
+            if t.next is NULL and t.type == tree.XML_TEXT_NODE and t.content is not NULL:
+                return (<char*>t.content).decode("utf-8")
+            return False
+        a = a.next
+    return None
+
+
+def control_label(cetree._Element el, object python):
+    """:func:`structcrawl.visible.stock._control_label` of ``el`` (a control's words: its
+    ``value``, its text, its images' ``alt``), read from libxml2's nodes; ``python``: that
+    function, for an element whose attributes or subtree this does not read (a value that is
+    not one text node, an entity reference)."""
+    cdef xmlNode* top = el._c_node
+    cdef xmlNode* c
+    cdef xmlNode* down
+    cdef xmlNode* after
+    cdef bint plain = top.ns is NULL
+    cdef list texts = [], alts = []
+    if top.type != tree.XML_ELEMENT_NODE:  # a comment, an entity reference: lxml says it
+        return python(el)
+    value = _attribute(top, "value")
+    if value is False:
+        return python(el)
+    if plain and _eq(<const char*>top.name, "input"):
+        alt = _attribute(top, "alt")
+        if alt is False:
+            return python(el)
+        alts.append(alt or "")
+    elif _first(top) is NULL:  # no children: its own text, its own alt if an image
+        if plain and _eq(<const char*>top.name, "img"):
+            alt = _attribute(top, "alt")
+            if alt is False:
+                return python(el)
+            alts.append(alt or "")
+        text = cetree.textOf(top)
+        texts.append(text or "")
+    else:  # every text and tail under it (itertext), and its images' alt texts
+        c = top
+        while True:
+            down = NULL
+            if c.type == tree.XML_ELEMENT_NODE:
+                if c.ns is NULL and _eq(<const char*>c.name, "img"):
+                    alt = _attribute(c, "alt")
+                    if alt is False:
+                        return python(el)
+                    alts.append(alt or "")
+                text = cetree.textOf(c)
+                if text:
+                    texts.append(text)
+                down = _first(c)
+            elif c.type == tree.XML_ENTITY_REF_NODE:
+                return python(el)
+            if down is not NULL:
+                c = down
+                continue
+            while True:
+                if c is top:
+                    break
+                tail = cetree.tailOf(c)
+                if tail:
+                    texts.append(tail)
+                after = _next(c)
+                if after is not NULL:
+                    c = after
+                    break
+                c = c.parent
+            if c is top:
+                break
+    return " ".join(f"{value or ''} {' '.join(texts)} {' '.join(alts)}".split())

@@ -24,16 +24,17 @@ Availability(sold_out=None, buy_control='Add to cart Sold out')
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 
 from lxml import etree
 
 from structcrawl.core.document import Document
+from structcrawl.core.extensions import compiled
 from structcrawl.visible.folded import Folded
 from structcrawl.visible.tree import NOT_RENDERED, bodies, hidden, is_control, region_of
-from structcrawl.visible.walk import visible_walk
+from structcrawl.visible.walk import COMPILED, visible_walk
 from structcrawl.visible.words import BUY, CART_NAME, OUT_OF_STOCK, PREORDER
 
 __all__ = [
@@ -93,7 +94,13 @@ def _controls(
 
 
 def _control_label(el: etree._Element) -> str:
-    """A control's words: its text, ``value``, ``title`` and images' ``alt``."""
+    """A control's words: its ``value``, text and images' ``alt`` (read by the compiled
+    walk's module where it is built: :func:`_python_label` its reference)."""
+    return _compiled_label(el, _python_label) if _compiled_label is not None else _python_label(el)
+
+
+def _python_label(el: etree._Element) -> str:
+    """:func:`_control_label` in Python: the reference of the compiled one."""
     tag, get = el.tag, el.get
     if tag == "input":  # an image button says it in its own alt
         alts, text = get("alt") or "", ""
@@ -104,6 +111,13 @@ def _control_label(el: etree._Element) -> str:
         alts = " ".join(i.get("alt") or "" for i in el.iter("img"))
         text = " ".join(el.itertext())
     return " ".join(f"{get('value') or ''} {text} {alts}".split())
+
+
+#: the compiled :func:`_control_label` (``(element, python) -> str``), where the walk is
+#: compiled (the same module)
+_compiled_label: Callable[[etree._Element, Callable[[etree._Element], str]], str] | None = (
+    compiled("structcrawl.visible._cwalk", "control_label") if COMPILED else None
+)
 
 
 def in_buy_control(el: etree._Element) -> bool:
