@@ -12,8 +12,9 @@ lxml's own copy of libxml2 exports none of its functions. A namespaced element's
 read by the Python :func:`~structcrawl.visible.tree.walk_marks`. ``tests/test_compiled.py``
 holds the two walks equal on every page at hand.
 
-It also reads an element's visible text (:func:`visible_text`, the compiled twin of
-:func:`structcrawl.visible.text._visible_text`) from the same nodes.
+It also reads, from the same nodes, an element's visible text (:func:`visible_text`, the
+twin of :func:`structcrawl.visible.text._visible_text`) and a control's words
+(:func:`control_label`, the twin of :func:`structcrawl.visible.stock._python_label`).
 """
 
 from libc.string cimport strcmp
