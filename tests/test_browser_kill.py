@@ -174,3 +174,41 @@ def test_a_killed_browser_is_relaunched_and_every_page_accounted_for(chromium, t
     check = check_ledger(read_jsonl(out / "report" / "ledger.jsonl"), pages)
     assert check.ok, check.problems
     assert check.requested == len(expected)
+
+
+def test_a_listener_that_ran_into_its_closed_page_is_a_warning_not_the_crawl_s_error():
+    """Playwright logs a listener's error at ERROR; a TargetClosedError there (the browser
+    died while scrapy-playwright read a response's headers) is logged at WARNING and counted,
+    once the render handler's filter is on Playwright's logger; any other stays an ERROR."""
+    import logging
+
+    from playwright._impl._errors import TargetClosedError
+
+    from structcrawl.render.listenerlog import LISTENER_ERROR, install
+
+    counted: list[int] = []
+    seen: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    logger = logging.getLogger("playwright")
+    keep = Keep()
+    logger.addHandler(keep)
+    filt = install(lambda: counted.append(1))
+    try:
+        assert install(lambda: counted.append(1)) is filt  # once per process
+        for error in (TargetClosedError("Target page, context or browser has been closed"),
+                      ValueError("a listener's own bug")):  # fmt: skip
+            try:
+                raise error
+            except Exception:
+                logger.error(LISTENER_ERROR, exc_info=True)
+    finally:
+        logger.removeHandler(keep)
+        logger.removeFilter(filt)
+    assert [(r.levelname, type(r.exc_info[1]).__name__) for r in seen] == [
+        ("WARNING", "TargetClosedError"), ("ERROR", "ValueError"),
+    ]  # fmt: skip
+    assert counted == [1]

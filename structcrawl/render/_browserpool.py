@@ -38,6 +38,7 @@ from structcrawl.render.browser import (
     locate_chromium,
 )
 from structcrawl.render.config import RenderConfig
+from structcrawl.render.listenerlog import install as install_listener_log
 from structcrawl.render.memory import MemoryWatch, Overrun
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
 
 logger = logging.getLogger("structcrawl.render")
 
+_CLOSED_LISTENER = "structcrawl/render/browser/closed_listener"
 #: Seconds a page whose browser died may still take to finish (in the relaunched browser).
 CRASH_GRACE = 5.0
 #: How often a page being rendered checks that its browser is still there, seconds.
@@ -143,6 +145,9 @@ class BrowserPool:
         self.launch_error: str | None = None
         #: the renderers' memory, sampled while pages are rendered (structcrawl.render.memory)
         self.memory = MemoryWatch(config.page_memory, config.memory, on_stop=self._stopped)
+        # a response listener that ran into its closed page (a browser that died) is logged
+        # at WARNING and counted, not as the crawl's error (structcrawl.render.listenerlog)
+        install_listener_log(lambda: self.stats.inc_value(_CLOSED_LISTENER))
 
     def _stopped(self, overrun: Overrun) -> None:
         self.stats.inc_value(f"structcrawl/render/memory/stopped/{overrun.bound}")
