@@ -260,6 +260,22 @@ cdef int _shows(xmlNode* c) noexcept:
     return 1
 
 
+cdef xmlNode* _after(xmlNode* c, xmlNode* top, list texts) except? NULL:
+    """The node after ``c``'s subtree in document order under ``top`` (NULL at ``top``'s end),
+    the tails met on the way (``c``'s own, then its ancestors' below ``top``) added to
+    ``texts``: what lxml's walk reads after a node it is done with."""
+    cdef xmlNode* after
+    while c is not top:
+        tail = cetree.tailOf(c)
+        if tail:
+            texts.append(tail)
+        after = _next(c)
+        if after is not NULL:
+            return after
+        c = c.parent
+    return NULL
+
+
 def visible_text(cetree._Element el, object rendered):
     """:func:`structcrawl.visible.text.visible_text` of ``el`` (its text without its hidden or
     non-rendered descendants), read from libxml2's nodes: the texts and tails lxml reads, in
@@ -270,7 +286,6 @@ def visible_text(cetree._Element el, object rendered):
     cdef xmlNode* top = el._c_node
     cdef xmlNode* c
     cdef xmlNode* down
-    cdef xmlNode* after
     cdef int shows
     cdef list parts = []
     c = top
@@ -289,18 +304,9 @@ def visible_text(cetree._Element el, object rendered):
         if down is not NULL:
             c = down
             continue
-        # the node is done: its tail, then the next sibling or the parent's end
-        while True:
-            if c is top:
-                return "".join(parts)
-            tail = cetree.tailOf(c)
-            if tail:
-                parts.append(tail)
-            after = _next(c)
-            if after is not NULL:
-                c = after
-                break
-            c = c.parent
+        c = _after(c, top, parts)  # the node is done
+        if c is NULL:
+            return "".join(parts)
 
 
 cdef object _attribute(xmlNode* c, const char* wanted):
@@ -328,7 +334,6 @@ def control_label(cetree._Element el, object python):
     cdef xmlNode* top = el._c_node
     cdef xmlNode* c
     cdef xmlNode* down
-    cdef xmlNode* after
     cdef bint plain = top.ns is NULL
     cdef list texts = [], alts = []
     if top.type != tree.XML_ELEMENT_NODE:  # a comment, an entity reference: lxml says it
@@ -368,17 +373,7 @@ def control_label(cetree._Element el, object python):
             if down is not NULL:
                 c = down
                 continue
-            while True:
-                if c is top:
-                    break
-                tail = cetree.tailOf(c)
-                if tail:
-                    texts.append(tail)
-                after = _next(c)
-                if after is not NULL:
-                    c = after
-                    break
-                c = c.parent
-            if c is top:
+            c = _after(c, top, texts)  # the node is done
+            if c is NULL:
                 break
     return " ".join(f"{value or ''} {' '.join(texts)} {' '.join(alts)}".split())
