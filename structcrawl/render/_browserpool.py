@@ -53,6 +53,7 @@ __all__ = [
 
 logger = logging.getLogger("structcrawl.render")
 
+#: the stat of a listener that ran into its closed page (structcrawl.render.listenerlog)
 _CLOSED_LISTENER = "structcrawl/render/browser/closed_listener"
 #: Seconds a page whose browser died may still take to finish (in the relaunched browser).
 CRASH_GRACE = 5.0
