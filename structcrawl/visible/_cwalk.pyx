@@ -237,7 +237,6 @@ cdef int _shows(xmlNode* c) noexcept:
     cdef xmlAttr* a = c.properties
     cdef bint plain = c.ns is NULL
     cdef const char* name
-    cdef xmlNode* t
     if plain and _not_rendered(<const char*>c.name):
         return 0
     while a is not NULL:
@@ -246,16 +245,14 @@ cdef int _shows(xmlNode* c) noexcept:
             if _eq(name, "hidden"):
                 return 0
             if _eq(name, "style") or (plain and _eq(name, "type") and _eq(<const char*>c.name, "input")):
-                t = a.children
-                if t is not NULL and (t.next is not NULL or t.type != tree.XML_TEXT_NODE):
+                value = _value(a)
+                if value is None:
                     return -1
-                if t is not NULL and t.content is not NULL:
-                    value = (<char*>t.content).decode("utf-8")
-                    if _eq(name, "style"):
-                        if value and _hidden_style(value):
-                            return 0
-                    elif value.lower() == "hidden":
+                if _eq(name, "style"):
+                    if value and _hidden_style(value):
                         return 0
+                elif value.lower() == "hidden":
+                    return 0
         a = a.next
     return 1
 
@@ -310,18 +307,13 @@ def visible_text(cetree._Element el, object rendered):
 
 
 cdef object _attribute(xmlNode* c, const char* wanted):
-    """The value of the element's attribute ``wanted`` (no namespace): None where it has
-    none, ``False`` where lxml must read it (not one text node)."""
+    """The value of the element's attribute ``wanted`` (no namespace, read by :func:`_value`):
+    None where it has none, ``False`` where lxml must read it (not one text node)."""
     cdef xmlAttr* a = c.properties
-    cdef xmlNode* t
     while a is not NULL:
         if a.ns is NULL and _eq(<const char*>a.name, wanted):
-            t = a.children
-            if t is NULL:
-                return ""
-            if t.next is NULL and t.type == tree.XML_TEXT_NODE and t.content is not NULL:
-                return (<char*>t.content).decode("utf-8")
-            return False
+            value = _value(a)
+            return False if value is None else value
         a = a.next
     return None
 
