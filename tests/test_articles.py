@@ -6,6 +6,8 @@ publisher printed as an IRI on the shared real pages where the page's graph name
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,8 @@ import pytest
 from itemadapter import ItemAdapter
 
 from structcrawl.articles import complete_articles
-from structcrawl.articles._shingles import f1, scores
+from structcrawl.articles._shingles import f1, scores, shingles
+from structcrawl.articles.body import visible_text
 from structcrawl.articles.people import clean_byline, graph_names, is_iri
 from structcrawl.core.document import parse_html
 from structcrawl.extract import extract_payload
@@ -163,6 +166,38 @@ WHOLE = {
     "headline": "The pier is back",
     "articleBody": "\n".join(PARAGRAPHS),
 }
+
+
+def _runs(words: list[str]) -> Counter[tuple[str, ...]]:
+    """Every run of four words, one by one (fewer words: one run of them; none: no run)."""
+    runs = [tuple(words[i : i + 4]) for i in range(max(1, len(words) - 3))]
+    return Counter(run for run in runs if run)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ,; ",
+        "one",
+        "one two three",
+        "a b c d",
+        "a b c d e",
+        "x y x y x y x y x",
+        "Ünï 9 ß_ ça va",
+    ],
+)
+def test_shingles_are_the_runs_of_four_words(text: str) -> None:
+    assert shingles(text) == _runs(re.findall(r"\w+", text))
+
+
+def test_shingles_of_the_saved_pages_are_the_runs_of_four_words() -> None:
+    folder = real_pages_corpus()
+    pages = sorted(folder.glob("*.html"))[::4]
+    assert pages
+    for page in pages:
+        text = visible_text(parse_html(page.read_bytes(), "https://a.example/"))
+        assert shingles(text) == _runs(re.findall(r"\w+", text)), page.name
 
 
 def test_whole_markup_body_is_the_body() -> None:

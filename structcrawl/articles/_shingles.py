@@ -27,11 +27,17 @@ N = 4
 
 def shingles(text: str | None, n: int = N) -> Counter[tuple[str, ...]]:
     """The multiset of ``n``-word shingles of ``text`` (a text shorter than ``n`` words is one
-    shingle; no words: none)."""
+    shingle; no words: none).
+
+    >>> sorted(shingles("a b c d e").elements()), shingles("a b"), shingles(" ")
+    ([('a', 'b', 'c', 'd'), ('b', 'c', 'd', 'e')], Counter({('a', 'b'): 1}), Counter())
+    """
     words = _WORD.findall(text or "")
-    return Counter(
-        tuple(words[i : i + n]) for i in range(max(1, len(words) - n + 1)) if words[i : i + n]
-    )
+    if len(words) < n:
+        return Counter((tuple(words),)) if words else Counter()
+    # every run of n words: the list read from each of its first n places side by side, as
+    # far as the last place reaches (a tuple built by zip, not a slice per shingle)
+    return Counter(zip(*(words[k:] for k in range(n)), strict=False))
 
 
 def scores(true: str | None, pred: str | None) -> tuple[float, float]:
