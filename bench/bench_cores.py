@@ -1,15 +1,18 @@
-"""Where the two cores go while one crawl of the large pages runs (issue 24): each thread's CPU
-time read from ``/proc`` every quarter second, by role, beside the machine's idle time.
+"""Where the two cores go while one crawl of the large pages (or the shared ones) runs (issue 24):
+each thread's CPU time read from ``/proc`` every quarter second, by role, beside the machine's
+idle time.
 
-    python -m bench.bench_cores [--crawl pipeline|cli] [--pages 644] [-s NAME=VALUE ...]
+    python -m bench.bench_cores [--crawl pipeline|cli] [--corpus large|small] [--pages 644]
+        [-s NAME=VALUE ...]
 
 The crawl is ``bench/bench_crawl.py``'s (the same command, settings and page server; ``-s``
-goes to it). The roles: the **crawl's thread** (the main thread of the ``scrapy crawl``
-process, where its event loop runs), its **other threads** (the body store's compression and
-hashing, the pipes to the workers), the **page workers** (``structcrawl.workers.serve``),
-the **cli's parent** (``structcrawl crawl``'s own process, which waits for its child), the
-**browser** (the render audit's Chromium, when on), the **page server**, and the machine's
-**idle** time (``/proc/stat``: idle and I/O wait, over both cores).
+goes to it), over the large pages or the shared ones (``--corpus small``: mostly articles,
+where ``structcrawl crawl`` reads their main texts). The roles: the **crawl's thread** (the
+main thread of the ``scrapy crawl`` process, where its event loop runs), its **other
+threads** (the body store's compression and hashing, the pipes to the workers), the **page
+workers** (``structcrawl.workers.serve``), the **cli's parent** (``structcrawl crawl``'s own
+process, which waits for its child), the **browser** (the render audit's Chromium, when on),
+the **page server**, and the machine's **idle** time (``/proc/stat``: idle and I/O wait, over both cores).
 
 Two figures a role: the cores it kept busy in the steady part of the crawl (from the first
 page worker, or a tenth of the run where none starts, to nine tenths of it: the start's
@@ -131,12 +134,14 @@ class CoreSampler(Periodic):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--crawl", choices=("pipeline", "cli"), default="pipeline")
+    parser.add_argument("--corpus", choices=("large", "small"), default="large")
     parser.add_argument("--pages", type=int, default=644)
     parser.add_argument("-s", dest="settings", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        server, sitemap = _server(args.pages, folder, large_corpus_dir())
+        corpus = large_corpus_dir() if args.corpus == "large" else None
+        server, sitemap = _server(args.pages, folder, corpus)
         try:
             out = folder / "out"
             out.mkdir()
