@@ -12,7 +12,8 @@ main thread of the ``scrapy crawl`` process, where its event loop runs), its **o
 threads** (the body store's compression and hashing, the pipes to the workers), the **page
 workers** (``structcrawl.workers.serve``), the **cli's parent** (``structcrawl crawl``'s own
 process, which waits for its child), the **browser** (the render audit's Chromium, when on),
-the **page server**, and the machine's **idle** time (``/proc/stat``: idle and I/O wait, over both cores).
+the **page server**, and the machine's **idle** time (``/proc/stat``: idle and I/O wait, over
+both cores).
 
 Two figures a role: the cores it kept busy in the steady part of the crawl (from the first
 page worker, or a tenth of the run where none starts, to nine tenths of it: the start's
