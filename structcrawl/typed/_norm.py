@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -10,7 +11,19 @@ from structcrawl.normalize.enums import normalize_enum
 from structcrawl.normalize.identifiers import normalize_gtin
 from structcrawl.normalize.prices import _minor_digits, normalize_currency, normalize_price
 
-__all__ = ["availability", "currency", "gtin", "price"]
+__all__ = ["availability", "currency", "gtin", "plain_words", "price"]
+
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def plain_words(value: str | None) -> str:
+    """Letters and digits only, case-folded, single-spaced; ``""`` for nothing.
+
+    >>> plain_words("Mug – Oat_Milk "), plain_words(None)
+    ('mug oat milk', '')
+    """
+    return " ".join(_NOT_WORD.sub(" ", (value or "").casefold()).split())
+
 
 _AVAILABILITY_WORDS = {
     "instock": "InStock", "in_stock": "InStock", "available": "InStock", "true": "InStock",

@@ -18,7 +18,6 @@ which arrive as ``selector`` records). In order:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from lxml import etree
@@ -261,10 +260,9 @@ def data_block_candidates(
         found = _walk(props(rec))
         if not found:
             continue
-        head = _plain_words(heading)
-        named = [
-            f for f in found if head and _plain_words(text(f.get("title") or f.get("name"))) in head
-        ]
+        head = _norm.plain_words(heading)
+        words = _norm.plain_words
+        named = [f for f in found if head and words(text(f.get("title") or f.get("name"))) in head]
         product = (named or found)[0]
         variant = _variant(product)
         path = str(rec.get("source_element") or "")
@@ -319,8 +317,3 @@ def data_block_candidates(
         ]
         return out
     return []
-
-
-def _plain_words(value: str | None) -> str:
-    """Letters and digits only, case-folded, single-spaced; ``""`` for nothing."""
-    return " ".join(re.sub(r"[\W_]+", " ", (value or "").casefold()).split())

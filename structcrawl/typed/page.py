@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +27,7 @@ from structcrawl.core.document import Document
 from structcrawl.core.readers import nodes_of, props, ref, text, values
 from structcrawl.entities.identity import identity_keys, resolve, url_key
 from structcrawl.entities.merge import DEFAULT_PRECEDENCE
+from structcrawl.typed._norm import plain_words
 from structcrawl.typed.build import build as _build
 from structcrawl.typed.fields import Candidate
 from structcrawl.typed.flags import item_flags
@@ -94,8 +94,10 @@ def _main_refs(nodes: list[Node], page_keys: set[str]) -> set[str]:
 
 
 def _score(
-    kind: str, group: list[Node], main: set[str], page_keys: set[str], heading: str | None
+    kind: str, group: list[Node], main: set[str], page_keys: set[str], head: str
 ) -> tuple[Any, ...]:
+    """How a group of nodes ranks as the page's thing (lower first); ``head``: the page's
+    main heading as :func:`~structcrawl.typed._norm.plain_words`."""
     ids = {"id:" + n.id for n in group if n.id}
     urls: set[str] = set()
     self_main = False
@@ -109,8 +111,7 @@ def _score(
             k = url_key(target)
             if k and k in page_keys:
                 self_main = True
-    names = {_words(text(n.props.get("name")) or text(n.props.get("headline"))) for n in group}
-    head = _words(heading)
+    names = {plain_words(text(n.props.get("name")) or text(n.props.get("headline"))) for n in group}
     return (
         not (ids & main or self_main),
         not (urls & page_keys) or kind in ("Organization", "Person", "BreadcrumbList", "ItemList"),
@@ -119,11 +120,6 @@ def _score(
         min(n.depth for n in group),
         min(n.ordinal for n in group),
     )
-
-
-def _words(value: str | None) -> str:
-    """Letters and digits only, case-folded, single-spaced ("Mug – Oat" == "mug - oat")."""
-    return " ".join(re.sub(r"[\W_]+", " ", (value or "").casefold()).split())
 
 
 def _pathless(url_key_: str) -> str:
@@ -255,13 +251,12 @@ def _build_page(
     page_keys = {k for k in (url_key(page_url), url_key(canonical)) if k}
     page_keys |= {_pathless(k) for k in page_keys}
     main = _main_refs(nodes, page_keys)
-    scored = sorted(clusters, key=lambda kg: _score(kg[0], kg[1], main, page_keys, ev.heading))
+    head = plain_words(ev.heading)
+    ranks = [(_score(kind, g, main, page_keys, head), kind, g) for kind, g in clusters]
+    ranks.sort(key=lambda r: r[0])  # stable: equal ranks keep the clusters' order
+    scored = [(kind, g) for _, kind, g in ranks]
     products = [g for kind, g in scored if kind == "Product"]
-    own = [
-        g
-        for g in products
-        if not all(_score("Product", g, main, page_keys, ev.heading)[i] for i in (0, 1, 3))
-    ]
+    own = [g for r, kind, g in ranks if kind == "Product" and not all(r[i] for i in (0, 1, 3))]
     listed = listing_groups(nodes, clusters, products, own)
     built: list[_Built] = []
     used: set[int] = set()
