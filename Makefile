@@ -62,8 +62,9 @@ bench-products: venv
 bench-crawl: venv
 	$(PY) -m bench.bench_crawl
 
-# Where the two cores go while one crawl of the large pages runs: each thread's CPU by role
-# (crawl thread, its other threads, page workers, browser), beside the machine's idle time
+# Where the two cores go while one crawl of the large pages (--corpus small: the shared ones)
+# runs: each thread's CPU by role (crawl thread, its other threads, page workers, browser),
+# beside the machine's idle time
 .PHONY: bench-cores
 bench-cores: venv
 	$(PY) -m bench.bench_cores
