@@ -1,17 +1,20 @@
 """Crawl throughput and memory over real pages: the anchor spiders a user would write instead
 (run outside the project), structcrawl's ``scrapy crawl site`` pipeline and the ``structcrawl
-crawl`` command, side by side in one run, on two corpora.
+crawl`` command, side by side in one run, on two corpora (three with the news pages).
 
-    python -m bench.bench_crawl [--pages 654] [--large-pages 644] [--rounds 3]
-        [--extruct-rounds 1] [--corpora small,large] [--before SRC] [--markup-only]
-        [--keep DIR]
+    python -m bench.bench_crawl [--pages 654] [--large-pages 644] [--news-pages 644]
+        [--rounds 3] [--extruct-rounds 1] [--corpora small,large[,news]] [--before SRC]
+        [--markup-only] [--keep DIR]
 
 The corpora (bench/realpages.py: the saved pages in turn, each copy made distinct by a
 trailing comment), each served by a threaded static server on 127.0.0.1:
 
 - ``small``: the 109 real pages of ``../shared/corpus/pages`` (mean 125 KB) to ``--pages``;
 - ``large``: the 70 real product pages of ``../shared/corpus/products/pages`` (median ~440 KB,
-  up to 2 MB) to ``--large-pages``.
+  up to 2 MB) to ``--large-pages``;
+- ``news`` (not run by default): the large articles among the shared pages, those of at least
+  200 KB whose records say article (13 pages, mean ~440 KB: ``bench.realpages.news_corpus_dir``)
+  to ``--news-pages``, where ``structcrawl crawl`` reads each article's main text.
 
 The crawls:
 
@@ -45,7 +48,8 @@ Ends with one line:
 ``bare_pps= jsonld_pps= extruct_pps= pipeline_pps= ratio_jsonld= peak_rss_mb= cli_pps=
 cli_ratio_jsonld= cli_peak_rss_mb= pages= large_jsonld_pps= large_pps= large_ratio_jsonld=
 large_peak_rss_mb= large_cli_pps= large_cli_ratio_jsonld= large_cli_peak_rss_mb= large_pages=``
-(``large_`` without ``cli``: the pipeline crawl; peaks are the highest of the rounds), then
+(``large_`` without ``cli``: the pipeline crawl; peaks are the highest of the rounds; the
+news pages' part the same with ``news_``), then
 ``peak_pss_mb= cli_peak_pss_mb=`` and ``large_peak_pss_mb= large_cli_peak_pss_mb=``, then
 each crawl's CPU time a page, ``<crawl>_cpu_ms=`` (``large_<crawl>_cpu_ms=``): the user and
 system time of the crawl's process tree (every process it waited for), start-up included, over
@@ -69,7 +73,7 @@ import time
 from pathlib import Path
 
 from bench._proctree import TreeSampler
-from bench.realpages import large_corpus_dir
+from bench.realpages import large_corpus_dir, news_corpus_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDERS = Path(__file__).resolve().parent / "spiders"
@@ -261,14 +265,15 @@ def _figures(runs: Runs, prefix: str) -> tuple[dict[str, float], str]:
     cpu = {c: statistics.median(r[4] for r in v) if v else nan for c, v in runs.items()}
     pages = runs["pipeline"][-1][1] if runs.get("pipeline") else 0
     ratio = {c: med[c] / med["jsonld"] for c in ("pipeline", "cli")}
-    if prefix:  # the large pages: large_pps is the pipeline crawl's
+    if prefix:  # the large pages (or the news pages): large_pps is the pipeline crawl's
+        p = prefix
         line = (
-            f"large_jsonld_pps={med['jsonld']:.1f} large_pps={med['pipeline']:.1f} "
-            f"large_ratio_jsonld={ratio['pipeline']:.2f} "
-            f"large_peak_rss_mb={peak['pipeline']:.0f} large_cli_pps={med['cli']:.1f} "
-            f"large_cli_ratio_jsonld={ratio['cli']:.2f} "
-            f"large_cli_peak_rss_mb={peak['cli']:.0f} large_pages={pages}"
-            f" large_peak_pss_mb={pss['pipeline']:.0f} large_cli_peak_pss_mb={pss['cli']:.0f}"
+            f"{p}jsonld_pps={med['jsonld']:.1f} {p}pps={med['pipeline']:.1f} "
+            f"{p}ratio_jsonld={ratio['pipeline']:.2f} "
+            f"{p}peak_rss_mb={peak['pipeline']:.0f} {p}cli_pps={med['cli']:.1f} "
+            f"{p}cli_ratio_jsonld={ratio['cli']:.2f} "
+            f"{p}cli_peak_rss_mb={peak['cli']:.0f} {p}pages={pages}"
+            f" {p}peak_pss_mb={pss['pipeline']:.0f} {p}cli_peak_pss_mb={pss['cli']:.0f}"
         )
     else:
         line = (
@@ -315,7 +320,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large-pages", type=int, default=644, help="the 70 large pages, ~9x")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--extruct-rounds", type=int, default=1, help="extruct is slow")
-    parser.add_argument("--corpora", default="small,large", help="small, large or both")
+    parser.add_argument("--news-pages", type=int, default=644, help="the 13 large articles, ~50x")
+    parser.add_argument(
+        "--corpora", default="small,large", help="small, large, news (comma-separated)"
+    )
     parser.add_argument("--keep", help="keep logs and outputs in this folder")
     parser.add_argument("--before", help="another checkout (a folder) to crawl with too")
     parser.add_argument(
@@ -338,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-crawl-") as scratch:
         tmp = Path(args.keep or scratch)
         tmp.mkdir(parents=True, exist_ok=True)
+        if "news" in corpora:  # picked from the shared pages by their records (a few seconds)
+            plan["news"] = (args.news_pages, news_corpus_dir(tmp), "news_", LARGE_CRAWLS)
         servers = {c: _server(plan[c][0], tmp, plan[c][1]) for c in corpora}
         try:
             for r in range(args.rounds):  # the corpora take turns: a change of load hits both
