@@ -156,6 +156,33 @@ def test_the_compiled_control_labels_are_the_python_ones_on_every_page_at_hand()
     assert read > 50_000
 
 
+def _compiled_paragraphs() -> Any:
+    from structcrawl.articles import _blocks
+
+    _compiled()
+    require(_blocks._compiled is not None, "the compiled paragraphs are not built or not wanted")
+    return _blocks.paragraphs
+
+
+@pytest.mark.timeout(300)
+def test_the_compiled_paragraphs_are_the_python_ones_on_every_page_at_hand():
+    """Of each page's root, its body and every seventh element (every element of the demo
+    site's pages): an article's shown text in paragraphs, what its markup body is checked
+    against."""
+    from structcrawl.articles._blocks import _paragraphs
+
+    paragraphs = _compiled_paragraphs()
+    read = 0
+    for n, path in enumerate(_pages()):
+        doc = parse_html(path.read_bytes(), f"https://site.example/{path.parent.name}/")
+        every = 1 if "fixtures" in path.parts else 7
+        elements = [doc.root, *bodies(doc), *list(doc.root.iter())[n % every :: every]]
+        for el in elements:
+            assert paragraphs(el) == _paragraphs(el), (path, el.tag)
+            read += 1
+    assert read > 50_000
+
+
 _EDGES = {
     "struck, hidden and regions": b"<body><p>Was <s>$9</s> <span class='old-price'>$8</span>"
     b"<i style='text-decoration: line-through'>$7</i> now $5</p><div hidden>x</div>"
@@ -177,6 +204,7 @@ _EDGES = {
 
 @pytest.mark.parametrize("page", list(_EDGES.values()), ids=list(_EDGES))
 def test_the_compiled_passes_are_the_python_ones_on_edge_cases(page):
+    from structcrawl.articles._blocks import _paragraphs
     from structcrawl.visible.text import _visible_text
     from structcrawl.visible.tree import rendered
 
@@ -185,6 +213,7 @@ def test_the_compiled_passes_are_the_python_ones_on_edge_cases(page):
     _same_scans(_compiled_scan(), doc.root)
     for el in doc.root.iter():
         assert _compiled_text()(el, rendered) == _visible_text(el)
+        assert _compiled_paragraphs()(el) == _paragraphs(el)
 
 
 def test_namespaced_elements_and_entity_references_are_read_alike():
@@ -204,6 +233,7 @@ def test_namespaced_elements_and_entity_references_are_read_alike():
     )
     _same_walks(_compiled(), root[1])
     _same_scans(_compiled_scan(), root)
+    from structcrawl.articles._blocks import _paragraphs
     from structcrawl.visible import stock
     from structcrawl.visible.text import _visible_text
     from structcrawl.visible.tree import rendered
@@ -211,6 +241,7 @@ def test_namespaced_elements_and_entity_references_are_read_alike():
     for el in root.iter():  # the entity references' tails read, their content not
         assert _compiled_text()(el, rendered) == _visible_text(el)
         assert stock._control_label(el) == stock._python_label(el)
+        assert _compiled_paragraphs()(el) == _paragraphs(el)
     assert "gone" not in _compiled_text()(root, rendered)  # a style lxml reads: hidden
     index = index_module.ElementIndex(root)
     assert [el.tag for el in index.named("{http://www.w3.org/1999/xhtml}base")] == [
@@ -220,6 +251,23 @@ def test_namespaced_elements_and_entity_references_are_read_alike():
     assert index.values("class") == ["was", "k was m"]
     struck = _compiled()(root[1], _said_old()).pieces[-1]
     assert (struck.text, struck.struck) == ("o", True)  # "was": an old price's class word
+
+
+def test_the_compiled_paragraphs_read_names_as_the_python_ones_do():
+    """Element names lowercased, namespaced and beyond ASCII (an XML tree: a Kelvin sign
+    lowercases to ``k``, so ``BLOC\u212aQUOTE`` ends a paragraph as ``blockquote`` does),
+    a ``hidden`` attribute in a namespace (not the one that hides), a block with no children
+    and whole subtrees not read."""
+    from structcrawl.articles._blocks import _paragraphs
+
+    root = etree.fromstring(
+        "<DIV xmlns:x='urn:x'>a<P>b<B>c</B>d</P>e<x:Li>f</x:Li>g<BLOC\u212aQUOTE>h"
+        "</BLOC\u212aQUOTE>i<w\u00f6rter>j</w\u00f6rter>k<Script>s</Script>l<p x:hidden='1'>m"
+        "</p><p hidden=''>n</p>o<hr/>p<TITLE>t</TITLE>q<br/></DIV>".encode()
+    )
+    for el in root.iter():
+        assert _compiled_paragraphs()(el) == _paragraphs(el), el.tag
+    assert _compiled_paragraphs()(root) == ["a", "bcd", "e", "f", "g", "h", "ijkl", "m", "o", "pq"]
 
 
 def test_the_page_is_read_by_the_compiled_passes_where_they_are_built():

@@ -13,8 +13,10 @@ read by the Python :func:`~structcrawl.visible.tree.walk_marks`. ``tests/test_co
 holds the two walks equal on every page at hand.
 
 It also reads, from the same nodes, an element's visible text (:func:`visible_text`, the
-twin of :func:`structcrawl.visible.text._visible_text`) and a control's words
-(:func:`control_label`, the twin of :func:`structcrawl.visible.stock._python_label`).
+twin of :func:`structcrawl.visible.text._visible_text`), a control's words
+(:func:`control_label`, the twin of :func:`structcrawl.visible.stock._python_label`) and an
+article's paragraphs (:func:`paragraphs`, the twin of
+:func:`structcrawl.articles._blocks._paragraphs`).
 """
 
 from libc.string cimport strcmp
@@ -369,3 +371,84 @@ def control_label(cetree._Element el, object python):
             if c is NULL:
                 break
     return " ".join(f"{value or ''} {' '.join(texts)} {' '.join(alts)}".split())
+
+
+cdef object _paragraph_tag(xmlNode* c, cetree._Document doc, object python_tag):
+    """The element's name as :func:`structcrawl.articles._blocks._tag` spells it (its local
+    name, lowercased): ASCII lowercased here, any other name by ``python_tag``."""
+    cdef const unsigned char* n = <const unsigned char*>c.name
+    cdef char buf[32]
+    cdef int i = 0
+    cdef unsigned char ch
+    while n[i] != 0:
+        ch = n[i]
+        if ch >= 0x80 or ch == 0x7D:  # beyond ASCII, or a "}": lxml's spelling, lowercased
+            return python_tag(cetree.elementFactory(doc, c))
+        if i >= 31:
+            return ""  # longer than any tag name the paragraphs know
+        buf[i] = <char>(ch + 32 if 65 <= ch <= 90 else ch)
+        i += 1
+    return buf[:i].decode("ascii")
+
+
+cdef bint _hidden_attribute(xmlNode* c) noexcept:
+    """Whether the element has a ``hidden`` attribute (no namespace), whatever its value."""
+    cdef xmlAttr* a = c.properties
+    while a is not NULL:
+        if a.ns is NULL and _eq(<const char*>a.name, "hidden"):
+            return True
+        a = a.next
+    return False
+
+
+cdef void _flush(list current, list out) except *:
+    text = " ".join("".join(current).split())
+    if text:
+        out.append(text)
+    del current[:]
+
+
+def paragraphs(cetree._Element el, frozenset block, frozenset skip, object python_tag):
+    """:func:`structcrawl.articles._blocks.paragraphs` of ``el`` (the paragraphs of its shown
+    text), read from libxml2's nodes in the order of the Python walk: an element of ``skip``
+    or with a ``hidden`` attribute, a comment, a processing instruction or an entity
+    reference gives its tail only; an element of ``block`` ends a paragraph where it starts
+    and where it ends. ``python_tag``: the Python ``_tag``, for a name beyond ASCII."""
+    cdef cetree._Document doc = el._doc
+    cdef xmlNode* top = el._c_node
+    cdef xmlNode* c = top
+    cdef xmlNode* down
+    cdef list out = [], current = []
+    cdef bint is_block
+    while True:
+        if c.type == tree.XML_ELEMENT_NODE:
+            tag = _paragraph_tag(c, doc, python_tag)
+            if tag not in skip and not _hidden_attribute(c):
+                is_block = tag in block
+                if is_block:
+                    _flush(current, out)
+                text = cetree.textOf(c)
+                if text:
+                    current.append(text)
+                down = _first(c)
+                if down is not NULL:
+                    c = down
+                    continue
+                if is_block:  # no children: it ends here too
+                    _flush(current, out)
+        # the node is done: its tail, then the next node, or its parent's end
+        while c is not top:
+            tail = cetree.tailOf(c)
+            if tail:
+                current.append(tail)
+            down = _next(c)
+            if down is not NULL:
+                break
+            c = c.parent  # an element entered: it ends here
+            if _paragraph_tag(c, doc, python_tag) in block:
+                _flush(current, out)
+        if c is top:
+            break
+        c = down
+    _flush(current, out)
+    return out
