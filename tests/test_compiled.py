@@ -115,13 +115,16 @@ def _compiled_text() -> Any:
 
 
 @pytest.mark.timeout(300)
-def test_the_compiled_visible_text_is_the_python_one_on_every_page_at_hand():
+def test_the_compiled_visible_text_and_paragraphs_are_the_python_ones_on_every_page_at_hand():
     """Of each page's root, its body and every seventh element (and every element of the
-    demo site's pages), comments, hidden and non-rendered descendants among them."""
+    demo site's pages), comments, hidden and non-rendered descendants among them: an
+    element's visible text, and an article's shown text in paragraphs (what its markup body
+    is checked against)."""
+    from structcrawl.articles._blocks import _paragraphs
     from structcrawl.visible.text import _visible_text
     from structcrawl.visible.tree import rendered
 
-    text = _compiled_text()
+    text, paragraphs = _compiled_text(), _compiled_paragraphs()
     read = 0
     for n, path in enumerate(_pages()):
         doc = parse_html(path.read_bytes(), f"https://site.example/{path.parent.name}/")
@@ -129,6 +132,7 @@ def test_the_compiled_visible_text_is_the_python_one_on_every_page_at_hand():
         elements = [doc.root, *bodies(doc), *list(doc.root.iter())[n % every :: every]]
         for el in elements:
             assert text(el, rendered) == _visible_text(el), (path, el.tag)
+            assert paragraphs(el) == _paragraphs(el), (path, el.tag)
             read += 1
     assert read > 50_000
 
@@ -162,25 +166,6 @@ def _compiled_paragraphs() -> Any:
     _compiled()
     require(_blocks._compiled is not None, "the compiled paragraphs are not built or not wanted")
     return _blocks.paragraphs
-
-
-@pytest.mark.timeout(300)
-def test_the_compiled_paragraphs_are_the_python_ones_on_every_page_at_hand():
-    """Of each page's root, its body and every seventh element (every element of the demo
-    site's pages): an article's shown text in paragraphs, what its markup body is checked
-    against."""
-    from structcrawl.articles._blocks import _paragraphs
-
-    paragraphs = _compiled_paragraphs()
-    read = 0
-    for n, path in enumerate(_pages()):
-        doc = parse_html(path.read_bytes(), f"https://site.example/{path.parent.name}/")
-        every = 1 if "fixtures" in path.parts else 7
-        elements = [doc.root, *bodies(doc), *list(doc.root.iter())[n % every :: every]]
-        for el in elements:
-            assert paragraphs(el) == _paragraphs(el), (path, el.tag)
-            read += 1
-    assert read > 50_000
 
 
 _EDGES = {
